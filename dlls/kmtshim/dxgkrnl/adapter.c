@@ -1,0 +1,494 @@
+/*
+ * Adapters: starting the miniport's devices, adapter handles, enumeration,
+ * QueryAdapterInfo and QueryVideoMemoryInfo.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dxgkrnl.h"
+#include "debug.h"
+
+/* ---- starting and stopping ------------------------------------------------ */
+
+static void adapter_release(struct kmt_object *obj)
+{
+    struct dxgk_adapter *adapter = (struct dxgk_adapter *)obj;
+
+    if (adapter->started && adapter->ddi->DxgkDdiStopDevice)
+        adapter->ddi->DxgkDdiStopDevice(adapter->ctx);
+    if (adapter->ddi->DxgkDdiRemoveDevice)
+        adapter->ddi->DxgkDdiRemoveDevice(adapter->ctx);
+    free(adapter);
+    dxgk_count_object(-1);
+}
+
+void dxgk_adapter_put(struct dxgk_adapter *adapter)
+{
+    kmt_object_put(&adapter->obj);
+}
+
+/* Stable across runs and processes: a hash of the driver and the device's
+ * location, the way the DRM miniport's bus id or "soft0" names it. */
+static LUID derive_luid(const char *driver, const char *location)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    LUID luid;
+
+    for (const char *p = driver; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    h = (h ^ ':') * 0x100000001b3ull;
+    for (const char *p = location; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    luid.LowPart = (ULONG)h;
+    luid.HighPart = (LONG)((h >> 32) & 0x7fffffff);
+    if (!luid.LowPart && !luid.HighPart)
+        luid.LowPart = 1;
+    return luid;
+}
+
+static bool luid_in_use(LUID luid)
+{
+    struct dxgk_adapter *a;
+
+    LIST_FOR_EACH_ENTRY(a, &dxgk_process.adapters, struct dxgk_adapter, entry)
+        if (a->luid.LowPart == luid.LowPart && a->luid.HighPart == luid.HighPart)
+            return true;
+    return false;
+}
+
+NTSTATUS dxgk_adapter_ddi_query(struct dxgk_adapter *adapter, DXGK_QUERYADAPTERINFOTYPE type,
+                                void *in, UINT in_size, void *out, UINT out_size)
+{
+    DXGKARG_QUERYADAPTERINFO args = {
+        .Type = type,
+        .pInputData = in,
+        .InputDataSize = in_size,
+        .pOutputData = out,
+        .OutputDataSize = out_size,
+    };
+    NTSTATUS status = adapter->ddi->DxgkDdiQueryAdapterInfo(adapter->ctx, &args);
+
+    TRACE_(dxgk, "DxgkDdiQueryAdapterInfo(%s, type %#x, %u bytes) -> %s\n", adapter->miniport->name,
+           type, out_size, kmt_debugstr_status(status));
+    return status;
+}
+
+static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *pdo)
+{
+    struct dxgk_adapter *adapter = calloc(1, sizeof(*adapter));
+    DXGK_START_INFO start = { 0 };
+    ULONG children = 0;
+    NTSTATUS status;
+
+    if (!adapter)
+        return STATUS_NO_MEMORY;
+    kmt_object_init(&adapter->obj, HMGR_TYPE_ADAPTER, adapter_release);
+    adapter->miniport = mp;
+    adapter->ddi = &mp->ddi;
+    adapter->pdo = *pdo;
+    adapter->pdo.LocationId[sizeof(adapter->pdo.LocationId) - 1] = 0;
+    adapter->luid = derive_luid(mp->name, adapter->pdo.LocationId);
+    while (luid_in_use(adapter->luid))
+        adapter->luid.LowPart++;
+
+    status = mp->ddi.DxgkDdiAddDevice(&adapter->pdo, &adapter->ctx);
+    if (status) {
+        WARN_(dxgk, "%s: DxgkDdiAddDevice(%s) failed: %s\n", mp->name, pdo->LocationId,
+              kmt_debugstr_status(status));
+        free(adapter);
+        return status;
+    }
+    dxgk_count_object(+1);
+    dxgk_fill_interface(adapter, &adapter->iface);
+    start.AdapterLuid = adapter->luid;
+    start.AdapterGuid.Data1 = adapter->luid.LowPart;
+    status = mp->ddi.DxgkDdiStartDevice(adapter->ctx, &start, &adapter->iface,
+                                        &adapter->num_sources, &children);
+    if (!status) {
+        adapter->started = true;
+        status = dxgk_adapter_ddi_query(adapter, DXGKQAITYPE_DRIVERCAPS, NULL, 0,
+                                        &adapter->caps, sizeof(adapter->caps));
+    }
+    if (!status)
+        status = dxgk_adapter_ddi_query(adapter, DXGKQAITYPE_QUERYSEGMENT, NULL, 0,
+                                        &adapter->segments, sizeof(adapter->segments));
+    if (!status)
+        status = dxgk_adapter_ddi_query(adapter, DXGKQAITYPE_KMT_ADAPTERDESC, NULL, 0,
+                                        &adapter->desc, sizeof(adapter->desc));
+    if (status) {
+        WARN_(dxgk, "%s: starting %s failed: %s\n", mp->name, pdo->LocationId,
+              kmt_debugstr_status(status));
+        adapter_release(&adapter->obj);
+        return status;
+    }
+    adapter->desc.DriverName[sizeof(adapter->desc.DriverName) - 1] = 0;
+    adapter->desc.Description[sizeof(adapter->desc.Description) - 1] = 0;
+    if (!adapter->caps.PhysicalAdapterCount)
+        adapter->caps.PhysicalAdapterCount = 1;
+    if (adapter->segments.NbSegment > KMT_MAX_SEGMENTS)
+        adapter->segments.NbSegment = KMT_MAX_SEGMENTS;
+    list_add_tail(&dxgk_process.adapters, &adapter->entry);
+    TRACE_(dxgk, "adapter %08x:%08x: %s (%s)\n", (unsigned)adapter->luid.HighPart,
+           (unsigned)adapter->luid.LowPart, adapter->desc.Description, mp->name);
+    return STATUS_SUCCESS;
+}
+
+/* Called at init with dxgk_process.lock held. */
+NTSTATUS dxgk_start_adapters(struct dxgk_miniport *mp)
+{
+    KMT_PHYSICAL_DEVICE devices[KMT_MAX_PHYSICAL_DEVICES];
+    UINT count = KMT_MAX_PHYSICAL_DEVICES, started = 0;
+    NTSTATUS status;
+
+    memset(devices, 0, sizeof(devices));
+    status = mp->ddi.KmtDdiEnumPhysicalDevices(mp->ddi.DriverContext, &count, devices);
+    if (status)
+        return status;
+    if (count > KMT_MAX_PHYSICAL_DEVICES)
+        count = KMT_MAX_PHYSICAL_DEVICES;
+    for (UINT i = 0; i < count; i++)
+        if (!start_one(mp, &devices[i]))
+            started++;
+    return started ? STATUS_SUCCESS : STATUS_OBJECT_NAME_NOT_FOUND;
+}
+
+void dxgk_stop_adapters(void)
+{
+    struct dxgk_adapter_handle *ah;
+    struct dxgk_adapter *adapter;
+
+    for (;;) {
+        D3DKMT_HANDLE h = 0;
+
+        pthread_mutex_lock(&dxgk_process.lock);
+        if (!list_empty(&dxgk_process.adapter_handles)) {
+            ah = LIST_ENTRY(dxgk_process.adapter_handles.next, struct dxgk_adapter_handle, entry);
+            h = ah->handle;
+        }
+        pthread_mutex_unlock(&dxgk_process.lock);
+        if (!h)
+            break;
+        dxgk_close_adapter(h);
+    }
+    pthread_mutex_lock(&dxgk_process.lock);
+    while (!list_empty(&dxgk_process.adapters)) {
+        adapter = LIST_ENTRY(dxgk_process.adapters.next, struct dxgk_adapter, entry);
+        list_remove(&adapter->entry);
+        dxgk_adapter_put(adapter);
+    }
+    pthread_mutex_unlock(&dxgk_process.lock);
+}
+
+/* ---- adapter handles -------------------------------------------------------- */
+
+static void adapter_handle_release(struct kmt_object *obj)
+{
+    struct dxgk_adapter_handle *ah = (struct dxgk_adapter_handle *)obj;
+
+    dxgk_adapter_put(ah->adapter);
+    free(ah);
+    dxgk_count_object(-1);
+}
+
+NTSTATUS dxgk_open_adapter(struct dxgk_adapter *adapter, D3DKMT_HANDLE *out)
+{
+    struct dxgk_adapter_handle *ah = malloc(sizeof(*ah));
+    D3DKMT_HANDLE h;
+
+    if (!ah)
+        return STATUS_NO_MEMORY;
+    if (!(h = hmgr_alloc(&dxgk_process.handles))) {
+        free(ah);
+        return STATUS_NO_MEMORY;
+    }
+    kmt_object_init(&ah->obj, HMGR_TYPE_ADAPTER, adapter_handle_release);
+    kmt_object_get(&adapter->obj);
+    ah->adapter = adapter;
+    ah->handle = h;
+    dxgk_count_object(+1);
+    pthread_mutex_lock(&dxgk_process.lock);
+    list_add_tail(&dxgk_process.adapter_handles, &ah->entry);
+    pthread_mutex_unlock(&dxgk_process.lock);
+    hmgr_publish(&dxgk_process.handles, h, &ah->obj);
+    *out = h;
+    return STATUS_SUCCESS;
+}
+
+struct dxgk_adapter *dxgk_adapter_from_handle(D3DKMT_HANDLE h)
+{
+    struct dxgk_adapter_handle *ah =
+        (struct dxgk_adapter_handle *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_ADAPTER);
+    struct dxgk_adapter *adapter;
+
+    if (!ah)
+        return NULL;
+    adapter = ah->adapter;
+    kmt_object_get(&adapter->obj);
+    kmt_object_put(&ah->obj);
+    return adapter;
+}
+
+NTSTATUS dxgk_close_adapter(D3DKMT_HANDLE h)
+{
+    struct dxgk_adapter_handle *ah =
+        (struct dxgk_adapter_handle *)hmgr_remove(&dxgk_process.handles, h, HMGR_TYPE_ADAPTER);
+
+    if (!ah)
+        return STATUS_INVALID_PARAMETER;
+    pthread_mutex_lock(&dxgk_process.lock);
+    list_remove(&ah->entry);
+    pthread_mutex_unlock(&dxgk_process.lock);
+    /* Devices hold the adapter, not this handle: they live on, as on Windows. */
+    kmt_object_put(&ah->obj);
+    return STATUS_SUCCESS;
+}
+
+/* ---- enumeration --------------------------------------------------------------- */
+
+static bool adapter_listed(const struct dxgk_adapter *a, bool include_compute_only)
+{
+    return include_compute_only || !a->desc.AdapterType.ComputeOnly;
+}
+
+NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacity,
+                            bool include_compute_only)
+{
+    struct dxgk_adapter *snapshot[64], *a;
+    ULONG n = 0, i;
+    NTSTATUS status = STATUS_SUCCESS;
+
+    pthread_mutex_lock(&dxgk_process.lock);
+    LIST_FOR_EACH_ENTRY(a, &dxgk_process.adapters, struct dxgk_adapter, entry) {
+        if (!adapter_listed(a, include_compute_only) || n == 64)
+            continue;
+        kmt_object_get(&a->obj);
+        snapshot[n++] = a;
+    }
+    pthread_mutex_unlock(&dxgk_process.lock);
+
+    if (!out) {
+        *count = n;
+        goto done;
+    }
+    if (capacity < n) {
+        status = STATUS_BUFFER_TOO_SMALL;
+        goto done;
+    }
+    for (i = 0; i < n; i++) {
+        D3DKMT_HANDLE h;
+
+        status = dxgk_open_adapter(snapshot[i], &h);
+        if (status) {
+            /* all or nothing: close what this call opened */
+            while (i--)
+                dxgk_close_adapter(out[i].hAdapter);
+            goto done;
+        }
+        out[i].hAdapter = h;
+        out[i].AdapterLuid = snapshot[i]->luid;
+        out[i].NumOfSources = snapshot[i]->num_sources;
+        out[i].bPrecisePresentRegionsPreferred = FALSE;
+    }
+    *count = n;
+done:
+    for (i = 0; i < n; i++)
+        dxgk_adapter_put(snapshot[i]);
+    return status;
+}
+
+NTSTATUS dxgk_open_adapter_from_luid(LUID luid, D3DKMT_HANDLE *out)
+{
+    struct dxgk_adapter *a, *found = NULL;
+    NTSTATUS status;
+
+    pthread_mutex_lock(&dxgk_process.lock);
+    LIST_FOR_EACH_ENTRY(a, &dxgk_process.adapters, struct dxgk_adapter, entry) {
+        if (a->luid.LowPart == luid.LowPart && a->luid.HighPart == luid.HighPart) {
+            found = a;
+            kmt_object_get(&a->obj);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&dxgk_process.lock);
+    if (!found)
+        return STATUS_INVALID_PARAMETER;
+    status = dxgk_open_adapter(found, out);
+    dxgk_adapter_put(found);
+    return status;
+}
+
+/* ---- QueryAdapterInfo ------------------------------------------------------------ */
+
+/* Exact payload size of each type kmtshim answers; 0 for "any non-zero size". */
+static NTSTATUS qai_size(KMTQUERYADAPTERINFOTYPE type, UINT *size)
+{
+    switch (type) {
+    case KMTQAITYPE_UMDRIVERPRIVATE:          *size = 0; break;
+    case KMTQAITYPE_UMDRIVERNAME:             *size = sizeof(D3DKMT_UMDFILENAMEINFO); break;
+    case KMTQAITYPE_UMOPENGLINFO:             *size = sizeof(D3DKMT_OPENGLINFO); break;
+    case KMTQAITYPE_GETSEGMENTSIZE:           *size = sizeof(D3DKMT_SEGMENTSIZEINFO); break;
+    case KMTQAITYPE_ADAPTERADDRESS:           *size = sizeof(D3DKMT_ADAPTERADDRESS); break;
+    case KMTQAITYPE_CHECKDRIVERUPDATESTATUS:  *size = sizeof(BOOL); break;
+    case KMTQAITYPE_DRIVERVERSION:            *size = sizeof(D3DKMT_DRIVERVERSION); break;
+    case KMTQAITYPE_ADAPTERTYPE:
+    case KMTQAITYPE_ADAPTERTYPE_RENDER:       *size = sizeof(D3DKMT_ADAPTERTYPE); break;
+    case KMTQAITYPE_PHYSICALADAPTERCOUNT:     *size = sizeof(UINT); break;
+    case KMTQAITYPE_PHYSICALADAPTERDEVICEIDS: *size = sizeof(D3DKMT_QUERY_DEVICE_IDS); break;
+    case KMTQAITYPE_WDDM_2_7_CAPS:            *size = sizeof(D3DKMT_WDDM_2_7_CAPS); break;
+    default:
+        return STATUS_NOT_SUPPORTED;
+    }
+    return STATUS_SUCCESS;
+}
+
+static size_t wcslen16(const WCHAR *s, size_t max)
+{
+    size_t n = 0;
+    while (n < max && s[n])
+        n++;
+    return n;
+}
+
+static void segment_sizes(const struct dxgk_adapter *adapter, D3DKMT_SEGMENTSIZEINFO *info)
+{
+    memset(info, 0, sizeof(*info));
+    for (UINT i = 0; i < adapter->segments.NbSegment; i++) {
+        const DXGK_SEGMENTDESCRIPTOR *seg = &adapter->segments.pSegmentDescriptor[i];
+
+        if (seg->Flags.Aperture)
+            info->SharedSystemMemorySize += seg->Size;
+        else if (seg->Flags.PopulatedFromSystemMemory || seg->Flags.ReservedSysMem)
+            info->DedicatedSystemMemorySize += seg->Size;
+        else
+            info->DedicatedVideoMemorySize += seg->Size;
+    }
+}
+
+NTSTATUS dxgk_query_adapter_info(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
+                                 void *data, UINT size)
+{
+    struct dxgk_adapter *adapter = dxgk_adapter_from_handle(h);
+    NTSTATUS status = STATUS_SUCCESS;
+    UINT need = 0;
+
+    if (!adapter)
+        return STATUS_INVALID_PARAMETER;
+    if (!data || !size || size > DXGK_MAX_PRIVATE_DATA) {
+        status = STATUS_INVALID_PARAMETER;
+        goto out;
+    }
+    if ((status = qai_size(type, &need)))
+        goto out;
+    if (need && size != need) {
+        status = STATUS_INVALID_PARAMETER;
+        goto out;
+    }
+
+    switch (type) {
+    case KMTQAITYPE_UMDRIVERPRIVATE:
+        status = dxgk_adapter_ddi_query(adapter, DXGKQAITYPE_UMDRIVERPRIVATE, NULL, 0, data, size);
+        break;
+    case KMTQAITYPE_UMDRIVERNAME: {
+        D3DKMT_UMDFILENAMEINFO *info = data;
+        if ((unsigned)info->Version >= NUM_KMTUMDVERSIONS) {
+            status = STATUS_INVALID_PARAMETER;
+            break;
+        }
+        if (!wcslen16(adapter->desc.UmdFileName[info->Version], MAX_PATH)) {
+            status = STATUS_OBJECT_NAME_NOT_FOUND;
+            break;
+        }
+        memcpy(info->UmdFileName, adapter->desc.UmdFileName[info->Version], sizeof(info->UmdFileName));
+        info->UmdFileName[MAX_PATH - 1] = 0;
+        break;
+    }
+    case KMTQAITYPE_UMOPENGLINFO: {
+        D3DKMT_OPENGLINFO *info = data;
+        if (!wcslen16(adapter->desc.OpenGlIcdFileName, MAX_PATH)) {
+            status = STATUS_OBJECT_NAME_NOT_FOUND;
+            break;
+        }
+        memcpy(info->UmdOpenGlIcdFileName, adapter->desc.OpenGlIcdFileName,
+               sizeof(info->UmdOpenGlIcdFileName));
+        info->UmdOpenGlIcdFileName[MAX_PATH - 1] = 0;
+        info->Version = adapter->desc.OpenGlVersion;
+        info->Flags = adapter->desc.OpenGlFlags;
+        break;
+    }
+    case KMTQAITYPE_GETSEGMENTSIZE:
+        segment_sizes(adapter, data);
+        break;
+    case KMTQAITYPE_ADAPTERADDRESS:
+        if (!adapter->desc.HasAddress)
+            status = STATUS_NOT_SUPPORTED;
+        else
+            memcpy(data, &adapter->desc.Address, sizeof(adapter->desc.Address));
+        break;
+    case KMTQAITYPE_CHECKDRIVERUPDATESTATUS:
+        *(BOOL *)data = adapter->desc.DriverUpdatePending ? TRUE : FALSE;
+        break;
+    case KMTQAITYPE_DRIVERVERSION:
+        *(D3DKMT_DRIVERVERSION *)data = adapter->caps.WDDMVersion;
+        break;
+    case KMTQAITYPE_ADAPTERTYPE:
+    case KMTQAITYPE_ADAPTERTYPE_RENDER:
+        *(D3DKMT_ADAPTERTYPE *)data = adapter->desc.AdapterType;
+        break;
+    case KMTQAITYPE_PHYSICALADAPTERCOUNT:
+        *(UINT *)data = adapter->caps.PhysicalAdapterCount;
+        break;
+    case KMTQAITYPE_PHYSICALADAPTERDEVICEIDS: {
+        D3DKMT_QUERY_DEVICE_IDS *ids = data;
+        if (ids->PhysicalAdapterIndex >= adapter->caps.PhysicalAdapterCount) {
+            status = STATUS_INVALID_PARAMETER;
+            break;
+        }
+        ids->DeviceIds = adapter->desc.DeviceIds;
+        break;
+    }
+    case KMTQAITYPE_WDDM_2_7_CAPS:
+        *(D3DKMT_WDDM_2_7_CAPS *)data = adapter->caps.Wddm27Caps;
+        break;
+    default:
+        status = STATUS_NOT_SUPPORTED;
+        break;
+    }
+out:
+    dxgk_adapter_put(adapter);
+    return status;
+}
+
+/* ---- QueryVideoMemoryInfo --------------------------------------------------------- */
+
+NTSTATUS dxgk_query_video_memory_info(D3DKMT_QUERYVIDEOMEMORYINFO *info)
+{
+    struct dxgk_adapter *adapter;
+    KMT_MEMORY_BUDGET budget = { 0 };
+    UINT group = (UINT)info->MemorySegmentGroup;
+    NTSTATUS status;
+
+    /* Windows checks the process before the adapter.  The native API knows
+     * only the calling process (NULL, or the pseudo-handle -1). */
+    if (info->hProcess && info->hProcess != (HANDLE)(intptr_t)-1)
+        return STATUS_INVALID_HANDLE;
+    if (!(adapter = dxgk_adapter_from_handle(info->hAdapter)))
+        return STATUS_INVALID_PARAMETER;
+    if (group > D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL ||
+        info->PhysicalAdapterIndex >= adapter->caps.PhysicalAdapterCount) {
+        status = STATUS_INVALID_PARAMETER;
+        goto out;
+    }
+    status = dxgk_adapter_ddi_query(adapter, DXGKQAITYPE_KMT_MEMORYUSAGE, &group, sizeof(group),
+                                    &budget, sizeof(budget));
+    if (status)
+        goto out;
+    if (budget.AvailableForReservation > budget.Budget)
+        budget.AvailableForReservation = budget.Budget;
+    info->Budget = budget.Budget;
+    info->AvailableForReservation = budget.AvailableForReservation;
+    info->CurrentUsage = atomic_load_explicit(&adapter->usage[group], memory_order_relaxed);
+    info->CurrentReservation = 0;
+out:
+    dxgk_adapter_put(adapter);
+    return status;
+}

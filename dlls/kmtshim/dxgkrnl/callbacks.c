@@ -1,0 +1,60 @@
+/*
+ * The DXGKRNL_INTERFACE callbacks a miniport gets in DxgkDdiStartDevice.
+ */
+#include <string.h>
+
+#include "dxgkrnl.h"
+#include "debug.h"
+
+static PVOID APIENTRY cb_get_handle_data(const DXGKARGCB_GETHANDLEDATA *args)
+{
+    PVOID result = NULL;
+
+    if (!args)
+        return NULL;
+    if (args->Type == DXGK_HANDLE_ALLOCATION) {
+        struct dxgk_allocation *alloc = dxgk_allocation_find_creating(args->hObject);
+
+        if (alloc)
+            return args->Flags.DeviceSpecific ? alloc->device_allocation : alloc->driver_allocation;
+        alloc = (struct dxgk_allocation *)hmgr_lookup(&dxgk_process.handles, args->hObject,
+                                                      HMGR_TYPE_ALLOCATION);
+        if (alloc) {
+            result = args->Flags.DeviceSpecific ? alloc->device_allocation : alloc->driver_allocation;
+            dxgk_allocation_put(alloc);
+        }
+    } else if (args->Type == DXGK_HANDLE_RESOURCE) {
+        struct dxgk_resource *res = (struct dxgk_resource *)
+            hmgr_lookup(&dxgk_process.handles, args->hObject, HMGR_TYPE_RESOURCE);
+        if (res) {
+            result = res->driver_resource;
+            kmt_object_put(&res->obj);
+        }
+    }
+    return result;
+}
+
+static void APIENTRY cb_trace(HANDLE hAdapter, KMT_TRACE_LEVEL level, const char *function,
+                              const char *message)
+{
+    struct dxgk_adapter *adapter = hAdapter;
+    struct kmt_debug_channel *ch = &kmt_dbch_dxgk;
+    enum kmt_debug_class cls = level > KMT_TRACE_TRACE ? KMT_DBG_TRACE : (enum kmt_debug_class)level;
+
+    if (adapter && !strcmp(adapter->miniport->name, "soft"))
+        ch = &kmt_dbch_softgpu;
+    else if (adapter && !strcmp(adapter->miniport->name, "drm"))
+        ch = &kmt_dbch_drm;
+    if (kmt_debug_on(ch, cls))
+        kmt_debug_log(ch, cls, function ? function : "?", "%s", message ? message : "");
+}
+
+void dxgk_fill_interface(struct dxgk_adapter *adapter, DXGKRNL_INTERFACE *iface)
+{
+    memset(iface, 0, sizeof(*iface));
+    iface->Size = sizeof(*iface);
+    iface->Version = KMT_MINIPORT_INTERFACE_VERSION;
+    iface->DeviceHandle = adapter;
+    iface->DxgkCbGetHandleData = cb_get_handle_data;
+    iface->KmtCbTrace = cb_trace;
+}

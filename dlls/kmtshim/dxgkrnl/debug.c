@@ -1,0 +1,165 @@
+/*
+ * Wine-style debug channels (see debug.h).
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "kmtshim/kmt_ntstatus.h"
+#include "debug.h"
+
+KMT_DEFINE_DEBUG_CHANNEL(d3dkmt);
+KMT_DEFINE_DEBUG_CHANNEL(dxgk);
+KMT_DEFINE_DEBUG_CHANNEL(hmgr);
+KMT_DEFINE_DEBUG_CHANNEL(softgpu);
+KMT_DEFINE_DEBUG_CHANNEL(drm);
+
+#define DEFAULT_FLAGS ((1u << KMT_DBG_ERR) | (1u << KMT_DBG_FIXME))
+
+static const char *const class_names[] = { "err", "warn", "fixme", "trace" };
+
+/* Bumped by kmt_debug_reset() so channels re-parse lazily. */
+static atomic_uint debug_generation = 1;
+
+/* Applies one "[class]+channel" / "[class]-channel" item to `flags` if it
+ * names this channel (or "all", or the umbrella "kmtshim"). */
+static unsigned apply_item(const char *item, size_t len, const char *channel, unsigned flags)
+{
+    const char *op = NULL;
+    unsigned mask = 0xf;
+    size_t name_len;
+    const char *name;
+
+    for (size_t i = 0; i < len; i++)
+        if (item[i] == '+' || item[i] == '-') { op = item + i; break; }
+    if (!op) {
+        /* bare channel name means +channel */
+        name = item;
+        name_len = len;
+        if ((name_len == strlen(channel) && !strncmp(name, channel, name_len)) ||
+            (name_len == 3 && !strncmp(name, "all", 3)) ||
+            (name_len == 7 && !strncmp(name, "kmtshim", 7)))
+            return flags | mask;
+        return flags;
+    }
+    if (op != item) {
+        mask = 0;
+        for (unsigned c = 0; c < 4; c++)
+            if ((size_t)(op - item) == strlen(class_names[c]) &&
+                !strncmp(item, class_names[c], op - item))
+                mask = 1u << c;
+        if (!mask)
+            return flags;
+    }
+    name = op + 1;
+    name_len = len - (size_t)(name - item);
+    if ((name_len == strlen(channel) && !strncmp(name, channel, name_len)) ||
+        (name_len == 3 && !strncmp(name, "all", 3)) ||
+        (name_len == 7 && !strncmp(name, "kmtshim", 7)))
+        return *op == '+' ? (flags | mask) : (flags & ~mask);
+    return flags;
+}
+
+static unsigned parse_spec(const char *spec, const char *channel, unsigned flags)
+{
+    while (spec && *spec) {
+        const char *end = strchr(spec, ',');
+        size_t len = end ? (size_t)(end - spec) : strlen(spec);
+        if (len)
+            flags = apply_item(spec, len, channel, flags);
+        spec = end ? end + 1 : NULL;
+    }
+    return flags;
+}
+
+static unsigned channel_flags(struct kmt_debug_channel *ch)
+{
+    /* flags byte: low nibble classes, high nibble generation tag */
+    unsigned gen = atomic_load_explicit(&debug_generation, memory_order_relaxed) & 0xf;
+    unsigned cur = __atomic_load_n(&ch->flags, __ATOMIC_RELAXED);
+
+    if (cur != 0xff && (cur >> 4) == gen)
+        return cur & 0xf;
+    cur = DEFAULT_FLAGS;
+    cur = parse_spec(getenv("WINEDEBUG"), ch->name, cur);
+    cur = parse_spec(getenv("KMTSHIM_DEBUG"), ch->name, cur);
+    __atomic_store_n(&ch->flags, (unsigned char)((gen << 4) | (cur & 0xf)), __ATOMIC_RELAXED);
+    return cur & 0xf;
+}
+
+bool kmt_debug_on(struct kmt_debug_channel *ch, enum kmt_debug_class cls)
+{
+    return channel_flags(ch) & (1u << cls);
+}
+
+void kmt_debug_reset(void)
+{
+    unsigned gen = atomic_load(&debug_generation);
+    /* generation tags are 4 bits and never 0xf (which 0xff would alias) */
+    atomic_store(&debug_generation, gen % 14 + 1);
+}
+
+void kmt_debug_log(struct kmt_debug_channel *ch, enum kmt_debug_class cls,
+                   const char *func, const char *fmt, ...)
+{
+    char line[1024];
+    int n;
+    va_list ap;
+
+    n = snprintf(line, sizeof(line), "%04x:%04x:%s:%s:%s ", (unsigned)getpid(),
+                 (unsigned)syscall(SYS_gettid), class_names[cls], ch->name, func);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof(line)) {
+        va_start(ap, fmt);
+        vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+        va_end(ap);
+    }
+    n = (int)strlen(line);
+    if (n && line[n - 1] != '\n' && (size_t)n + 1 < sizeof(line)) {
+        line[n++] = '\n';
+        line[n] = 0;
+    }
+    /* one write per line keeps lines of concurrent threads whole */
+    if (write(STDERR_FILENO, line, (size_t)n) < 0)
+        return;
+}
+
+const char *kmt_debugstr_status(int status)
+{
+    switch ((NTSTATUS)status) {
+#define S(x) case x: return #x
+    S(STATUS_SUCCESS);
+    S(STATUS_TIMEOUT);
+    S(STATUS_PENDING);
+    S(STATUS_ABANDONED);
+    S(STATUS_UNSUCCESSFUL);
+    S(STATUS_NOT_IMPLEMENTED);
+    S(STATUS_INVALID_HANDLE);
+    S(STATUS_INVALID_PARAMETER);
+    S(STATUS_NO_MEMORY);
+    S(STATUS_BUFFER_TOO_SMALL);
+    S(STATUS_OBJECT_NAME_NOT_FOUND);
+    S(STATUS_NOT_SUPPORTED);
+    S(STATUS_DEVICE_REMOVED);
+    S(STATUS_RESOURCE_IN_USE);
+    S(STATUS_ILLEGAL_INSTRUCTION);
+    S(STATUS_PRIVILEGED_INSTRUCTION);
+    S(STATUS_GRAPHICS_NO_VIDEO_MEMORY);
+    S(STATUS_GRAPHICS_ALLOCATION_BUSY);
+    S(STATUS_GRAPHICS_TOO_MANY_REFERENCES);
+    S(STATUS_GRAPHICS_INVALID_ALLOCATION_HANDLE);
+    S(STATUS_GRAPHICS_DRIVER_MISMATCH);
+#undef S
+    default: {
+        static __thread char buf[16];
+        snprintf(buf, sizeof(buf), "0x%08x", (unsigned)status);
+        return buf;
+    }
+    }
+}

@@ -1,0 +1,60 @@
+/*
+ * Wine-style debug channels for both halves of kmtshim.
+ *
+ * Enabled with WINEDEBUG (as under Wine) or KMTSHIM_DEBUG, same syntax:
+ *     WINEDEBUG=+d3dkmt            trace the thunks
+ *     WINEDEBUG=+kmtshim           trace every kmtshim channel
+ *     WINEDEBUG=warn+dxgk,-hmgr    classes and negation as in Wine
+ * Channels: d3dkmt (thunk calls, arguments, NTSTATUS), dxgk (core and the
+ * DDI calls it makes), hmgr (handle table), softgpu, drm.  err and fixme are
+ * on by default, as in Wine; "-all" silences everything.
+ */
+#ifndef KMTSHIM_DEBUG_H
+#define KMTSHIM_DEBUG_H
+
+#include <stdbool.h>
+
+enum kmt_debug_class {
+    KMT_DBG_ERR = 0,
+    KMT_DBG_WARN = 1,
+    KMT_DBG_FIXME = 2,
+    KMT_DBG_TRACE = 3,
+};
+
+struct kmt_debug_channel {
+    const char *name;
+    unsigned char flags;                 /* bit per class; 0xff: not parsed yet */
+};
+
+#define KMT_DECLARE_DEBUG_CHANNEL(ch) \
+    extern struct kmt_debug_channel kmt_dbch_##ch
+#define KMT_DEFINE_DEBUG_CHANNEL(ch) \
+    struct kmt_debug_channel kmt_dbch_##ch = { #ch, 0xff }
+
+KMT_DECLARE_DEBUG_CHANNEL(d3dkmt);
+KMT_DECLARE_DEBUG_CHANNEL(dxgk);
+KMT_DECLARE_DEBUG_CHANNEL(hmgr);
+KMT_DECLARE_DEBUG_CHANNEL(softgpu);
+KMT_DECLARE_DEBUG_CHANNEL(drm);
+
+bool kmt_debug_on(struct kmt_debug_channel *ch, enum kmt_debug_class cls);
+void kmt_debug_log(struct kmt_debug_channel *ch, enum kmt_debug_class cls,
+                   const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Re-reads the environment (tests change it at run time). */
+void kmt_debug_reset(void);
+
+#define KMT_LOG(ch, cls, ...) \
+    do { if (kmt_debug_on(&kmt_dbch_##ch, cls)) \
+             kmt_debug_log(&kmt_dbch_##ch, cls, __func__, __VA_ARGS__); } while (0)
+
+#define KMT_TRACE_ON(ch) kmt_debug_on(&kmt_dbch_##ch, KMT_DBG_TRACE)
+#define TRACE_(ch, ...) KMT_LOG(ch, KMT_DBG_TRACE, __VA_ARGS__)
+#define WARN_(ch, ...)  KMT_LOG(ch, KMT_DBG_WARN, __VA_ARGS__)
+#define FIXME_(ch, ...) KMT_LOG(ch, KMT_DBG_FIXME, __VA_ARGS__)
+#define ERR_(ch, ...)   KMT_LOG(ch, KMT_DBG_ERR, __VA_ARGS__)
+
+/* A short name for an NTSTATUS, for traces ("STATUS_INVALID_PARAMETER"). */
+const char *kmt_debugstr_status(int status);
+
+#endif /* KMTSHIM_DEBUG_H */

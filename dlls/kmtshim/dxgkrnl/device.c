@@ -1,0 +1,132 @@
+/*
+ * Devices: CreateDevice, DestroyDevice and its cascade.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dxgkrnl.h"
+#include "debug.h"
+
+static void device_release(struct kmt_object *obj)
+{
+    struct dxgk_device *device = (struct dxgk_device *)obj;
+
+    pthread_rwlock_destroy(&device->rwlock);
+    pthread_mutex_destroy(&device->list_lock);
+    pthread_cond_destroy(&device->children_gone);
+    dxgk_adapter_put(device->adapter);
+    free(device);
+    dxgk_count_object(-1);
+}
+
+void dxgk_device_put(struct dxgk_device *device)
+{
+    kmt_object_put(&device->obj);
+}
+
+NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS flags,
+                            D3DKMT_HANDLE *out)
+{
+    struct dxgk_adapter *adapter = dxgk_adapter_from_handle(hAdapter);
+    DXGK_DEVICEINFO info = { 0 };
+    DXGKARG_CREATEDEVICE args = { 0 };
+    struct dxgk_device *device;
+    NTSTATUS status;
+    D3DKMT_HANDLE h;
+
+    if (!adapter)
+        return STATUS_INVALID_PARAMETER;
+    if (!(device = calloc(1, sizeof(*device)))) {
+        dxgk_adapter_put(adapter);
+        return STATUS_NO_MEMORY;
+    }
+    if (!(h = hmgr_alloc(&dxgk_process.handles))) {
+        free(device);
+        dxgk_adapter_put(adapter);
+        return STATUS_NO_MEMORY;
+    }
+    kmt_object_init(&device->obj, HMGR_TYPE_DEVICE, device_release);
+    device->handle = h;
+    device->adapter = adapter;             /* the reference taken above */
+    pthread_rwlock_init(&device->rwlock, NULL);
+    pthread_mutex_init(&device->list_lock, NULL);
+    pthread_cond_init(&device->children_gone, NULL);
+    list_init(&device->resources);
+    list_init(&device->allocations);
+    dxgk_count_object(+1);
+
+    args.hDevice = (HANDLE)device;          /* the core's handle, for callbacks */
+    args.pInfo = &info;
+    status = adapter->ddi->DxgkDdiCreateDevice(adapter->ctx, &args);
+    TRACE_(dxgk, "DxgkDdiCreateDevice -> %s, driver device %p\n", kmt_debugstr_status(status),
+           args.hDevice);
+    if (status || !args.hDevice || args.hDevice == (HANDLE)device) {
+        if (!status) {
+            ERR_(dxgk, "%s: DxgkDdiCreateDevice returned no device handle\n", adapter->miniport->name);
+            status = STATUS_UNSUCCESSFUL;
+        }
+        hmgr_cancel(&dxgk_process.handles, h);
+        device_release(&device->obj);
+        return status;
+    }
+    device->driver_device = args.hDevice;
+    (void)flags;                            /* LegacyMode & co. need no kernel state */
+
+    pthread_mutex_lock(&dxgk_process.lock);
+    list_add_tail(&dxgk_process.devices, &device->entry);
+    pthread_mutex_unlock(&dxgk_process.lock);
+    hmgr_publish(&dxgk_process.handles, h, &device->obj);
+    *out = h;
+    return STATUS_SUCCESS;
+}
+
+struct dxgk_device *dxgk_device_acquire(D3DKMT_HANDLE h)
+{
+    struct dxgk_device *device =
+        (struct dxgk_device *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_DEVICE);
+
+    if (!device)
+        return NULL;
+    pthread_rwlock_rdlock(&device->rwlock);
+    if (device->destroyed) {
+        /* destroyed between our lookup and the lock */
+        pthread_rwlock_unlock(&device->rwlock);
+        dxgk_device_put(device);
+        return NULL;
+    }
+    return device;
+}
+
+void dxgk_device_release(struct dxgk_device *device)
+{
+    pthread_rwlock_unlock(&device->rwlock);
+    dxgk_device_put(device);
+}
+
+NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
+{
+    struct dxgk_device *device;
+    NTSTATUS status;
+
+    /* The handle goes first, so no new call can reach the device. */
+    device = (struct dxgk_device *)hmgr_remove(&dxgk_process.handles, h, HMGR_TYPE_DEVICE);
+    if (!device)
+        return STATUS_INVALID_PARAMETER;
+
+    /* Wait for the calls in flight on the device, then keep them out. */
+    pthread_rwlock_wrlock(&device->rwlock);
+    device->destroyed = true;
+    pthread_mutex_lock(&dxgk_process.lock);
+    list_remove(&device->entry);
+    pthread_mutex_unlock(&dxgk_process.lock);
+
+    dxgk_device_destroy_children(device);
+
+    status = device->adapter->ddi->DxgkDdiDestroyDevice(device->driver_device);
+    TRACE_(dxgk, "DxgkDdiDestroyDevice(%p) -> %s\n", device->driver_device,
+           kmt_debugstr_status(status));
+    pthread_rwlock_unlock(&device->rwlock);
+    dxgk_device_put(device);
+    /* As on Windows, the driver's status does not fail a valid destroy. */
+    return STATUS_SUCCESS;
+}

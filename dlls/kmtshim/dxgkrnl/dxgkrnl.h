@@ -1,0 +1,265 @@
+/*
+ * dxgkrnl: kmtshim's userland re-creation of the Windows graphics kernel.
+ *
+ * The thunks (../thunks) capture a caller's descriptor, validate pointers and
+ * call in here with kernel-side copies.  The core validates handles and
+ * object relations, owns every object's lifetime and talks to the miniport
+ * only through the DxgkDdi* table of include/kmtshim/d3dkmddi.h.
+ *
+ * Object graph (one process):
+ *     dxgk_adapter        a started miniport device, shared by every handle
+ *       <- dxgk_adapter_handle   an open hAdapter (EnumAdapters2, OpenAdapterFromLuid)
+ *       <- dxgk_device           holds a reference on the adapter, not on a
+ *                                handle: devices outlive CloseAdapter
+ *            -> dxgk_resource    list of its allocations
+ *            -> dxgk_allocation  standalone, or owned by a resource
+ *
+ * Locks, outermost first: device->rwlock (shared for every call on the
+ * device or its children, exclusive for DestroyDevice) > device->list_lock
+ * (lists, destroy validation) > allocation->cpu_lock > hmgr slot locks.
+ * No lock spanning more than one device is ever held across a DDI call.
+ */
+#ifndef KMTSHIM_DXGKRNL_H
+#define KMTSHIM_DXGKRNL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "kmtshim/d3dkmthk.h"
+#include "kmtshim/d3dkmddi.h"
+#include "hmgr/hmgr.h"
+#include "list.h"
+
+/* Largest private data blob accepted anywhere (dxgkrnl's VM-bus bound). */
+#define DXGK_MAX_PRIVATE_DATA (128u * 1024u)
+
+/* ---- miniports and adapters ------------------------------------------------ */
+
+struct dxgk_miniport {
+    struct list entry;
+    char name[32];
+    DRIVER_INITIALIZATION_DATA ddi;
+    void *dl_handle;                     /* plugin, or NULL when built in */
+};
+
+struct dxgk_adapter {
+    struct kmt_object obj;               /* refs: the process, handles, devices */
+    struct list entry;                   /* process adapter list */
+    struct dxgk_miniport *miniport;
+    const DRIVER_INITIALIZATION_DATA *ddi;
+    PVOID ctx;                           /* MiniportDeviceContext (hAdapter for DDIs) */
+    LUID luid;
+    KMT_PHYSICAL_DEVICE pdo;
+    KMT_ADAPTER_DESC desc;
+    DXGK_DRIVERCAPS caps;
+    DXGK_QUERYSEGMENTOUT segments;
+    DXGKRNL_INTERFACE iface;
+    ULONG num_sources;
+    bool started;
+    atomic_ullong usage[2];              /* bytes per D3DKMT_MEMORY_SEGMENT_GROUP */
+};
+
+struct dxgk_adapter_handle {
+    struct kmt_object obj;
+    struct list entry;                   /* process adapter-handle list */
+    D3DKMT_HANDLE handle;
+    struct dxgk_adapter *adapter;        /* referenced */
+};
+
+/* ---- devices, resources, allocations ---------------------------------------- */
+
+struct dxgk_device {
+    struct kmt_object obj;
+    struct list entry;                   /* process device list */
+    D3DKMT_HANDLE handle;
+    struct dxgk_adapter *adapter;        /* referenced */
+    HANDLE driver_device;                /* from DxgkDdiCreateDevice */
+    pthread_rwlock_t rwlock;
+    pthread_mutex_t list_lock;
+    bool destroyed;                      /* under rwlock (exclusive) */
+    struct list resources;               /* under list_lock */
+    struct list allocations;             /* standalone ones, under list_lock */
+    pthread_cond_t children_gone;        /* with list_lock: a child was reclaimed */
+};
+
+struct dxgk_resource {
+    struct kmt_object obj;
+    struct list entry;                   /* device->resources */
+    D3DKMT_HANDLE handle;
+    D3DKMT_HANDLE global_handle;         /* CreateShared without NT sharing */
+    struct dxgk_device *device;          /* referenced */
+    HANDLE driver_resource;              /* DXGKARG_CREATEALLOCATION.hResource */
+    void *runtime_data;
+    UINT runtime_data_size;
+    void *driver_data;                   /* resource-level UMD data, for opens */
+    UINT driver_data_size;
+    bool shared;                         /* sealed: no additions, no partial destroy */
+    bool standard;                       /* created as a standard allocation */
+    bool destroying;                     /* handle gone, waiting for last ref */
+    struct list allocations;             /* under device->list_lock */
+    struct dxgk_reclaim_wait *waiter;
+};
+
+struct dxgk_allocation {
+    struct kmt_object obj;
+    struct list entry;                   /* device->allocations or resource->allocations */
+    D3DKMT_HANDLE handle;
+    struct dxgk_device *device;          /* referenced */
+    struct dxgk_resource *resource;      /* referenced, or NULL if standalone */
+    HANDLE driver_allocation;            /* DXGK_ALLOCATIONINFO.hAllocation */
+    HANDLE device_allocation;            /* DXGK_OPENALLOCATIONINFO.hDeviceSpecificAllocation */
+    bool opened;                         /* the creating device's binding is open */
+    bool destroy_mark;                   /* scratch for list validation, under list_lock */
+    SIZE_T size;
+    const void *sysmem;                  /* ExistingSysMem backing, or NULL */
+    void *private_data;                  /* per-allocation UMD data (after create) */
+    UINT private_data_size;
+    UINT segment_group;                  /* what usage[] it is counted in */
+    /* CPU access (Lock/Unlock), under cpu_lock */
+    pthread_mutex_t cpu_lock;
+    unsigned lock_count;
+    void *cpu_address;
+    /* Queued GPU work referencing the allocation (submission holds these).
+     * Reclaim waits for 0 unless the destroy said AssumeNotInUse. */
+    unsigned gpu_refs;                   /* under cpu_lock */
+    pthread_cond_t gpu_idle;             /* with cpu_lock */
+    /* deferred destruction, under cpu_lock */
+    bool destroyed;                      /* handle removed */
+    bool assume_not_in_use;
+    bool reclaim_pending;                /* CPU refs gone, waiting for the GPU */
+    struct dxgk_reclaim_wait *waiter;    /* SynchronousDestroy caller, or NULL */
+};
+
+/* A SynchronousDestroy caller waits on this until every object it destroyed
+ * is reclaimed (the miniport's DestroyAllocation returned). */
+struct dxgk_reclaim_wait {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    unsigned pending;
+};
+
+/* ---- the process ---------------------------------------------------------------- */
+
+struct dxgk_process {
+    pthread_mutex_t lock;                /* adapter & device lists, init */
+    bool initialized;
+    NTSTATUS init_status;
+    struct list miniports;
+    struct list adapters;                /* started adapters, enumeration order */
+    struct list devices;
+    struct list adapter_handles;
+    struct hmgr_table handles;           /* local handles */
+    struct hmgr_table global_handles;    /* share handles (low bits 2) */
+    atomic_uint live_objects;            /* every core object, for leak checks */
+};
+
+extern struct dxgk_process dxgk_process;
+
+/* Initializes on first use: loads the miniports, starts their adapters. */
+NTSTATUS dxgk_process_init(void);
+/* Tears the process down as dxgkrnl does at process exit. */
+void dxgk_process_shutdown(void);
+
+/* Miniport loading (miniport_loader.c). */
+NTSTATUS dxgk_register_builtin(const char *name, PKMT_MINIPORT_DRIVER_ENTRY entry);
+NTSTATUS dxgk_load_miniports(void);
+void dxgk_unload_miniports(void);
+
+/* Adapters (adapter.c). */
+NTSTATUS dxgk_start_adapters(struct dxgk_miniport *mp);
+void dxgk_stop_adapters(void);
+struct dxgk_adapter *dxgk_adapter_from_handle(D3DKMT_HANDLE h);  /* referenced */
+NTSTATUS dxgk_open_adapter(struct dxgk_adapter *adapter, D3DKMT_HANDLE *out);
+NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacity,
+                            bool include_compute_only);
+NTSTATUS dxgk_open_adapter_from_luid(LUID luid, D3DKMT_HANDLE *out);
+NTSTATUS dxgk_close_adapter(D3DKMT_HANDLE h);
+NTSTATUS dxgk_query_adapter_info(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
+                                 void *data, UINT size);
+NTSTATUS dxgk_query_video_memory_info(D3DKMT_QUERYVIDEOMEMORYINFO *info);
+NTSTATUS dxgk_adapter_ddi_query(struct dxgk_adapter *adapter, DXGK_QUERYADAPTERINFOTYPE type,
+                                void *in, UINT in_size, void *out, UINT out_size);
+void dxgk_adapter_put(struct dxgk_adapter *adapter);
+
+/* Devices (device.c). */
+NTSTATUS dxgk_create_device(D3DKMT_HANDLE adapter, D3DKMT_CREATEDEVICEFLAGS flags,
+                            D3DKMT_HANDLE *out);
+NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h);
+/* Looks a device up and takes its rwlock shared; NULL if not a live device. */
+struct dxgk_device *dxgk_device_acquire(D3DKMT_HANDLE h);
+void dxgk_device_release(struct dxgk_device *device);
+void dxgk_device_put(struct dxgk_device *device);
+
+/* Allocations and resources (allocation.c, destroy.c). */
+struct dxgk_alloc_request {
+    D3DKMT_HANDLE hAllocation;           /* out */
+    const void *sysmem;
+    void *private_data;                  /* caller's buffer, updated in place */
+    UINT private_data_size;
+    D3DDDI_VIDEO_PRESENT_SOURCE_ID vidpn_source;
+    UINT flags;                          /* D3DDDI_ALLOCATIONINFOFLAGS bits */
+};
+
+struct dxgk_create_allocation {
+    D3DKMT_HANDLE hDevice;
+    D3DKMT_HANDLE hResource;             /* in/out */
+    D3DKMT_HANDLE hGlobalShare;          /* out */
+    const void *runtime_data;
+    UINT runtime_data_size;
+    const void *driver_data;             /* resource-level */
+    UINT driver_data_size;
+    const D3DKMT_CREATESTANDARDALLOCATION *standard; /* or NULL */
+    D3DKMT_CREATEALLOCATIONFLAGS flags;
+    UINT count;
+    struct dxgk_alloc_request *allocs;
+};
+
+NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *args);
+NTSTATUS dxgk_destroy_allocation(D3DKMT_HANDLE device, D3DKMT_HANDLE resource,
+                                 const D3DKMT_HANDLE *list, UINT count,
+                                 D3DDDICB_DESTROYALLOCATION2FLAGS flags);
+/* Destroys everything a device owns, in dxgkrnl's order (device.c calls it). */
+void dxgk_device_destroy_children(struct dxgk_device *device);
+struct dxgk_allocation *dxgk_allocation_lookup(struct dxgk_device *device, D3DKMT_HANDLE h);
+void dxgk_allocation_put(struct dxgk_allocation *alloc);
+/* Queued GPU work referencing an allocation (the submission path takes
+ * these; reclaim and CPU locks wait for them). */
+void dxgk_allocation_gpu_ref(struct dxgk_allocation *alloc);
+void dxgk_allocation_gpu_unref(struct dxgk_allocation *alloc);
+/* Frees the allocations' miniport objects now, in one DDI call per kind
+ * (allocation.c); every one is destroyed, unreferenced and not locked. */
+void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count);
+/* Called when a reclaim removed the device's last reference-holding child. */
+void dxgk_allocation_free(struct dxgk_allocation *alloc);
+
+/* CPU access (lock.c). */
+NTSTATUS dxgk_lock(D3DKMT_HANDLE device, D3DKMT_HANDLE allocation, D3DDDICB_LOCKFLAGS flags,
+                   UINT num_pages, const UINT *pages, void **data, D3DGPU_VIRTUAL_ADDRESS *gpuva);
+NTSTATUS dxgk_unlock(D3DKMT_HANDLE device, const D3DKMT_HANDLE *allocations, UINT count);
+/* Drops any CPU mapping of an allocation that is being reclaimed. */
+void dxgk_allocation_unmap(struct dxgk_allocation *alloc);
+
+/* DDI calls shared by several paths, traced (ddi.c). */
+void dxgk_ddi_close_allocations(struct dxgk_device *device, const HANDLE *list, UINT count);
+void dxgk_ddi_destroy_allocations(struct dxgk_adapter *adapter, const HANDLE *list, UINT count,
+                                  HANDLE *resource, bool destroy_resource);
+struct dxgk_allocation *dxgk_allocation_find_creating(D3DKMT_HANDLE h);
+void dxgk_resource_free(struct dxgk_resource *res);
+/* Release callbacks of destroyed allocations and resources (destroy.c). */
+void dxgk_allocation_last_ref(struct kmt_object *obj);
+void dxgk_resource_last_ref(struct kmt_object *obj);
+
+/* Escape (escape.c). */
+NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data);
+
+/* Callbacks given to miniports (callbacks.c). */
+void dxgk_fill_interface(struct dxgk_adapter *adapter, DXGKRNL_INTERFACE *iface);
+
+/* Live core objects (leak checks in tests and at shutdown). */
+static inline void dxgk_count_object(int delta)
+{
+    atomic_fetch_add_explicit(&dxgk_process.live_objects, (unsigned)delta, memory_order_relaxed);
+}
+
+#endif /* KMTSHIM_DXGKRNL_H */

@@ -1,0 +1,54 @@
+/*
+ * Escape: driver-private requests routed to DxgkDdiEscape.
+ */
+#include "dxgkrnl.h"
+#include "debug.h"
+
+NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data)
+{
+    struct dxgk_adapter *adapter = dxgk_adapter_from_handle(desc->hAdapter);
+    struct dxgk_device *device = NULL;
+    DXGKARG_ESCAPE args = { 0 };
+    NTSTATUS status;
+
+    if (!adapter)
+        return STATUS_INVALID_PARAMETER;
+    if (!data || !desc->PrivateDriverDataSize || desc->PrivateDriverDataSize > DXGK_MAX_PRIVATE_DATA) {
+        status = STATUS_INVALID_PARAMETER;
+        goto out;
+    }
+    /* dxgkrnl's own escapes (VIDMM, VIDSCH, TDR control...) are not
+     * re-created; only the driver's private channel is. */
+    if (desc->Type != D3DKMT_ESCAPE_DRIVERPRIVATE) {
+        status = STATUS_NOT_SUPPORTED;
+        goto out;
+    }
+    if (desc->hDevice) {
+        device = dxgk_device_acquire(desc->hDevice);
+        if (!device || device->adapter != adapter) {
+            status = STATUS_INVALID_PARAMETER;
+            goto out;
+        }
+        args.hDevice = device->driver_device;
+    }
+    if (desc->hContext) {
+        /* contexts arrive with the execution issue */
+        status = STATUS_INVALID_PARAMETER;
+        goto out;
+    }
+    if (!adapter->ddi->DxgkDdiEscape) {
+        status = STATUS_NOT_SUPPORTED;
+        goto out;
+    }
+    args.Flags = desc->Flags;
+    args.pPrivateDriverData = data;
+    args.PrivateDriverDataSize = desc->PrivateDriverDataSize;
+    status = adapter->ddi->DxgkDdiEscape(adapter->ctx, &args);
+    TRACE_(dxgk, "DxgkDdiEscape(%u bytes) -> %s\n", desc->PrivateDriverDataSize,
+           kmt_debugstr_status(status));
+out:
+    if (device)
+        dxgk_device_release(device);
+    dxgk_adapter_put(adapter);
+    return status;
+}

@@ -1,0 +1,84 @@
+/*
+ * The process: lazy start of the miniports, and dxgkrnl's process-exit
+ * teardown (KmtProcessShutdown).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dxgkrnl.h"
+#include "debug.h"
+
+struct dxgk_process dxgk_process = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+NTSTATUS dxgk_process_init(void)
+{
+    NTSTATUS status;
+
+    /* Fast path: once initialized, the flag never goes back while calls run. */
+    if (__atomic_load_n(&dxgk_process.initialized, __ATOMIC_ACQUIRE))
+        return dxgk_process.init_status;
+
+    pthread_mutex_lock(&dxgk_process.lock);
+    if (!dxgk_process.initialized) {
+        list_init(&dxgk_process.miniports);
+        list_init(&dxgk_process.adapters);
+        list_init(&dxgk_process.devices);
+        list_init(&dxgk_process.adapter_handles);
+        hmgr_init(&dxgk_process.handles, HMGR_INSTANCE_LOCAL);
+        hmgr_init(&dxgk_process.global_handles, HMGR_INSTANCE_GLOBAL);
+        status = dxgk_load_miniports();
+        if (status)
+            ERR_(dxgk, "no miniport could be loaded: %s\n", kmt_debugstr_status(status));
+        dxgk_process.init_status = status;
+        __atomic_store_n(&dxgk_process.initialized, true, __ATOMIC_RELEASE);
+    }
+    status = dxgk_process.init_status;
+    pthread_mutex_unlock(&dxgk_process.lock);
+    return status;
+}
+
+void dxgk_process_shutdown(void)
+{
+    struct dxgk_device *device;
+
+    pthread_mutex_lock(&dxgk_process.lock);
+    if (!dxgk_process.initialized) {
+        pthread_mutex_unlock(&dxgk_process.lock);
+        return;
+    }
+    pthread_mutex_unlock(&dxgk_process.lock);
+
+    TRACE_(dxgk, "tearing the process down\n");
+    /* Devices first, each with its full cascade, as at process exit. */
+    for (;;) {
+        D3DKMT_HANDLE h = 0;
+
+        pthread_mutex_lock(&dxgk_process.lock);
+        if (!list_empty(&dxgk_process.devices)) {
+            device = LIST_ENTRY(dxgk_process.devices.next, struct dxgk_device, entry);
+            h = device->handle;
+        }
+        pthread_mutex_unlock(&dxgk_process.lock);
+        if (!h)
+            break;
+        if (dxgk_destroy_device(h)) {
+            /* lost a race with a DestroyDevice call: wait for it to unlink */
+            pthread_mutex_lock(&dxgk_process.lock);
+            pthread_mutex_unlock(&dxgk_process.lock);
+        }
+    }
+    dxgk_stop_adapters();           /* closes the remaining adapter handles too */
+    dxgk_unload_miniports();
+
+    pthread_mutex_lock(&dxgk_process.lock);
+    if (hmgr_live_count(&dxgk_process.handles) || hmgr_live_count(&dxgk_process.global_handles))
+        WARN_(dxgk, "%u local and %u global handles outlived the process teardown\n",
+              hmgr_live_count(&dxgk_process.handles),
+              hmgr_live_count(&dxgk_process.global_handles));
+    hmgr_destroy(&dxgk_process.handles);
+    hmgr_destroy(&dxgk_process.global_handles);
+    __atomic_store_n(&dxgk_process.initialized, false, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&dxgk_process.lock);
+}

@@ -1,0 +1,130 @@
+/*
+ * hmgr: the per-process D3DKMT handle table.
+ *
+ * Handle format (Windows' and dxgkrnl's):
+ *     bits 31..30  unique   generation of the slot, cycles 1, 2, 3
+ *     bits 29..6   index    slot number, 24 bits
+ *     bits  5..0   instance 0 for local handles, 2 for global share handles
+ * so the first handle of slot i is 0x40000000 | i << 6, and 0 is never valid.
+ *
+ * One space for every object type.  Free slots form a FIFO threaded through
+ * the table and the table grows while fewer than HMGR_RESERVE slots are free,
+ * so fresh handles increase monotonically and a freed slot comes back only
+ * after at least HMGR_RESERVE other handles were issued; the 2-bit generation
+ * then makes a stale handle miss the reused slot for its next two reuses.
+ *
+ * Concurrency: slots live in fixed chunks that never move, each guarded by a
+ * one-bit spinlock in its state word.  hmgr_lookup() takes a reference on
+ * the object under that lock and takes no table-wide lock; hmgr_alloc() and
+ * the free-list part of hmgr_free() take a mutex held for a few instructions,
+ * never across a miniport call.  Removing a handle hands the table's
+ * reference to the caller, so an object dies only after every user that
+ * looked it up has dropped its reference.
+ */
+#ifndef KMTSHIM_HMGR_H
+#define KMTSHIM_HMGR_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "kmtshim/d3dukmdt.h"
+
+/* Object types (dxgkrnl's numbering). */
+enum hmgr_type {
+    HMGR_TYPE_ANY = 0,
+    HMGR_TYPE_ADAPTER = 1,
+    HMGR_TYPE_SHAREDRESOURCE = 2,
+    HMGR_TYPE_DEVICE = 3,
+    HMGR_TYPE_RESOURCE = 4,
+    HMGR_TYPE_ALLOCATION = 5,
+    HMGR_TYPE_CONTEXT = 7,
+    HMGR_TYPE_SYNCOBJECT = 8,
+    HMGR_TYPE_PAGINGQUEUE = 10,
+    HMGR_TYPE_MONITOREDFENCE = 32,
+    HMGR_TYPE_MAX = 63,
+};
+
+/* Every object kept in a table starts with this header. */
+struct kmt_object {
+    atomic_uint refcount;
+    uint32_t type;                       /* enum hmgr_type */
+    void (*release)(struct kmt_object *obj); /* called when refcount hits 0 */
+};
+
+static inline void kmt_object_init(struct kmt_object *obj, enum hmgr_type type,
+                                   void (*release)(struct kmt_object *))
+{
+    atomic_init(&obj->refcount, 1);
+    obj->type = type;
+    obj->release = release;
+}
+
+static inline void kmt_object_get(struct kmt_object *obj)
+{
+    atomic_fetch_add_explicit(&obj->refcount, 1, memory_order_relaxed);
+}
+
+static inline void kmt_object_put(struct kmt_object *obj)
+{
+    if (atomic_fetch_sub_explicit(&obj->refcount, 1, memory_order_acq_rel) == 1)
+        obj->release(obj);
+}
+
+#define HMGR_INDEX_BITS 24
+#define HMGR_MAX_ENTRIES ((1u << HMGR_INDEX_BITS) - 1)
+#define HMGR_CHUNK_SHIFT 10
+#define HMGR_CHUNK_SIZE (1u << HMGR_CHUNK_SHIFT)
+#define HMGR_MAX_CHUNKS (1u << (HMGR_INDEX_BITS - HMGR_CHUNK_SHIFT))
+#define HMGR_RESERVE 128u
+
+#define HMGR_INSTANCE_LOCAL 0u
+#define HMGR_INSTANCE_GLOBAL 2u
+
+struct hmgr_entry;
+
+struct hmgr_table {
+    unsigned instance;                   /* low 6 bits of every handle */
+    _Atomic(struct hmgr_entry *) chunks[HMGR_MAX_CHUNKS];
+    atomic_uint size;                    /* entries in published chunks */
+    pthread_mutex_t free_lock;           /* free list and growth */
+    uint32_t free_head, free_tail, free_count;
+    atomic_uint live;                    /* handles currently allocated */
+};
+
+/* Bytes of table memory per handle slot (reported in the README). */
+size_t hmgr_entry_size(void);
+
+void hmgr_init(struct hmgr_table *t, unsigned instance);
+/* Frees the table's memory; the caller has freed every handle. */
+void hmgr_destroy(struct hmgr_table *t);
+
+/* Reserves a slot (invisible to lookups).  Returns 0 when the table is full
+ * or memory is exhausted. */
+D3DKMT_HANDLE hmgr_alloc(struct hmgr_table *t);
+/* Makes a reserved slot visible with an object; the table keeps the
+ * reference the caller owned. */
+void hmgr_publish(struct hmgr_table *t, D3DKMT_HANDLE h, struct kmt_object *obj);
+/* Returns a reserved, never published slot to the free list. */
+void hmgr_cancel(struct hmgr_table *t, D3DKMT_HANDLE h);
+
+/* Looks a handle up and takes a reference on its object; NULL if the handle
+ * is 0, malformed, stale, free, reserved, or of another type (type ANY
+ * accepts every type). */
+struct kmt_object *hmgr_lookup(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type);
+
+/* Removes a published handle of the given type and returns its object with
+ * the table's reference, which the caller now owns; NULL if the handle is not
+ * live with that type (so of two racing frees exactly one wins). */
+struct kmt_object *hmgr_remove(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type);
+
+/* Handles currently reserved or published. */
+unsigned hmgr_live_count(struct hmgr_table *t);
+
+static inline bool hmgr_is_global_handle(D3DKMT_HANDLE h)
+{
+    return (h & 0x3f) == HMGR_INSTANCE_GLOBAL;
+}
+
+#endif /* KMTSHIM_HMGR_H */

@@ -1,0 +1,205 @@
+/*
+ * Software miniport: allocations.  A driver-private allocation is described
+ * by KMT_SOFT_ALLOCATION_DESC and backed by a memfd of its size; an
+ * existing-sysmem allocation is the caller's memory.  Every create is all
+ * or nothing on this side too.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "soft.h"
+
+static int memfd_of_size(UINT64 size)
+{
+    int fd = memfd_create("kmtshim-soft-allocation", MFD_CLOEXEC);
+
+    if (fd < 0)
+        return -1;
+    if (ftruncate(fd, (off_t)size) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void free_allocation(struct soft_adapter *a, struct soft_allocation *s)
+{
+    if (s->fd >= 0) {
+        close(s->fd);
+        atomic_fetch_sub(&a->bytes, s->size);
+    }
+    atomic_fetch_sub(&a->allocations, 1);
+    free(s);
+}
+
+static NTSTATUS create_one(struct soft_adapter *a, DXGK_ALLOCATIONINFO *info, struct soft_allocation **out)
+{
+    const KMT_SOFT_ALLOCATION_DESC *desc = info->pPrivateDriverData;
+    struct soft_allocation *s;
+    UINT64 size = info->Size;            /* set by the core for standard allocations */
+
+    if (!size) {
+        if (!desc || info->PrivateDriverDataSize < sizeof(*desc) ||
+            desc->Magic != KMT_SOFT_ALLOCATION_MAGIC || desc->Version != KMT_SOFT_ALLOCATION_VERSION ||
+            desc->Flags || !desc->Size)
+            return STATUS_INVALID_PARAMETER;
+        size = desc->Size;
+    }
+    if (size > a->budget)
+        return STATUS_GRAPHICS_NO_VIDEO_MEMORY;
+    size = (size + SOFT_PAGE_SIZE - 1) & ~(UINT64)(SOFT_PAGE_SIZE - 1);
+    if (!(s = calloc(1, sizeof(*s))))
+        return STATUS_NO_MEMORY;
+    s->size = size;
+    s->fd = -1;
+    atomic_init(&s->open_count, 0);
+    if (info->Flags.ExistingSysMem) {
+        if (!info->pKmtSystemMem) {
+            free(s);
+            return STATUS_INVALID_PARAMETER;
+        }
+        s->sysmem = (void *)info->pKmtSystemMem;
+    } else if ((s->fd = memfd_of_size(size)) < 0) {
+        NTSTATUS status = errno == ENOMEM || errno == ENOSPC ? STATUS_NO_MEMORY : STATUS_UNSUCCESSFUL;
+        free(s);
+        return status;
+    } else {
+        atomic_fetch_add(&a->bytes, size);
+    }
+    atomic_fetch_add(&a->allocations, 1);
+    info->Size = size;
+    info->Alignment = SOFT_PAGE_SIZE;
+    info->SupportedReadSegmentSet = info->SupportedWriteSegmentSet = 1;
+    info->EvictionSegmentSet = 0;
+    info->Flags.CpuVisible = 1;
+    info->Flags.Cached = 1;
+    info->hAllocation = s;
+    *out = s;
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS APIENTRY soft_create_allocation(HANDLE hAdapter, DXGKARG_CREATEALLOCATION *args)
+{
+    struct soft_adapter *a = hAdapter;
+    struct soft_resource *res = NULL;
+    NTSTATUS status = STATUS_SUCCESS;
+    UINT i;
+
+    if (args->Flags.Resource && !args->hResource) {
+        if (!(res = calloc(1, sizeof(*res))))
+            return STATUS_NO_MEMORY;
+    }
+    for (i = 0; i < args->NumAllocations; i++) {
+        struct soft_allocation *s;
+        if ((status = create_one(a, &args->pAllocationInfo[i], &s)))
+            break;
+    }
+    if (status) {
+        while (i--) {
+            free_allocation(a, args->pAllocationInfo[i].hAllocation);
+            args->pAllocationInfo[i].hAllocation = NULL;
+        }
+        free(res);
+        return status;
+    }
+    if (res) {
+        res->allocation_count = args->NumAllocations;
+        args->hResource = res;
+        atomic_fetch_add(&a->resources, 1);
+    } else if (args->hResource) {
+        ((struct soft_resource *)args->hResource)->allocation_count += args->NumAllocations;
+    }
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS APIENTRY soft_destroy_allocation(HANDLE hAdapter, const DXGKARG_DESTROYALLOCATION *args)
+{
+    struct soft_adapter *a = hAdapter;
+
+    for (UINT i = 0; i < args->NumAllocations; i++) {
+        struct soft_allocation *s = args->pAllocationList[i];
+        unsigned opens = atomic_load(&s->open_count);
+
+        if (opens)
+            soft_trace(a, KMT_TRACE_ERR, __func__,
+                       "contract violation: allocation %p destroyed with %u open bindings\n", s, opens);
+        free_allocation(a, s);
+    }
+    if (args->Flags.DestroyResource && args->hResource) {
+        free(args->hResource);
+        atomic_fetch_sub(&a->resources, 1);
+    }
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS APIENTRY soft_open_allocation(HANDLE hDevice, const DXGKARG_OPENALLOCATION *args)
+{
+    struct soft_device *d = hDevice;
+    const DXGKRNL_INTERFACE *k = &d->adapter->dxgkrnl;
+
+    for (UINT i = 0; i < args->NumAllocations; i++) {
+        DXGK_OPENALLOCATIONINFO *o = &args->pOpenAllocation[i];
+        DXGKARGCB_GETHANDLEDATA q = { .hObject = o->hAllocation, .Type = DXGK_HANDLE_ALLOCATION };
+        struct soft_allocation *s = k->DxgkCbGetHandleData(&q);
+
+        if (!s) {
+            while (i--) {
+                struct soft_allocation *t = args->pOpenAllocation[i].hDeviceSpecificAllocation;
+                atomic_fetch_sub(&t->open_count, 1);
+                atomic_fetch_sub(&d->adapter->bindings, 1);
+                args->pOpenAllocation[i].hDeviceSpecificAllocation = NULL;
+            }
+            return STATUS_INVALID_PARAMETER;
+        }
+        atomic_fetch_add(&s->open_count, 1);
+        atomic_fetch_add(&d->adapter->bindings, 1);
+        /* One binding per device needs no state of its own: the allocation is it. */
+        o->hDeviceSpecificAllocation = s;
+    }
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS APIENTRY soft_close_allocation(HANDLE hDevice, const DXGKARG_CLOSEALLOCATION *args)
+{
+    struct soft_device *d = hDevice;
+
+    for (UINT i = 0; i < args->NumAllocations; i++) {
+        struct soft_allocation *s = args->pOpenHandleList[i];
+        atomic_fetch_sub(&s->open_count, 1);
+        atomic_fetch_sub(&d->adapter->bindings, 1);
+    }
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS APIENTRY soft_lock(HANDLE hAdapter, DXGKARG_LOCK *args)
+{
+    struct soft_allocation *s = args->hAllocation;
+    void *p;
+
+    if (s->sysmem) {
+        args->pData = s->sysmem;
+        return STATUS_SUCCESS;
+    }
+    p = mmap(NULL, s->size, args->Flags.ReadOnly ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED,
+             s->fd, 0);
+    if (p == MAP_FAILED)
+        return STATUS_NO_MEMORY;
+    if (args->Flags.Discard)
+        memset(p, 0, s->size);           /* the old contents are gone, as promised */
+    args->pData = p;
+    args->GpuVirtualAddress = 0;
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS APIENTRY soft_unlock(HANDLE hAdapter, const DXGKARG_UNLOCK *args)
+{
+    struct soft_allocation *s = args->hAllocation;
+
+    if (!s->sysmem && args->pData)
+        munmap(args->pData, s->size);
+    return STATUS_SUCCESS;
+}

@@ -1,0 +1,210 @@
+/*
+ * Software miniport: DriverEntry, the one physical device, adapter queries,
+ * devices.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+
+#include "soft.h"
+#include "miniports/builtin.h"
+
+void soft_trace(struct soft_adapter *a, KMT_TRACE_LEVEL level, const char *func, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+
+    if (!a || !a->dxgkrnl.KmtCbTrace)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    a->dxgkrnl.KmtCbTrace(a->dxgkrnl.DeviceHandle, level, func, msg);
+}
+
+static NTSTATUS APIENTRY soft_enum_physical_devices(PVOID ctx, UINT *count, KMT_PHYSICAL_DEVICE *devices)
+{
+    if (*count < 1)
+        return STATUS_BUFFER_TOO_SMALL;
+    memset(&devices[0], 0, sizeof(devices[0]));
+    strcpy(devices[0].LocationId, "soft0");
+    strcpy(devices[0].Description, "kmtshim Basic Render Driver (software)");
+    *count = 1;
+    return STATUS_SUCCESS;
+}
+
+/* Half of RAM, as Windows shares with an integrated or software adapter. */
+static UINT64 system_memory_budget(void)
+{
+    struct sysinfo si;
+
+    if (sysinfo(&si))
+        return 256ull << 20;
+    return (UINT64)si.totalram * si.mem_unit / 2;
+}
+
+static NTSTATUS APIENTRY soft_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *ctx)
+{
+    struct soft_adapter *a = calloc(1, sizeof(*a));
+
+    if (!a)
+        return STATUS_NO_MEMORY;
+    a->budget = system_memory_budget();
+    *ctx = a;
+    return STATUS_SUCCESS;
+}
+
+static NTSTATUS APIENTRY soft_start_device(PVOID ctx, DXGK_START_INFO *start, DXGKRNL_INTERFACE *iface,
+                                           ULONG *sources, ULONG *children)
+{
+    struct soft_adapter *a = ctx;
+
+    a->dxgkrnl = *iface;
+    *sources = 0;                        /* render only, no display */
+    *children = 0;
+    return STATUS_SUCCESS;
+}
+
+static NTSTATUS APIENTRY soft_stop_device(PVOID ctx)
+{
+    return STATUS_SUCCESS;
+}
+
+static NTSTATUS APIENTRY soft_remove_device(PVOID ctx)
+{
+    struct soft_adapter *a = ctx;
+
+    if (atomic_load(&a->allocations) || atomic_load(&a->devices))
+        soft_trace(a, KMT_TRACE_ERR, __func__, "removed with %llu devices, %llu allocations alive\n",
+                   (unsigned long long)atomic_load(&a->devices),
+                   (unsigned long long)atomic_load(&a->allocations));
+    free(a);
+    return STATUS_SUCCESS;
+}
+
+static NTSTATUS APIENTRY soft_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYADAPTERINFO *q)
+{
+    struct soft_adapter *a = hAdapter;
+
+    switch (q->Type) {
+    case DXGKQAITYPE_UMDRIVERPRIVATE: {
+        KMT_SOFT_UMD_PRIVATE p = {
+            .Magic = KMT_SOFT_ALLOCATION_MAGIC,
+            .Version = KMT_SOFT_ALLOCATION_VERSION,
+            .PageSize = SOFT_PAGE_SIZE,
+            .NodeCount = 1,
+            .MaxAllocationSize = a->budget,
+        };
+        if (q->OutputDataSize < sizeof(p))
+            return STATUS_BUFFER_TOO_SMALL;
+        memcpy(q->pOutputData, &p, sizeof(p));
+        return STATUS_SUCCESS;
+    }
+    case DXGKQAITYPE_DRIVERCAPS: {
+        DXGK_DRIVERCAPS *caps = q->pOutputData;
+        if (q->OutputDataSize != sizeof(*caps))
+            return STATUS_INVALID_PARAMETER;
+        memset(caps, 0, sizeof(*caps));
+        caps->WDDMVersion = KMT_DRIVERVERSION_WDDM_2_7;
+        caps->NodeCount = 1;
+        caps->PhysicalAdapterCount = 1;
+        return STATUS_SUCCESS;
+    }
+    case DXGKQAITYPE_QUERYSEGMENT: {
+        DXGK_QUERYSEGMENTOUT *out = q->pOutputData;
+        if (q->OutputDataSize != sizeof(*out))
+            return STATUS_INVALID_PARAMETER;
+        memset(out, 0, sizeof(*out));
+        /* One segment: system memory the CPU and the "GPU" share (UMA). */
+        out->NbSegment = 1;
+        out->pSegmentDescriptor[0].Size = a->budget;
+        out->pSegmentDescriptor[0].CommitLimit = a->budget;
+        out->pSegmentDescriptor[0].Flags.Aperture = 1;
+        out->pSegmentDescriptor[0].Flags.CpuVisible = 1;
+        out->pSegmentDescriptor[0].Flags.CacheCoherent = 1;
+        out->pSegmentDescriptor[0].Flags.PopulatedFromSystemMemory = 1;
+        out->pSegmentDescriptor[0].Flags.LocalBudgetGroup = 1;
+        return STATUS_SUCCESS;
+    }
+    case DXGKQAITYPE_KMT_ADAPTERDESC: {
+        KMT_ADAPTER_DESC *d = q->pOutputData;
+        if (q->OutputDataSize != sizeof(*d))
+            return STATUS_INVALID_PARAMETER;
+        memset(d, 0, sizeof(*d));
+        strcpy(d->DriverName, "soft");
+        strcpy(d->Description, "kmtshim Basic Render Driver (software)");
+        d->AdapterType.RenderSupported = 1;
+        d->AdapterType.SoftwareDevice = 1;
+        d->DeviceIds.VendorID = KMT_SOFT_VENDOR_ID;
+        d->DeviceIds.DeviceID = KMT_SOFT_DEVICE_ID;
+        d->NumOfSources = 0;
+        /* No user-mode driver ships for the software adapter: names stay empty. */
+        return STATUS_SUCCESS;
+    }
+    case DXGKQAITYPE_KMT_MEMORYUSAGE: {
+        KMT_MEMORY_BUDGET *b = q->pOutputData;
+        UINT group;
+        if (q->InputDataSize != sizeof(UINT) || q->OutputDataSize != sizeof(*b))
+            return STATUS_INVALID_PARAMETER;
+        group = *(const UINT *)q->pInputData;
+        /* UMA: everything is local; there is no non-local memory. */
+        b->Budget = group == 0 ? a->budget : 0;
+        b->AvailableForReservation = b->Budget / 2;
+        return STATUS_SUCCESS;
+    }
+    default:
+        return STATUS_NOT_SUPPORTED;
+    }
+}
+
+static NTSTATUS APIENTRY soft_create_device(HANDLE hAdapter, DXGKARG_CREATEDEVICE *args)
+{
+    struct soft_adapter *a = hAdapter;
+    struct soft_device *d = calloc(1, sizeof(*d));
+
+    if (!d)
+        return STATUS_NO_MEMORY;
+    d->adapter = a;
+    d->core_device = args->hDevice;
+    if (args->pInfo)
+        memset(args->pInfo, 0, sizeof(*args->pInfo));
+    args->hDevice = d;
+    atomic_fetch_add(&a->devices, 1);
+    return STATUS_SUCCESS;
+}
+
+static NTSTATUS APIENTRY soft_destroy_device(HANDLE hDevice)
+{
+    struct soft_device *d = hDevice;
+
+    atomic_fetch_sub(&d->adapter->devices, 1);
+    free(d);
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS APIENTRY KmtSoftMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KMT_DXGKRNL_EXPORTS *dxgkrnl)
+{
+    DRIVER_INITIALIZATION_DATA init = {
+        .Version = KMT_MINIPORT_INTERFACE_VERSION,
+        .Size = sizeof(DRIVER_INITIALIZATION_DATA),
+        .DriverName = "soft",
+        .KmtDdiEnumPhysicalDevices = soft_enum_physical_devices,
+        .DxgkDdiAddDevice = soft_add_device,
+        .DxgkDdiStartDevice = soft_start_device,
+        .DxgkDdiStopDevice = soft_stop_device,
+        .DxgkDdiRemoveDevice = soft_remove_device,
+        .DxgkDdiQueryAdapterInfo = soft_query_adapter_info,
+        .DxgkDdiCreateDevice = soft_create_device,
+        .DxgkDdiDestroyDevice = soft_destroy_device,
+        .DxgkDdiCreateAllocation = soft_create_allocation,
+        .DxgkDdiDestroyAllocation = soft_destroy_allocation,
+        .DxgkDdiOpenAllocation = soft_open_allocation,
+        .DxgkDdiCloseAllocation = soft_close_allocation,
+        .DxgkDdiLock = soft_lock,
+        .DxgkDdiUnlock = soft_unlock,
+        .DxgkDdiEscape = soft_escape,
+    };
+    return dxgkrnl->DxgkInitialize(driver, &init);
+}

@@ -1,0 +1,27 @@
+/*
+ * Software miniport: driver-private escapes (see kmtsoft.h).
+ */
+#include <string.h>
+
+#include "soft.h"
+
+NTSTATUS APIENTRY soft_escape(HANDLE hAdapter, const DXGKARG_ESCAPE *args)
+{
+    struct soft_adapter *a = hAdapter;
+    KMT_SOFT_ESCAPE *e = args->pPrivateDriverData;
+
+    if (args->PrivateDriverDataSize != sizeof(*e))
+        return STATUS_INVALID_PARAMETER;
+    switch (e->Code) {
+    case KMT_SOFT_ESCAPE_GET_STATS:
+        memset(e->Data, 0, sizeof(e->Data));
+        e->Stats.Devices = atomic_load(&a->devices);
+        e->Stats.Allocations = atomic_load(&a->allocations);
+        e->Stats.Resources = atomic_load(&a->resources);
+        e->Stats.BytesAllocated = atomic_load(&a->bytes);
+        e->Stats.OpenBindings = atomic_load(&a->bindings);
+        return STATUS_SUCCESS;
+    default:
+        return STATUS_INVALID_PARAMETER;
+    }
+}

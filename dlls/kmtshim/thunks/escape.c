@@ -1,0 +1,34 @@
+/*
+ * Escape thunk.
+ */
+#include <stdlib.h>
+
+#include "thunk.h"
+
+NTSTATUS APIENTRY D3DKMTEscape(const D3DKMT_ESCAPE *desc)
+{
+    D3DKMT_ESCAPE k;
+    unsigned char small[256], *buf = small;
+    NTSTATUS status;
+
+    kmt_thunk_enter();
+    TRACE_(d3dkmt, "desc %p\n", desc);
+    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
+        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    k = *desc;
+    TRACE_(d3dkmt, "hAdapter %#x, hDevice %#x, Type %d, Flags %#x, data %p/%u, hContext %#x\n",
+           k.hAdapter, k.hDevice, k.Type, k.Flags.Value, k.pPrivateDriverData,
+           k.PrivateDriverDataSize, k.hContext);
+    if (!k.PrivateDriverDataSize || k.PrivateDriverDataSize > DXGK_MAX_PRIVATE_DATA ||
+        !kmt_user_ptr_ok(k.pPrivateDriverData, k.PrivateDriverDataSize))
+        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    if (k.PrivateDriverDataSize > sizeof(small) && !(buf = malloc(k.PrivateDriverDataSize)))
+        THUNK_RETURN(STATUS_NO_MEMORY);
+    memcpy(buf, k.pPrivateDriverData, k.PrivateDriverDataSize);
+    status = dxgk_escape(&k, buf);
+    /* in/out, and the driver's answer also travels with a failure status */
+    memcpy(k.pPrivateDriverData, buf, k.PrivateDriverDataSize);
+    if (buf != small)
+        free(buf);
+    THUNK_RETURN(status);
+}

@@ -1,0 +1,44 @@
+/*
+ * Shared helpers of the export layer: the D3DKMT* functions with Windows'
+ * names.  A thunk checks the caller's pointers, captures the descriptor
+ * (so another thread rewriting it mid-call changes nothing), calls the
+ * dxgkrnl core with kernel-side copies, writes the outputs back and traces
+ * the call on the d3dkmt channel.
+ */
+#ifndef KMTSHIM_THUNK_H
+#define KMTSHIM_THUNK_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "kmtshim/d3dkmthk.h"
+#include "dxgkrnl/dxgkrnl.h"
+#include "dxgkrnl/debug.h"
+
+/* Windows never maps the first 64 KiB and user space ends at 2^47: a
+ * pointer outside that cannot be a caller's buffer.  (Catches NULL, small
+ * integers and garbage like 0xdeadbeef'ffffffff without a syscall.) */
+static inline bool kmt_user_ptr_ok(const void *p, size_t size)
+{
+    uintptr_t v = (uintptr_t)p;
+
+    if (v < 0x10000 || v > 0x7fffffffffffull)
+        return false;
+    return size <= 0x7fffffffffffull - v;
+}
+
+static inline NTSTATUS kmt_thunk_return(const char *name, NTSTATUS status)
+{
+    if (KMT_TRACE_ON(d3dkmt))
+        kmt_debug_log(&kmt_dbch_d3dkmt, KMT_DBG_TRACE, name, "-> %s\n", kmt_debugstr_status(status));
+    return status;
+}
+
+#define THUNK_RETURN(status) return kmt_thunk_return(__func__, (status))
+
+static inline void kmt_thunk_enter(void)
+{
+    dxgk_process_init();
+}
+
+#endif

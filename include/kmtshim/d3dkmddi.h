@@ -1,0 +1,481 @@
+/*
+ * The miniport side of kmtshim's userland dxgkrnl (Microsoft's d3dkmddi.h and
+ * dispmprt.h, as far as kmtshim implements them).
+ *
+ * A miniport is written against this header exactly as a WDDM kernel-mode
+ * driver is written against the DDK: it fills a DRIVER_INITIALIZATION_DATA
+ * with its DxgkDdi* entry points and hands it to DxgkInitialize(); the core
+ * gives it a DXGKRNL_INTERFACE callback table in DxgkDdiStartDevice.
+ *
+ * Names follow the DDK.  Layouts are kmtshim's own (these structs never cross
+ * into a Windows program), versioned by KMT_MINIPORT_INTERFACE_VERSION.
+ * Where Linux has no PnP manager or registry, kmtshim adds a few documented
+ * Kmt* extensions; they are marked as such.
+ *
+ * Threading: like WDDM's level-0 DDIs, every DDI may be called from several
+ * threads at once.  The core never holds a global lock across a DDI call and
+ * enforces the ordering contract: CreateAllocation -> OpenAllocation(Create)
+ * -> CloseAllocation -> DestroyAllocation; never Destroy with a binding open.
+ */
+#ifndef KMTSHIM_D3DKMDDI_H
+#define KMTSHIM_D3DKMDDI_H
+
+#include "kmt_wintypes.h"
+#include "kmt_ntstatus.h"
+#include "d3dukmdt.h"
+#include "d3dkmthk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1.x: DDIs of the core issue (adapters, devices, allocations, lock, escape). */
+#define KMT_MINIPORT_INTERFACE_VERSION 0x00010000u
+#define KMT_MINIPORT_INTERFACE_MAJOR(v) ((v) >> 16)
+
+/* ---- PnP stand-in (kmtshim extension) ----------------------------------
+ * Windows learns of devices from the PnP manager.  Here the miniport reports
+ * the physical devices it drives; the core calls DxgkDdiAddDevice for each.
+ * The core derives the adapter LUID from (driver name, LocationId), so the
+ * LUID is stable across runs and processes for the same device. */
+typedef struct _KMT_PHYSICAL_DEVICE {
+    char LocationId[64];       /* stable id: PCI bus id, "soft0", ... */
+    char Description[128];     /* human readable: "Intel UHD 620 (i915)" */
+    PVOID Context;             /* miniport's, handed back to DxgkDdiAddDevice */
+} KMT_PHYSICAL_DEVICE;
+
+#define KMT_MAX_PHYSICAL_DEVICES 16
+
+/* ---- device start -------------------------------------------------------- */
+
+typedef struct _DXGK_START_INFO {
+    UINT RequiredDmaQueueEntry;
+    GUID AdapterGuid;
+    LUID AdapterLuid;
+} DXGK_START_INFO;
+
+/* DxgkCbGetHandleData */
+typedef enum _DXGK_HANDLE_TYPE {
+    DXGK_HANDLE_ALLOCATION = 1,
+    DXGK_HANDLE_RESOURCE = 2,
+} DXGK_HANDLE_TYPE;
+
+typedef struct _DXGKCB_GETHANDLEDATAFLAGS {
+    union {
+        struct {
+            UINT DeviceSpecific : 1;
+            UINT Reserved : 31;
+        };
+        UINT Value;
+    };
+} DXGKCB_GETHANDLEDATAFLAGS;
+
+typedef struct _DXGKARGCB_GETHANDLEDATA {
+    D3DKMT_HANDLE hObject;
+    DXGK_HANDLE_TYPE Type;
+    DXGKCB_GETHANDLEDATAFLAGS Flags;
+} DXGKARGCB_GETHANDLEDATA;
+
+typedef PVOID (APIENTRY *DXGKCB_GETHANDLEDATA)(const DXGKARGCB_GETHANDLEDATA *args);
+
+/* Trace levels of KmtCbTrace (kmtshim extension). */
+typedef enum _KMT_TRACE_LEVEL {
+    KMT_TRACE_ERR = 0,
+    KMT_TRACE_WARN = 1,
+    KMT_TRACE_FIXME = 2,
+    KMT_TRACE_TRACE = 3,
+} KMT_TRACE_LEVEL;
+
+typedef void (APIENTRY *KMTCB_TRACE)(HANDLE hAdapter, KMT_TRACE_LEVEL level,
+                                     const char *function, const char *message);
+
+typedef struct _DXGKRNL_INTERFACE {
+    ULONG Size;
+    ULONG Version;
+    HANDLE DeviceHandle;                /* pass as hAdapter to callbacks */
+    DXGKCB_GETHANDLEDATA DxgkCbGetHandleData;
+    KMTCB_TRACE KmtCbTrace;             /* extension: core's +channel tracing */
+    PVOID Reserved[16];                 /* later callbacks (context allocations, ...) */
+} DXGKRNL_INTERFACE;
+
+/* ---- QueryAdapterInfo ----------------------------------------------------
+ * The DDK's DXGKQAITYPE values where the DDK has one; the Kmt values stand
+ * for what Windows reads from the registry / PnP (INF data, PCI config). */
+typedef enum _DXGK_QUERYADAPTERINFOTYPE {
+    DXGKQAITYPE_UMDRIVERPRIVATE = 0,
+    DXGKQAITYPE_DRIVERCAPS = 1,
+    DXGKQAITYPE_QUERYSEGMENT = 2,
+    /* kmtshim extensions */
+    DXGKQAITYPE_KMT_ADAPTERDESC = 0x1000,  /* out: KMT_ADAPTER_DESC */
+    DXGKQAITYPE_KMT_MEMORYUSAGE = 0x1001,  /* in: UINT group; out: KMT_MEMORY_BUDGET */
+} DXGK_QUERYADAPTERINFOTYPE;
+
+typedef struct _DXGK_QUERYADAPTERINFOFLAGS {
+    union {
+        struct {
+            UINT VirtualMachineData : 1;
+            UINT Reserved : 31;
+        };
+        UINT Value;
+    };
+} DXGK_QUERYADAPTERINFOFLAGS;
+
+typedef struct _DXGKARG_QUERYADAPTERINFO {
+    DXGK_QUERYADAPTERINFOTYPE Type;
+    VOID *pInputData;
+    UINT InputDataSize;
+    VOID *pOutputData;
+    UINT OutputDataSize;
+    DXGK_QUERYADAPTERINFOFLAGS Flags;
+    HANDLE hKmdProcessHandle;
+} DXGKARG_QUERYADAPTERINFO;
+
+/* DXGKQAITYPE_DRIVERCAPS (the part kmtshim uses). */
+typedef struct _DXGK_DRIVERCAPS {
+    D3DKMT_DRIVERVERSION WDDMVersion;
+    D3DKMT_WDDM_2_7_CAPS Wddm27Caps;
+    UINT MaxAllocationListSlotId;
+    UINT NodeCount;                     /* engines: contexts' NodeOrdinal < this */
+    UINT PhysicalAdapterCount;
+} DXGK_DRIVERCAPS;
+
+/* DXGKQAITYPE_QUERYSEGMENT: one memory segment. */
+typedef struct _DXGK_SEGMENTFLAGS {
+    union {
+        struct {
+            UINT Aperture : 1;
+            UINT Agp : 1;
+            UINT CpuVisible : 1;
+            UINT UseBanking : 1;
+            UINT CacheCoherent : 1;
+            UINT PitchAlignment : 1;
+            UINT PopulatedFromSystemMemory : 1;
+            UINT PreservedDuringStandby : 1;
+            UINT PreservedDuringHibernate : 1;
+            UINT PartiallyPreservedDuringHibernate : 1;
+            UINT DirectFlip : 1;
+            UINT Use64KBPages : 1;
+            UINT ReservedSysMem : 1;
+            UINT SupportsCpuHostAperture : 1;
+            UINT SupportsCachedCpuHostAperture : 1;
+            UINT ApplicationTarget : 1;
+            UINT VprSupported : 1;
+            UINT VprPreservedDuringStandby : 1;
+            UINT EncryptedPagingSupported : 1;
+            UINT LocalBudgetGroup : 1;
+            UINT NonLocalBudgetGroup : 1;
+            UINT PopulatedByReservedDDRByFirmware : 1;
+            UINT Reserved : 10;
+        };
+        UINT Value;
+    };
+} DXGK_SEGMENTFLAGS;
+
+typedef struct _DXGK_SEGMENTDESCRIPTOR {
+    PHYSICAL_ADDRESS BaseAddress;
+    PHYSICAL_ADDRESS CpuTranslatedAddress;
+    SIZE_T Size;
+    UINT NbOfBanks;
+    SIZE_T CommitLimit;
+    DXGK_SEGMENTFLAGS Flags;
+} DXGK_SEGMENTDESCRIPTOR;
+
+#define KMT_MAX_SEGMENTS 8
+
+typedef struct _DXGK_QUERYSEGMENTOUT {
+    UINT NbSegment;
+    DXGK_SEGMENTDESCRIPTOR pSegmentDescriptor[KMT_MAX_SEGMENTS];
+    UINT PagingBufferSegmentId;
+    UINT PagingBufferSize;
+    UINT PagingBufferPrivateDataSize;
+} DXGK_QUERYSEGMENTOUT;
+
+/* DXGKQAITYPE_KMT_ADAPTERDESC: what Windows reads from PnP and the INF. */
+typedef struct _KMT_ADAPTER_DESC {
+    char DriverName[32];                /* "soft", "virtio_gpu", ... */
+    char Description[128];
+    D3DKMT_ADAPTERTYPE AdapterType;
+    D3DKMT_DEVICE_IDS DeviceIds;
+    D3DKMT_ADAPTERADDRESS Address;
+    BOOL HasAddress;
+    BOOL DriverUpdatePending;           /* CHECKDRIVERUPDATESTATUS */
+    WCHAR UmdFileName[NUM_KMTUMDVERSIONS][MAX_PATH]; /* "" where none */
+    WCHAR OpenGlIcdFileName[MAX_PATH];
+    ULONG OpenGlVersion;
+    ULONG OpenGlFlags;
+    UINT NumOfSources;                  /* video present sources (0: render only) */
+} KMT_ADAPTER_DESC;
+
+/* DXGKQAITYPE_KMT_MEMORYUSAGE: the budget the miniport can honestly give. */
+typedef struct _KMT_MEMORY_BUDGET {
+    UINT64 Budget;
+    UINT64 AvailableForReservation;
+} KMT_MEMORY_BUDGET;
+
+/* ---- devices ------------------------------------------------------------- */
+
+typedef struct _DXGK_CREATEDEVICEFLAGS {
+    union {
+        struct {
+            UINT SystemDevice : 1;
+            UINT GdiDevice : 1;
+            UINT Reserved : 30;
+        };
+        UINT Value;
+    };
+} DXGK_CREATEDEVICEFLAGS;
+
+typedef struct _DXGK_DEVICEINFO {
+    VOID *pDmaBufferPrivateData;
+    UINT DmaBufferPrivateDataSize;
+    UINT DmaBufferSize;
+    UINT DmaBufferSegmentSet;
+    UINT AllocationListSize;
+    UINT PatchLocationListSize;
+    UINT Flags;
+} DXGK_DEVICEINFO;
+
+typedef struct _DXGKARG_CREATEDEVICE {
+    HANDLE hDevice;                     /* in: core's device handle; out: driver's */
+    DXGK_CREATEDEVICEFLAGS Flags;
+    DXGK_DEVICEINFO *pInfo;             /* out */
+} DXGKARG_CREATEDEVICE;
+
+/* ---- allocations --------------------------------------------------------- */
+
+typedef struct _DXGK_ALLOCATIONINFOFLAGS {
+    union {
+        struct {
+            UINT CpuVisible : 1;
+            UINT PermanentSysMem : 1;
+            UINT Cached : 1;
+            UINT Protected : 1;
+            UINT ExistingSysMem : 1;
+            UINT ExistingKernelSysMem : 1;
+            UINT FromEndOfSegment : 1;
+            UINT Swizzled : 1;
+            UINT Overlay : 1;
+            UINT Capture : 1;
+            UINT UseAlternateVA : 1;
+            UINT SynchronousPaging : 1;
+            UINT LinkMirrored : 1;
+            UINT LinkInstanced : 1;
+            UINT HistoryBuffer : 1;
+            UINT AccessedPhysically : 1;
+            UINT ExplicitResidencyNotification : 1;
+            UINT HardwareProtected : 1;
+            UINT CpuVisibleOnDemand : 1;
+            UINT Reserved : 13;
+        };
+        UINT Value;
+    };
+} DXGK_ALLOCATIONINFOFLAGS;
+
+typedef struct _DXGK_ALLOCATIONINFO {
+    VOID *pPrivateDriverData;           /* in/out: the UMD's per-allocation data */
+    UINT PrivateDriverDataSize;
+    UINT Alignment;                     /* out */
+    SIZE_T Size;                        /* in: kmtshim fills it for standard
+                                           and existing-sysmem allocations;
+                                           out: the driver's size */
+    SIZE_T PitchAlignedSize;
+    UINT SupportedReadSegmentSet;       /* out */
+    UINT SupportedWriteSegmentSet;      /* out */
+    UINT EvictionSegmentSet;
+    UINT PhysicalAdapterIndex;
+    HANDLE hAllocation;                 /* out: the driver's handle */
+    DXGK_ALLOCATIONINFOFLAGS Flags;     /* out (ExistingSysMem: in) */
+    UINT AllocationPriority;
+    /* kmtshim extension: Windows' VidMm owns existing system memory; here the
+     * miniport is told where it lives (NULL otherwise). */
+    const VOID *pKmtSystemMem;
+} DXGK_ALLOCATIONINFO;
+
+typedef struct _DXGK_CREATEALLOCATIONFLAGS {
+    union {
+        struct {
+            UINT Resource : 1;          /* the allocations belong to a resource */
+            UINT Reserved : 31;
+        };
+        UINT Value;
+    };
+} DXGK_CREATEALLOCATIONFLAGS;
+
+typedef struct _DXGKARG_CREATEALLOCATION {
+    const VOID *pPrivateDriverData;     /* resource-level UMD data */
+    UINT PrivateDriverDataSize;
+    UINT NumAllocations;
+    DXGK_ALLOCATIONINFO *pAllocationInfo;
+    HANDLE hResource;                   /* in/out: the driver's resource handle */
+    DXGK_CREATEALLOCATIONFLAGS Flags;
+} DXGKARG_CREATEALLOCATION;
+
+typedef struct _DXGK_DESTROYALLOCATIONFLAGS {
+    union {
+        struct {
+            UINT DestroyResource : 1;
+            UINT Reserved : 31;
+        };
+        UINT Value;
+    };
+} DXGK_DESTROYALLOCATIONFLAGS;
+
+typedef struct _DXGKARG_DESTROYALLOCATION {
+    UINT NumAllocations;
+    const HANDLE *pAllocationList;      /* the driver's allocation handles */
+    HANDLE hResource;                   /* in/out */
+    DXGK_DESTROYALLOCATIONFLAGS Flags;
+} DXGKARG_DESTROYALLOCATION;
+
+typedef struct _DXGK_OPENALLOCATIONINFO {
+    D3DKMT_HANDLE hAllocation;          /* core's handle: use DxgkCbGetHandleData */
+    VOID *pPrivateDriverData;
+    UINT PrivateDriverDataSize;
+    HANDLE hDeviceSpecificAllocation;   /* out, non-NULL */
+} DXGK_OPENALLOCATIONINFO;
+
+typedef struct _DXGK_OPENALLOCATIONFLAGS {
+    union {
+        struct {
+            UINT Create : 1;            /* first open, part of creation */
+            UINT ReadOnly : 1;
+            UINT Reserved : 30;
+        };
+        UINT Value;
+    };
+} DXGK_OPENALLOCATIONFLAGS;
+
+typedef struct _DXGKARG_OPENALLOCATION {
+    UINT NumAllocations;
+    DXGK_OPENALLOCATIONINFO *pOpenAllocation;
+    VOID *pPrivateDriverData;           /* resource-level, read-only here */
+    UINT PrivateDriverSize;
+    DXGK_OPENALLOCATIONFLAGS Flags;
+} DXGKARG_OPENALLOCATION;
+
+typedef struct _DXGKARG_CLOSEALLOCATION {
+    UINT NumAllocations;
+    const HANDLE *pOpenHandleList;      /* hDeviceSpecificAllocation values */
+} DXGKARG_CLOSEALLOCATION;
+
+/* ---- CPU mapping ----------------------------------------------------------- */
+
+typedef struct _DXGK_LOCKFLAGS {
+    union {
+        struct {
+            UINT ReadOnly : 1;
+            UINT WriteOnly : 1;
+            UINT DonotWait : 1;
+            UINT IgnoreSync : 1;
+            UINT Discard : 1;
+            UINT Reserved : 27;
+        };
+        UINT Value;
+    };
+} DXGK_LOCKFLAGS;
+
+typedef struct _DXGKARG_LOCK {
+    HANDLE hAllocation;                 /* the driver's allocation handle */
+    UINT NumPages;
+    const UINT *pPages;
+    VOID *pData;                        /* out: CPU address */
+    DXGK_LOCKFLAGS Flags;
+    D3DGPU_VIRTUAL_ADDRESS GpuVirtualAddress; /* out, 0 if none */
+} DXGKARG_LOCK;
+
+typedef struct _DXGKARG_UNLOCK {
+    HANDLE hAllocation;
+    VOID *pData;                        /* what DxgkDdiLock returned */
+} DXGKARG_UNLOCK;
+
+/* ---- escape ---------------------------------------------------------------- */
+
+typedef struct _DXGKARG_ESCAPE {
+    HANDLE hDevice;                     /* driver's device handle or NULL */
+    D3DDDI_ESCAPEFLAGS Flags;
+    VOID *pPrivateDriverData;
+    UINT PrivateDriverDataSize;
+    HANDLE hContext;
+} DXGKARG_ESCAPE;
+
+/* ---- the DDI table ----------------------------------------------------------- */
+
+typedef NTSTATUS (APIENTRY *KMTDDI_ENUM_PHYSICAL_DEVICES)(
+    PVOID DriverContext, UINT *NumDevices, KMT_PHYSICAL_DEVICE *Devices);
+typedef NTSTATUS (APIENTRY *DXGKDDI_ADD_DEVICE)(
+    const KMT_PHYSICAL_DEVICE *PhysicalDeviceObject, PVOID *MiniportDeviceContext);
+typedef NTSTATUS (APIENTRY *DXGKDDI_START_DEVICE)(
+    PVOID MiniportDeviceContext, DXGK_START_INFO *DxgkStartInfo,
+    DXGKRNL_INTERFACE *DxgkInterface, ULONG *NumberOfVideoPresentSources,
+    ULONG *NumberOfChildren);
+typedef NTSTATUS (APIENTRY *DXGKDDI_STOP_DEVICE)(PVOID MiniportDeviceContext);
+typedef NTSTATUS (APIENTRY *DXGKDDI_REMOVE_DEVICE)(PVOID MiniportDeviceContext);
+typedef void (APIENTRY *DXGKDDI_UNLOAD)(void);
+
+typedef NTSTATUS (APIENTRY *DXGKDDI_QUERYADAPTERINFO)(
+    HANDLE hAdapter, const DXGKARG_QUERYADAPTERINFO *pQueryAdapterInfo);
+typedef NTSTATUS (APIENTRY *DXGKDDI_CREATEDEVICE)(
+    HANDLE hAdapter, DXGKARG_CREATEDEVICE *pCreateDevice);
+typedef NTSTATUS (APIENTRY *DXGKDDI_DESTROYDEVICE)(HANDLE hDevice);
+typedef NTSTATUS (APIENTRY *DXGKDDI_CREATEALLOCATION)(
+    HANDLE hAdapter, DXGKARG_CREATEALLOCATION *pCreateAllocation);
+typedef NTSTATUS (APIENTRY *DXGKDDI_DESTROYALLOCATION)(
+    HANDLE hAdapter, const DXGKARG_DESTROYALLOCATION *pDestroyAllocation);
+typedef NTSTATUS (APIENTRY *DXGKDDI_OPENALLOCATIONINFO)(
+    HANDLE hDevice, const DXGKARG_OPENALLOCATION *pOpenAllocation);
+typedef NTSTATUS (APIENTRY *DXGKDDI_CLOSEALLOCATION)(
+    HANDLE hDevice, const DXGKARG_CLOSEALLOCATION *pCloseAllocation);
+typedef NTSTATUS (APIENTRY *DXGKDDI_LOCK)(HANDLE hAdapter, DXGKARG_LOCK *pLock);
+typedef NTSTATUS (APIENTRY *DXGKDDI_UNLOCK)(HANDLE hAdapter, const DXGKARG_UNLOCK *pUnlock);
+typedef NTSTATUS (APIENTRY *DXGKDDI_ESCAPE)(HANDLE hAdapter, const DXGKARG_ESCAPE *pEscape);
+
+typedef struct _DRIVER_INITIALIZATION_DATA {
+    ULONG Version;                      /* KMT_MINIPORT_INTERFACE_VERSION */
+    ULONG Size;                         /* sizeof(DRIVER_INITIALIZATION_DATA) */
+    const char *DriverName;             /* short, unique: "soft", "drm" */
+    PVOID DriverContext;                /* handed to KmtDdiEnumPhysicalDevices */
+
+    KMTDDI_ENUM_PHYSICAL_DEVICES KmtDdiEnumPhysicalDevices; /* extension */
+    DXGKDDI_ADD_DEVICE DxgkDdiAddDevice;
+    DXGKDDI_START_DEVICE DxgkDdiStartDevice;
+    DXGKDDI_STOP_DEVICE DxgkDdiStopDevice;
+    DXGKDDI_REMOVE_DEVICE DxgkDdiRemoveDevice;
+    DXGKDDI_UNLOAD DxgkDdiUnload;
+
+    DXGKDDI_QUERYADAPTERINFO DxgkDdiQueryAdapterInfo;
+    DXGKDDI_CREATEDEVICE DxgkDdiCreateDevice;
+    DXGKDDI_DESTROYDEVICE DxgkDdiDestroyDevice;
+    DXGKDDI_CREATEALLOCATION DxgkDdiCreateAllocation;
+    DXGKDDI_DESTROYALLOCATION DxgkDdiDestroyAllocation;
+    DXGKDDI_OPENALLOCATIONINFO DxgkDdiOpenAllocation;
+    DXGKDDI_CLOSEALLOCATION DxgkDdiCloseAllocation;
+    DXGKDDI_LOCK DxgkDdiLock;
+    DXGKDDI_UNLOCK DxgkDdiUnlock;
+    DXGKDDI_ESCAPE DxgkDdiEscape;
+
+    PVOID Reserved[32];                 /* later DDIs (contexts, submission, ...) */
+} DRIVER_INITIALIZATION_DATA;
+
+/* ---- loading a miniport --------------------------------------------------
+ * A miniport plugin is a shared object exporting KMT_MINIPORT_ENTRY_NAME with
+ * the PKMT_MINIPORT_DRIVER_ENTRY signature.  Like a WDDM DriverEntry, it
+ * fills a DRIVER_INITIALIZATION_DATA and calls Dxgkrnl->DxgkInitialize. */
+typedef struct _KMT_DRIVER_OBJECT KMT_DRIVER_OBJECT;
+
+typedef struct _KMT_DXGKRNL_EXPORTS {
+    ULONG Size;
+    ULONG Version;                      /* KMT_MINIPORT_INTERFACE_VERSION of the core */
+    NTSTATUS (APIENTRY *DxgkInitialize)(KMT_DRIVER_OBJECT *DriverObject,
+                                        const DRIVER_INITIALIZATION_DATA *InitData);
+} KMT_DXGKRNL_EXPORTS;
+
+typedef NTSTATUS (APIENTRY *PKMT_MINIPORT_DRIVER_ENTRY)(
+    KMT_DRIVER_OBJECT *DriverObject, const KMT_DXGKRNL_EXPORTS *Dxgkrnl);
+
+#define KMT_MINIPORT_ENTRY_NAME "KmtMiniportDriverEntry"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KMTSHIM_D3DKMDDI_H */

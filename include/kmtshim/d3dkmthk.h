@@ -1,0 +1,571 @@
+/*
+ * The D3DKMT thunk interface (Microsoft's d3dkmthk.h): the structures a
+ * program passes to gdi32's D3DKMT* / win32u's NtGdiDdDDI* functions, and the
+ * prototypes of the functions kmtshim implements.
+ *
+ * Written for kmtshim from Microsoft's published documentation.  Layouts are
+ * pinned for x86_64 by KMT_CHECK_SIZE / KMT_CHECK_OFFSET and hold for gcc on
+ * Linux and for mingw-w64.  WCHAR is 16 bits on both.
+ */
+#ifndef KMTSHIM_D3DKMTHK_H
+#define KMTSHIM_D3DKMTHK_H
+
+#include "kmt_wintypes.h"
+#include "kmt_ntstatus.h"
+#include "d3dukmdt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef MAX_PATH
+# define MAX_PATH 260
+#endif
+
+#define MAX_ENUM_ADAPTERS 16
+/* Most allocations one D3DKMTCreateAllocation / DestroyAllocation may name. */
+#define D3DKMT_CREATEALLOCATION_MAX 1024
+
+/* ---- adapters ---------------------------------------------------------- */
+
+typedef struct _D3DKMT_ADAPTERINFO {
+    D3DKMT_HANDLE hAdapter;
+    LUID AdapterLuid;
+    ULONG NumOfSources;
+    BOOL bPrecisePresentRegionsPreferred;
+} D3DKMT_ADAPTERINFO;
+KMT_CHECK_SIZE(D3DKMT_ADAPTERINFO, 0x14);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTERINFO, AdapterLuid, 0x04);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTERINFO, NumOfSources, 0x0c);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTERINFO, bPrecisePresentRegionsPreferred, 0x10);
+
+typedef struct _D3DKMT_ENUMADAPTERS {
+    ULONG NumAdapters;
+    D3DKMT_ADAPTERINFO Adapters[MAX_ENUM_ADAPTERS];
+} D3DKMT_ENUMADAPTERS;
+KMT_CHECK_SIZE(D3DKMT_ENUMADAPTERS, 0x144);
+KMT_CHECK_OFFSET(D3DKMT_ENUMADAPTERS, Adapters, 0x04);
+
+typedef struct _D3DKMT_ENUMADAPTERS2 {
+    ULONG NumAdapters;                  /* in: capacity; out: count */
+    D3DKMT_ADAPTERINFO *pAdapters;      /* NULL: ask for the count */
+} D3DKMT_ENUMADAPTERS2;
+KMT_CHECK_SIZE(D3DKMT_ENUMADAPTERS2, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_ENUMADAPTERS2, pAdapters, 0x08);
+
+typedef union _D3DKMT_ENUMADAPTERS_FILTER {
+    struct {
+        ULONGLONG IncludeComputeOnly : 1;
+        ULONGLONG IncludeDisplayOnly : 1;
+        ULONGLONG Reserved : 62;
+    };
+    ULONGLONG Value;
+} D3DKMT_ENUMADAPTERS_FILTER;
+KMT_CHECK_SIZE(D3DKMT_ENUMADAPTERS_FILTER, 8);
+
+typedef struct _D3DKMT_ENUMADAPTERS3 {
+    D3DKMT_ENUMADAPTERS_FILTER Filter;
+    ULONG NumAdapters;
+    D3DKMT_ADAPTERINFO *pAdapters;
+} D3DKMT_ENUMADAPTERS3;
+KMT_CHECK_SIZE(D3DKMT_ENUMADAPTERS3, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_ENUMADAPTERS3, NumAdapters, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_ENUMADAPTERS3, pAdapters, 0x10);
+
+typedef struct _D3DKMT_OPENADAPTERFROMLUID {
+    LUID AdapterLuid;
+    D3DKMT_HANDLE hAdapter;             /* out */
+} D3DKMT_OPENADAPTERFROMLUID;
+KMT_CHECK_SIZE(D3DKMT_OPENADAPTERFROMLUID, 0x0c);
+KMT_CHECK_OFFSET(D3DKMT_OPENADAPTERFROMLUID, hAdapter, 0x08);
+
+typedef struct _D3DKMT_CLOSEADAPTER {
+    D3DKMT_HANDLE hAdapter;
+} D3DKMT_CLOSEADAPTER;
+KMT_CHECK_SIZE(D3DKMT_CLOSEADAPTER, 4);
+
+/* ---- QueryAdapterInfo -------------------------------------------------- */
+
+typedef enum _KMTQUERYADAPTERINFOTYPE {
+    KMTQAITYPE_UMDRIVERPRIVATE = 0,
+    KMTQAITYPE_UMDRIVERNAME = 1,
+    KMTQAITYPE_UMOPENGLINFO = 2,
+    KMTQAITYPE_GETSEGMENTSIZE = 3,
+    KMTQAITYPE_ADAPTERGUID = 4,
+    KMTQAITYPE_FLIPQUEUEINFO = 5,
+    KMTQAITYPE_ADAPTERADDRESS = 6,
+    KMTQAITYPE_SETWORKINGSETINFO = 7,
+    KMTQAITYPE_ADAPTERREGISTRYINFO = 8,
+    KMTQAITYPE_CURRENTDISPLAYMODE = 9,
+    KMTQAITYPE_MODELIST = 10,
+    KMTQAITYPE_CHECKDRIVERUPDATESTATUS = 11,
+    KMTQAITYPE_VIRTUALADDRESSINFO = 12,
+    KMTQAITYPE_DRIVERVERSION = 13,
+    KMTQAITYPE_ADAPTERTYPE = 15,
+    KMTQAITYPE_OUTPUTDUPLCONTEXTSCOUNT = 16,
+    KMTQAITYPE_WDDM_1_2_CAPS = 17,
+    KMTQAITYPE_UMD_DRIVER_VERSION = 18,
+    KMTQAITYPE_DIRECTFLIP_SUPPORT = 19,
+    KMTQAITYPE_MULTIPLANEOVERLAY_SUPPORT = 20,
+    KMTQAITYPE_DLIST_DRIVER_NAME = 21,
+    KMTQAITYPE_WDDM_1_3_CAPS = 22,
+    KMTQAITYPE_MULTIPLANEOVERLAY_HUD_SUPPORT = 23,
+    KMTQAITYPE_WDDM_2_0_CAPS = 24,
+    KMTQAITYPE_NODEMETADATA = 25,
+    KMTQAITYPE_CPDRIVERNAME = 26,
+    KMTQAITYPE_XBOX = 27,
+    KMTQAITYPE_INDEPENDENTFLIP_SUPPORT = 28,
+    KMTQAITYPE_MIRACASTCOMPANIONDRIVERNAME = 29,
+    KMTQAITYPE_PHYSICALADAPTERCOUNT = 30,
+    KMTQAITYPE_PHYSICALADAPTERDEVICEIDS = 31,
+    KMTQAITYPE_DRIVERCAPS_EXT = 32,
+    KMTQAITYPE_QUERY_MIRACAST_DRIVER_TYPE = 33,
+    KMTQAITYPE_QUERY_GPUMMU_CAPS = 34,
+    KMTQAITYPE_GETSEGMENTGROUPSIZE = 42,
+    KMTQAITYPE_QUERYREGISTRY = 48,
+    KMTQAITYPE_KMD_DRIVER_VERSION = 49,
+    KMTQAITYPE_ADAPTERTYPE_RENDER = 57,
+    KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID = 60,
+    KMTQAITYPE_ADAPTERPERFDATA = 62,
+    KMTQAITYPE_DRIVER_DESCRIPTION = 65,
+    KMTQAITYPE_PARAVIRTUALIZATION_RENDER = 68,
+    KMTQAITYPE_SERVICENAME = 69,
+    KMTQAITYPE_WDDM_2_7_CAPS = 70,
+    KMTQAITYPE_DISPLAY_UMDRIVERNAME = 71,
+    KMTQAITYPE_WDDM_2_9_CAPS = 75,
+    KMTQAITYPE_CROSSADAPTERRESOURCE_SUPPORT = 76,
+    KMTQAITYPE_WDDM_3_0_CAPS = 77,
+    KMTQAITYPE_WSAUMDIMAGENAME = 78,
+    KMTQAITYPE_VGPUINTERFACEID = 79,
+    KMTQAITYPE_WDDM_3_1_CAPS = 80,
+} KMTQUERYADAPTERINFOTYPE;
+
+typedef struct _D3DKMT_QUERYADAPTERINFO {
+    D3DKMT_HANDLE hAdapter;
+    KMTQUERYADAPTERINFOTYPE Type;
+    void *pPrivateDriverData;           /* in/out, exactly the type's size */
+    UINT PrivateDriverDataSize;
+} D3DKMT_QUERYADAPTERINFO;
+KMT_CHECK_SIZE(D3DKMT_QUERYADAPTERINFO, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_QUERYADAPTERINFO, Type, 0x04);
+KMT_CHECK_OFFSET(D3DKMT_QUERYADAPTERINFO, pPrivateDriverData, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_QUERYADAPTERINFO, PrivateDriverDataSize, 0x10);
+
+/* KMTQAITYPE_DRIVERVERSION answer. */
+typedef enum _D3DKMT_DRIVERVERSION {
+    KMT_DRIVERVERSION_WDDM_1_0 = 1000,
+    KMT_DRIVERVERSION_WDDM_1_1_PRERELEASE = 1102,
+    KMT_DRIVERVERSION_WDDM_1_1 = 1105,
+    KMT_DRIVERVERSION_WDDM_1_2 = 1200,
+    KMT_DRIVERVERSION_WDDM_1_3 = 1300,
+    KMT_DRIVERVERSION_WDDM_2_0 = 2000,
+    KMT_DRIVERVERSION_WDDM_2_1 = 2100,
+    KMT_DRIVERVERSION_WDDM_2_2 = 2200,
+    KMT_DRIVERVERSION_WDDM_2_3 = 2300,
+    KMT_DRIVERVERSION_WDDM_2_4 = 2400,
+    KMT_DRIVERVERSION_WDDM_2_5 = 2500,
+    KMT_DRIVERVERSION_WDDM_2_6 = 2600,
+    KMT_DRIVERVERSION_WDDM_2_7 = 2700,
+    KMT_DRIVERVERSION_WDDM_2_8 = 2800,
+    KMT_DRIVERVERSION_WDDM_2_9 = 2900,
+    KMT_DRIVERVERSION_WDDM_3_0 = 3000,
+    KMT_DRIVERVERSION_WDDM_3_1 = 3100,
+    KMT_DRIVERVERSION_WDDM_3_2 = 3200,
+} D3DKMT_DRIVERVERSION;
+KMT_CHECK_SIZE(D3DKMT_DRIVERVERSION, 4);
+
+/* KMTQAITYPE_ADAPTERTYPE answer. */
+typedef struct _D3DKMT_ADAPTERTYPE {
+    union {
+        struct {
+            UINT RenderSupported : 1;
+            UINT DisplaySupported : 1;
+            UINT SoftwareDevice : 1;
+            UINT PostDevice : 1;
+            UINT HybridDiscrete : 1;
+            UINT HybridIntegrated : 1;
+            UINT IndirectDisplayDevice : 1;
+            UINT Paravirtualized : 1;
+            UINT ACGSupported : 1;
+            UINT SupportSetTimingsFromVidPn : 1;
+            UINT Detachable : 1;
+            UINT ComputeOnly : 1;
+            UINT Prototype : 1;
+            UINT RuntimePowerManagement : 1;
+            UINT Reserved : 18;
+        };
+        UINT Value;
+    };
+} D3DKMT_ADAPTERTYPE;
+KMT_CHECK_SIZE(D3DKMT_ADAPTERTYPE, 4);
+
+/* KMTQAITYPE_UMDRIVERNAME */
+typedef enum _KMTUMDVERSION {
+    KMTUMDVERSION_DX9 = 0,
+    KMTUMDVERSION_DX10 = 1,
+    KMTUMDVERSION_DX11 = 2,
+    KMTUMDVERSION_DX12 = 3,
+    NUM_KMTUMDVERSIONS
+} KMTUMDVERSION;
+
+typedef struct _D3DKMT_UMDFILENAMEINFO {
+    KMTUMDVERSION Version;              /* in */
+    WCHAR UmdFileName[MAX_PATH];        /* out */
+} D3DKMT_UMDFILENAMEINFO;
+KMT_CHECK_SIZE(D3DKMT_UMDFILENAMEINFO, 0x20c);
+KMT_CHECK_OFFSET(D3DKMT_UMDFILENAMEINFO, UmdFileName, 0x04);
+
+/* KMTQAITYPE_UMOPENGLINFO */
+typedef struct _D3DKMT_OPENGLINFO {
+    WCHAR UmdOpenGlIcdFileName[MAX_PATH];
+    ULONG Version;
+    ULONG Flags;
+} D3DKMT_OPENGLINFO;
+KMT_CHECK_SIZE(D3DKMT_OPENGLINFO, 0x210);
+KMT_CHECK_OFFSET(D3DKMT_OPENGLINFO, Version, 0x208);
+KMT_CHECK_OFFSET(D3DKMT_OPENGLINFO, Flags, 0x20c);
+
+/* KMTQAITYPE_GETSEGMENTSIZE */
+typedef struct _D3DKMT_SEGMENTSIZEINFO {
+    ULONGLONG DedicatedVideoMemorySize;
+    ULONGLONG DedicatedSystemMemorySize;
+    ULONGLONG SharedSystemMemorySize;
+} D3DKMT_SEGMENTSIZEINFO;
+KMT_CHECK_SIZE(D3DKMT_SEGMENTSIZEINFO, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_SEGMENTSIZEINFO, DedicatedSystemMemorySize, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_SEGMENTSIZEINFO, SharedSystemMemorySize, 0x10);
+
+/* KMTQAITYPE_ADAPTERADDRESS */
+typedef struct _D3DKMT_ADAPTERADDRESS {
+    UINT BusNumber;
+    UINT DeviceNumber;
+    UINT FunctionNumber;
+} D3DKMT_ADAPTERADDRESS;
+KMT_CHECK_SIZE(D3DKMT_ADAPTERADDRESS, 0x0c);
+
+/* KMTQAITYPE_PHYSICALADAPTERDEVICEIDS */
+typedef struct _D3DKMT_DEVICE_IDS {
+    UINT VendorID;
+    UINT DeviceID;
+    UINT SubVendorID;
+    UINT SubSystemID;
+    UINT RevisionID;
+    UINT BusType;
+} D3DKMT_DEVICE_IDS;
+KMT_CHECK_SIZE(D3DKMT_DEVICE_IDS, 0x18);
+
+typedef struct _D3DKMT_QUERY_DEVICE_IDS {
+    UINT PhysicalAdapterIndex;          /* in */
+    D3DKMT_DEVICE_IDS DeviceIds;        /* out */
+} D3DKMT_QUERY_DEVICE_IDS;
+KMT_CHECK_SIZE(D3DKMT_QUERY_DEVICE_IDS, 0x1c);
+KMT_CHECK_OFFSET(D3DKMT_QUERY_DEVICE_IDS, DeviceIds, 0x04);
+KMT_CHECK_OFFSET(D3DKMT_QUERY_DEVICE_IDS, DeviceIds.BusType, 0x18);
+
+/* KMTQAITYPE_WDDM_2_7_CAPS */
+typedef struct _D3DKMT_WDDM_2_7_CAPS {
+    union {
+        struct {
+            UINT HwSchSupported : 1;
+            UINT HwSchEnabled : 1;
+            UINT HwSchEnabledByDefault : 1;
+            UINT IndependentVidPnVSyncControl : 1;
+            UINT Reserved : 28;
+        };
+        UINT Value;
+    };
+} D3DKMT_WDDM_2_7_CAPS;
+KMT_CHECK_SIZE(D3DKMT_WDDM_2_7_CAPS, 4);
+
+/* ---- video memory budget ----------------------------------------------- */
+
+typedef enum _D3DKMT_MEMORY_SEGMENT_GROUP {
+    D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL = 0,
+    D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL = 1,
+} D3DKMT_MEMORY_SEGMENT_GROUP;
+
+typedef struct _D3DKMT_QUERYVIDEOMEMORYINFO {
+    HANDLE hProcess;                    /* NULL: the calling process */
+    D3DKMT_HANDLE hAdapter;
+    D3DKMT_MEMORY_SEGMENT_GROUP MemorySegmentGroup;
+    UINT64 Budget;                      /* out */
+    UINT64 CurrentUsage;                /* out */
+    UINT64 CurrentReservation;          /* out */
+    UINT64 AvailableForReservation;     /* out */
+    UINT PhysicalAdapterIndex;
+} D3DKMT_QUERYVIDEOMEMORYINFO;
+KMT_CHECK_SIZE(D3DKMT_QUERYVIDEOMEMORYINFO, 0x38);
+KMT_CHECK_OFFSET(D3DKMT_QUERYVIDEOMEMORYINFO, hAdapter, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_QUERYVIDEOMEMORYINFO, MemorySegmentGroup, 0x0c);
+KMT_CHECK_OFFSET(D3DKMT_QUERYVIDEOMEMORYINFO, Budget, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_QUERYVIDEOMEMORYINFO, CurrentUsage, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_QUERYVIDEOMEMORYINFO, CurrentReservation, 0x20);
+KMT_CHECK_OFFSET(D3DKMT_QUERYVIDEOMEMORYINFO, AvailableForReservation, 0x28);
+KMT_CHECK_OFFSET(D3DKMT_QUERYVIDEOMEMORYINFO, PhysicalAdapterIndex, 0x30);
+
+/* ---- devices ----------------------------------------------------------- */
+
+typedef struct _D3DKMT_CREATEDEVICEFLAGS {
+    UINT LegacyMode : 1;
+    UINT RequestVSync : 1;
+    UINT DisableGpuTimeout : 1;
+    UINT Reserved : 29;
+} D3DKMT_CREATEDEVICEFLAGS;
+KMT_CHECK_SIZE(D3DKMT_CREATEDEVICEFLAGS, 4);
+
+typedef struct _D3DDDI_ALLOCATIONLIST D3DDDI_ALLOCATIONLIST;
+typedef struct _D3DDDI_PATCHLOCATIONLIST D3DDDI_PATCHLOCATIONLIST;
+
+typedef struct _D3DKMT_CREATEDEVICE {
+    union {
+        D3DKMT_HANDLE hAdapter;
+        void *pAdapter;                 /* kernel-mode callers only */
+    };
+    D3DKMT_CREATEDEVICEFLAGS Flags;
+    D3DKMT_HANDLE hDevice;              /* out */
+    void *pCommandBuffer;               /* out, legacy: NULL on WDDM 2 */
+    UINT CommandBufferSize;
+    D3DDDI_ALLOCATIONLIST *pAllocationList;
+    UINT AllocationListSize;
+    D3DDDI_PATCHLOCATIONLIST *pPatchLocationList;
+    UINT PatchLocationListSize;
+} D3DKMT_CREATEDEVICE;
+KMT_CHECK_SIZE(D3DKMT_CREATEDEVICE, 0x40);
+KMT_CHECK_OFFSET(D3DKMT_CREATEDEVICE, Flags, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_CREATEDEVICE, hDevice, 0x0c);
+KMT_CHECK_OFFSET(D3DKMT_CREATEDEVICE, pCommandBuffer, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_CREATEDEVICE, CommandBufferSize, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_CREATEDEVICE, pAllocationList, 0x20);
+KMT_CHECK_OFFSET(D3DKMT_CREATEDEVICE, AllocationListSize, 0x28);
+KMT_CHECK_OFFSET(D3DKMT_CREATEDEVICE, pPatchLocationList, 0x30);
+KMT_CHECK_OFFSET(D3DKMT_CREATEDEVICE, PatchLocationListSize, 0x38);
+
+typedef struct _D3DKMT_DESTROYDEVICE {
+    D3DKMT_HANDLE hDevice;
+} D3DKMT_DESTROYDEVICE;
+KMT_CHECK_SIZE(D3DKMT_DESTROYDEVICE, 4);
+
+/* ---- allocations and resources ----------------------------------------- */
+
+typedef struct _D3DKMT_CREATEALLOCATIONFLAGS {
+    UINT CreateResource : 1;
+    UINT CreateShared : 1;
+    UINT NonSecure : 1;
+    UINT CreateProtected : 1;
+    UINT RestrictSharedAccess : 1;
+    UINT ExistingSysMem : 1;
+    UINT NtSecuritySharing : 1;
+    UINT ReadOnly : 1;
+    UINT CreateWriteCombined : 1;
+    UINT CreateCached : 1;
+    UINT SwapChainBackBuffer : 1;
+    UINT CrossAdapter : 1;
+    UINT OpenCrossAdapter : 1;
+    UINT PartialSharedCreation : 1;
+    UINT Zeroed : 1;                    /* out */
+    UINT WriteWatch : 1;
+    UINT StandardAllocation : 1;
+    UINT ExistingSection : 1;
+    UINT AllowNotZeroed : 1;
+    UINT PhysicallyContiguous : 1;
+    UINT NoKmdAccess : 1;
+    UINT SharedDisplayable : 1;
+    UINT Reserved : 10;
+} D3DKMT_CREATEALLOCATIONFLAGS;
+KMT_CHECK_SIZE(D3DKMT_CREATEALLOCATIONFLAGS, 4);
+
+typedef enum _D3DKMT_STANDARDALLOCATIONTYPE {
+    D3DKMT_STANDARDALLOCATIONTYPE_EXISTINGHEAP = 1,
+    D3DKMT_STANDARDALLOCATIONTYPE_INTERNALBACKINGSTORE = 2,
+    D3DKMT_STANDARDALLOCATIONTYPE_MAX,
+} D3DKMT_STANDARDALLOCATIONTYPE;
+
+typedef struct _D3DKMT_STANDARDALLOCATION_EXISTINGHEAP {
+    SIZE_T Size;                        /* page multiple */
+} D3DKMT_STANDARDALLOCATION_EXISTINGHEAP;
+KMT_CHECK_SIZE(D3DKMT_STANDARDALLOCATION_EXISTINGHEAP, 8);
+
+typedef struct _D3DKMT_CREATESTANDARDALLOCATIONFLAGS {
+    union {
+        struct {
+            UINT Reserved : 32;
+        };
+        UINT Value;
+    };
+} D3DKMT_CREATESTANDARDALLOCATIONFLAGS;
+KMT_CHECK_SIZE(D3DKMT_CREATESTANDARDALLOCATIONFLAGS, 4);
+
+typedef struct _D3DKMT_CREATESTANDARDALLOCATION {
+    D3DKMT_STANDARDALLOCATIONTYPE Type;
+    union {
+        D3DKMT_STANDARDALLOCATION_EXISTINGHEAP ExistingHeapData;
+    };
+    D3DKMT_CREATESTANDARDALLOCATIONFLAGS Flags;
+} D3DKMT_CREATESTANDARDALLOCATION;
+KMT_CHECK_SIZE(D3DKMT_CREATESTANDARDALLOCATION, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_CREATESTANDARDALLOCATION, ExistingHeapData, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_CREATESTANDARDALLOCATION, Flags, 0x10);
+
+typedef struct _D3DKMT_CREATEALLOCATION {
+    D3DKMT_HANDLE hDevice;
+    D3DKMT_HANDLE hResource;            /* in: 0 or resource; out with CreateResource */
+    D3DKMT_HANDLE hGlobalShare;         /* out with CreateShared */
+    const void *pPrivateRuntimeData;
+    UINT PrivateRuntimeDataSize;
+    union {
+        D3DKMT_CREATESTANDARDALLOCATION *pStandardAllocation;
+        const void *pPrivateDriverData; /* resource-level driver data */
+    };
+    UINT PrivateDriverDataSize;
+    UINT NumAllocations;
+    union {
+        D3DDDI_ALLOCATIONINFO *pAllocationInfo;   /* D3DKMTCreateAllocation */
+        D3DDDI_ALLOCATIONINFO2 *pAllocationInfo2; /* D3DKMTCreateAllocation2 */
+    };
+    D3DKMT_CREATEALLOCATIONFLAGS Flags;
+    HANDLE hPrivateRuntimeResourceHandle;
+} D3DKMT_CREATEALLOCATION;
+KMT_CHECK_SIZE(D3DKMT_CREATEALLOCATION, 0x48);
+KMT_CHECK_OFFSET(D3DKMT_CREATEALLOCATION, hResource, 0x04);
+KMT_CHECK_OFFSET(D3DKMT_CREATEALLOCATION, hGlobalShare, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_CREATEALLOCATION, pPrivateRuntimeData, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_CREATEALLOCATION, PrivateRuntimeDataSize, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_CREATEALLOCATION, pStandardAllocation, 0x20);
+KMT_CHECK_OFFSET(D3DKMT_CREATEALLOCATION, pPrivateDriverData, 0x20);
+KMT_CHECK_OFFSET(D3DKMT_CREATEALLOCATION, PrivateDriverDataSize, 0x28);
+KMT_CHECK_OFFSET(D3DKMT_CREATEALLOCATION, NumAllocations, 0x2c);
+KMT_CHECK_OFFSET(D3DKMT_CREATEALLOCATION, pAllocationInfo, 0x30);
+KMT_CHECK_OFFSET(D3DKMT_CREATEALLOCATION, pAllocationInfo2, 0x30);
+KMT_CHECK_OFFSET(D3DKMT_CREATEALLOCATION, Flags, 0x38);
+KMT_CHECK_OFFSET(D3DKMT_CREATEALLOCATION, hPrivateRuntimeResourceHandle, 0x40);
+
+typedef struct _D3DKMT_DESTROYALLOCATION {
+    D3DKMT_HANDLE hDevice;
+    D3DKMT_HANDLE hResource;            /* non-zero: the resource and all of it */
+    const D3DKMT_HANDLE *phAllocationList;
+    UINT AllocationCount;
+} D3DKMT_DESTROYALLOCATION;
+KMT_CHECK_SIZE(D3DKMT_DESTROYALLOCATION, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_DESTROYALLOCATION, hResource, 0x04);
+KMT_CHECK_OFFSET(D3DKMT_DESTROYALLOCATION, phAllocationList, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_DESTROYALLOCATION, AllocationCount, 0x10);
+
+typedef struct _D3DKMT_DESTROYALLOCATION2 {
+    D3DKMT_HANDLE hDevice;
+    D3DKMT_HANDLE hResource;
+    const D3DKMT_HANDLE *phAllocationList;
+    UINT AllocationCount;
+    D3DDDICB_DESTROYALLOCATION2FLAGS Flags;
+} D3DKMT_DESTROYALLOCATION2;
+KMT_CHECK_SIZE(D3DKMT_DESTROYALLOCATION2, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_DESTROYALLOCATION2, AllocationCount, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_DESTROYALLOCATION2, Flags, 0x14);
+
+/* ---- CPU access -------------------------------------------------------- */
+
+typedef struct _D3DKMT_LOCK {
+    D3DKMT_HANDLE hDevice;
+    D3DKMT_HANDLE hAllocation;
+    UINT PrivateDriverData;
+    UINT NumPages;
+    const UINT *pPages;
+    void *pData;                        /* out */
+    D3DDDICB_LOCKFLAGS Flags;
+    D3DGPU_VIRTUAL_ADDRESS GpuVirtualAddress; /* out */
+} D3DKMT_LOCK;
+KMT_CHECK_SIZE(D3DKMT_LOCK, 0x30);
+KMT_CHECK_OFFSET(D3DKMT_LOCK, hAllocation, 0x04);
+KMT_CHECK_OFFSET(D3DKMT_LOCK, PrivateDriverData, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_LOCK, NumPages, 0x0c);
+KMT_CHECK_OFFSET(D3DKMT_LOCK, pPages, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_LOCK, pData, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_LOCK, Flags, 0x20);
+KMT_CHECK_OFFSET(D3DKMT_LOCK, GpuVirtualAddress, 0x28);
+
+typedef struct _D3DKMT_UNLOCK {
+    D3DKMT_HANDLE hDevice;
+    UINT NumAllocations;
+    const D3DKMT_HANDLE *phAllocations;
+} D3DKMT_UNLOCK;
+KMT_CHECK_SIZE(D3DKMT_UNLOCK, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_UNLOCK, NumAllocations, 0x04);
+KMT_CHECK_OFFSET(D3DKMT_UNLOCK, phAllocations, 0x08);
+
+typedef struct _D3DKMT_LOCK2 {
+    D3DKMT_HANDLE hDevice;
+    D3DKMT_HANDLE hAllocation;
+    D3DDDICB_LOCK2FLAGS Flags;
+    void *pData;                        /* out */
+} D3DKMT_LOCK2;
+KMT_CHECK_SIZE(D3DKMT_LOCK2, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_LOCK2, Flags, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_LOCK2, pData, 0x10);
+
+typedef struct _D3DKMT_UNLOCK2 {
+    D3DKMT_HANDLE hDevice;
+    D3DKMT_HANDLE hAllocation;
+} D3DKMT_UNLOCK2;
+KMT_CHECK_SIZE(D3DKMT_UNLOCK2, 8);
+
+/* ---- escapes ----------------------------------------------------------- */
+
+typedef enum _D3DKMT_ESCAPETYPE {
+    D3DKMT_ESCAPE_DRIVERPRIVATE = 0,
+    D3DKMT_ESCAPE_VIDMM = 1,
+    D3DKMT_ESCAPE_TDRDBGCTRL = 2,
+    D3DKMT_ESCAPE_VIDSCH = 3,
+    D3DKMT_ESCAPE_DEVICE = 4,
+    D3DKMT_ESCAPE_DMM = 5,
+    D3DKMT_ESCAPE_DEBUG_SNAPSHOT = 6,
+} D3DKMT_ESCAPETYPE;
+
+typedef struct _D3DKMT_ESCAPE {
+    D3DKMT_HANDLE hAdapter;
+    D3DKMT_HANDLE hDevice;              /* optional */
+    D3DKMT_ESCAPETYPE Type;
+    D3DDDI_ESCAPEFLAGS Flags;
+    void *pPrivateDriverData;           /* in/out */
+    UINT PrivateDriverDataSize;
+    D3DKMT_HANDLE hContext;             /* optional */
+} D3DKMT_ESCAPE;
+KMT_CHECK_SIZE(D3DKMT_ESCAPE, 0x20);
+KMT_CHECK_OFFSET(D3DKMT_ESCAPE, Type, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_ESCAPE, Flags, 0x0c);
+KMT_CHECK_OFFSET(D3DKMT_ESCAPE, pPrivateDriverData, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_ESCAPE, PrivateDriverDataSize, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_ESCAPE, hContext, 0x1c);
+
+/* ---- the thunks -------------------------------------------------------- */
+
+#ifndef KMTAPI
+# if defined(_WIN32)
+#  define KMTAPI __declspec(dllimport)
+# else
+#  define KMTAPI __attribute__((visibility("default")))
+# endif
+#endif
+
+KMTAPI NTSTATUS APIENTRY D3DKMTEnumAdapters(D3DKMT_ENUMADAPTERS *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTEnumAdapters2(D3DKMT_ENUMADAPTERS2 *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTEnumAdapters3(D3DKMT_ENUMADAPTERS3 *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTOpenAdapterFromLuid(D3DKMT_OPENADAPTERFROMLUID *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTCloseAdapter(const D3DKMT_CLOSEADAPTER *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTQueryAdapterInfo(const D3DKMT_QUERYADAPTERINFO *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTQueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTCreateDevice(D3DKMT_CREATEDEVICE *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTCreateAllocation(D3DKMT_CREATEALLOCATION *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTCreateAllocation2(D3DKMT_CREATEALLOCATION *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTDestroyAllocation(const D3DKMT_DESTROYALLOCATION *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTDestroyAllocation2(const D3DKMT_DESTROYALLOCATION2 *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTLock(D3DKMT_LOCK *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTUnlock(const D3DKMT_UNLOCK *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTLock2(D3DKMT_LOCK2 *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTUnlock2(const D3DKMT_UNLOCK2 *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTEscape(const D3DKMT_ESCAPE *desc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KMTSHIM_D3DKMTHK_H */

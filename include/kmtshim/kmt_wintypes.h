@@ -1,0 +1,101 @@
+/*
+ * Base Windows types for kmtshim's ABI headers.
+ *
+ * On Windows compilers (mingw-w64, MSVC) the system headers are used.  On
+ * Linux the types are declared here with the widths Windows x64 gives them
+ * (LLP64: LONG and ULONG are 32-bit, WCHAR is 16-bit), so a struct declared
+ * with them has the same layout in a Linux object and in a PE image.
+ */
+#ifndef KMTSHIM_KMT_WINTYPES_H
+#define KMTSHIM_KMT_WINTYPES_H
+
+#if defined(_WIN32)
+
+# ifndef WIN32_LEAN_AND_MEAN
+#  define WIN32_LEAN_AND_MEAN
+# endif
+# include <windows.h>
+# include <winternl.h>
+
+#else /* Linux / native */
+
+# include <stddef.h>
+# include <stdint.h>
+
+typedef uint8_t   BYTE, UCHAR, BOOLEAN;
+typedef uint16_t  WORD, USHORT, WCHAR;
+typedef int32_t   INT, LONG, BOOL, NTSTATUS, HRESULT;
+typedef uint32_t  UINT, UINT32, ULONG, DWORD;
+typedef int64_t   INT64, LONGLONG, LONG64;
+typedef uint64_t  UINT64, ULONGLONG, ULONG64;
+typedef uintptr_t ULONG_PTR, UINT_PTR, SIZE_T;
+typedef intptr_t  LONG_PTR, INT_PTR;
+typedef void      VOID;
+typedef void     *HANDLE, *PVOID;
+typedef const void *PCVOID;
+typedef HANDLE    HDC;
+
+typedef struct _LUID {
+    ULONG LowPart;
+    LONG  HighPart;
+} LUID, *PLUID;
+
+typedef struct _GUID {
+    uint32_t Data1;
+    uint16_t Data2;
+    uint16_t Data3;
+    uint8_t  Data4[8];
+} GUID;
+
+typedef union _LARGE_INTEGER {
+    struct {
+        DWORD LowPart;
+        LONG  HighPart;
+    };
+    LONGLONG QuadPart;
+} LARGE_INTEGER, PHYSICAL_ADDRESS;
+
+# ifndef TRUE
+#  define TRUE 1
+#  define FALSE 0
+# endif
+# ifndef APIENTRY
+#  define APIENTRY
+# endif
+# ifndef WINAPI
+#  define WINAPI
+# endif
+# ifndef CALLBACK
+#  define CALLBACK
+# endif
+# define NT_SUCCESS(s) ((NTSTATUS)(s) >= 0)
+
+#endif /* _WIN32 */
+
+#ifndef NT_SUCCESS
+# define NT_SUCCESS(s) ((NTSTATUS)(s) >= 0)
+#endif
+
+/* Compile-time layout checks.  Only x86_64 layouts are pinned. */
+#if defined(__x86_64__) || defined(_M_X64)
+# define KMT_ABI_X86_64 1
+#endif
+
+#if defined(__cplusplus)
+# define KMT_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+# define KMT_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+#ifdef KMT_ABI_X86_64
+# define KMT_CHECK_SIZE(type, size) \
+    KMT_STATIC_ASSERT(sizeof(type) == (size), "sizeof(" #type ") != " #size)
+# define KMT_CHECK_OFFSET(type, field, off) \
+    KMT_STATIC_ASSERT(offsetof(type, field) == (off), \
+                      "offsetof(" #type ", " #field ") != " #off)
+#else
+# define KMT_CHECK_SIZE(type, size)
+# define KMT_CHECK_OFFSET(type, field, off)
+#endif
+
+#endif /* KMTSHIM_KMT_WINTYPES_H */

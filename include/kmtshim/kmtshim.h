@@ -1,0 +1,55 @@
+/*
+ * kmtshim: the D3DKMT thunks on Linux.
+ *
+ * Include this to use libkmtshim natively: it brings the D3DKMT interface
+ * (d3dkmthk.h) and the few Linux-side extras below, which have no Windows
+ * counterpart.  Windows programs under Wine use the same functions through
+ * kmtshim.dll or the gdi32 proxy and need none of the extras.
+ */
+#ifndef KMTSHIM_KMTSHIM_H
+#define KMTSHIM_KMTSHIM_H
+
+#include "d3dkmthk.h"
+#include "d3dkmddi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KMTSHIM_VERSION_MAJOR 0
+#define KMTSHIM_VERSION_MINOR 1
+
+/* "0.1.0" */
+KMTAPI const char *KmtGetVersion(void);
+
+/* Makes a miniport linked into the program selectable by name through
+ * KMTSHIM_MINIPORT (e.g. a vendor bring-up miniport, or a test miniport).
+ * Takes effect at the next start of the process's dxgkrnl: call it before
+ * the first D3DKMT call, or after KmtProcessShutdown(). */
+KMTAPI NTSTATUS KmtRegisterMiniport(const char *name, PKMT_MINIPORT_DRIVER_ENTRY entry);
+
+/* Tears down everything the process created (devices with their whole
+ * cascade, adapter handles), stops the adapters and unloads the miniports,
+ * as Windows does at process exit.  The next D3DKMT call starts afresh.
+ * No other thread may be inside a D3DKMT call meanwhile. */
+KMTAPI void KmtProcessShutdown(void);
+
+/* Where an adapter comes from: which miniport, what device. */
+typedef struct _KMT_ADAPTER_DESCRIPTION {
+    char Miniport[32];          /* "soft", "drm", a plugin path... */
+    char DriverName[32];        /* the kernel or software driver behind it */
+    char Description[128];
+    char LocationId[64];        /* bus id, or "soft0" */
+} KMT_ADAPTER_DESCRIPTION;
+
+KMTAPI NTSTATUS KmtQueryAdapterDescription(D3DKMT_HANDLE hAdapter, KMT_ADAPTER_DESCRIPTION *desc);
+
+/* Core objects alive in the process (adapters, handles' objects, devices,
+ * resources, allocations): 0 after KmtProcessShutdown() means nothing leaked. */
+KMTAPI unsigned KmtLiveObjectCount(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KMTSHIM_KMTSHIM_H */

@@ -1,0 +1,109 @@
+/*
+ * Helpers shared by the Check unit tests.
+ */
+#include <stdlib.h>
+
+#include "test_util.h"
+
+void kmt_test_use_miniport(const char *selection)
+{
+    setenv("KMTSHIM_MINIPORT", selection, 1);
+}
+
+D3DKMT_HANDLE kmt_test_open_adapter(void)
+{
+    D3DKMT_ADAPTERINFO info[16];
+    D3DKMT_ENUMADAPTERS2 e = { 16, info };
+
+    ck_assert_status(D3DKMTEnumAdapters2(&e), STATUS_SUCCESS);
+    ck_assert_uint_ge(e.NumAdapters, 1);
+    for (ULONG i = 1; i < e.NumAdapters; i++) {
+        D3DKMT_CLOSEADAPTER c = { info[i].hAdapter };
+        ck_assert_status(D3DKMTCloseAdapter(&c), STATUS_SUCCESS);
+    }
+    return info[0].hAdapter;
+}
+
+D3DKMT_HANDLE kmt_test_create_device(D3DKMT_HANDLE *adapter_out)
+{
+    D3DKMT_CREATEDEVICE cd = { 0 };
+
+    cd.hAdapter = kmt_test_open_adapter();
+    ck_assert_status(D3DKMTCreateDevice(&cd), STATUS_SUCCESS);
+    ck_assert_local_handle(cd.hDevice);
+    if (adapter_out)
+        *adapter_out = cd.hAdapter;
+    return cd.hDevice;
+}
+
+KMT_SOFT_ALLOCATION_DESC kmt_test_soft_desc(UINT64 size)
+{
+    KMT_SOFT_ALLOCATION_DESC d = { 0 };
+
+    d.Magic = KMT_SOFT_ALLOCATION_MAGIC;
+    d.Version = KMT_SOFT_ALLOCATION_VERSION;
+    d.Size = size;
+    return d;
+}
+
+NTSTATUS kmt_test_create_allocations(D3DKMT_HANDLE device, UINT count, UINT64 size,
+                                     D3DKMT_HANDLE *allocations, D3DKMT_HANDLE *resource)
+{
+    D3DDDI_ALLOCATIONINFO *info = calloc(count, sizeof(*info));
+    KMT_SOFT_ALLOCATION_DESC *desc = calloc(count, sizeof(*desc));
+    D3DKMT_CREATEALLOCATION ca = { 0 };
+    NTSTATUS status;
+
+    ck_assert_ptr_nonnull(info);
+    ck_assert_ptr_nonnull(desc);
+    for (UINT i = 0; i < count; i++) {
+        desc[i] = kmt_test_soft_desc(size);
+        info[i].pPrivateDriverData = &desc[i];
+        info[i].PrivateDriverDataSize = sizeof(desc[i]);
+    }
+    ca.hDevice = device;
+    ca.NumAllocations = count;
+    ca.pAllocationInfo = info;
+    ca.Flags.CreateResource = resource != NULL;
+    status = D3DKMTCreateAllocation(&ca);
+    if (!status) {
+        for (UINT i = 0; i < count; i++)
+            allocations[i] = info[i].hAllocation;
+        if (resource)
+            *resource = ca.hResource;
+    }
+    free(info);
+    free(desc);
+    return status;
+}
+
+KMT_SOFT_ESCAPE kmt_test_soft_stats(D3DKMT_HANDLE adapter)
+{
+    KMT_SOFT_ESCAPE e = { .Code = KMT_SOFT_ESCAPE_GET_STATS };
+    D3DKMT_ESCAPE esc = { 0 };
+
+    esc.hAdapter = adapter;
+    esc.Type = D3DKMT_ESCAPE_DRIVERPRIVATE;
+    esc.pPrivateDriverData = &e;
+    esc.PrivateDriverDataSize = sizeof(e);
+    ck_assert_status(D3DKMTEscape(&esc), STATUS_SUCCESS);
+    return e;
+}
+
+void kmt_test_shutdown_no_leaks(void)
+{
+    KmtProcessShutdown();
+    ck_assert_uint_eq(KmtLiveObjectCount(), 0);
+}
+
+int kmt_test_run(Suite *suite)
+{
+    SRunner *sr = srunner_create(suite);
+    int failed;
+
+    srunner_set_tap(sr, "-");
+    srunner_run_all(sr, CK_SILENT);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,59 @@
+/*
+ * Helpers shared by the Check unit tests.
+ *
+ * Every test program runs its cases in Check's fork mode: each case starts
+ * in a fresh child, so the library's process state (handle table, loaded
+ * miniports) begins empty for every case.  Output is TAP, counted by
+ * automake's tap-driver and summed by scripts/check.
+ */
+#ifndef KMTSHIM_TEST_UTIL_H
+#define KMTSHIM_TEST_UTIL_H
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmtshim/kmtshim.h"
+#include "kmtshim/kmtsoft.h"
+
+/* ck_assert on NTSTATUS with both values printed in hex. */
+#define ck_assert_status(expr, expected) do {                                         \
+        NTSTATUS _s = (expr), _e = (expected);                                        \
+        ck_assert_msg(_s == _e, "%s returned 0x%08x, expected 0x%08x", #expr,         \
+                      (unsigned)_s, (unsigned)_e);                                    \
+    } while (0)
+
+/* Local handles: bit 30 set (unique 1..3 in bits 30-31), low 6 bits 0. */
+#define ck_assert_local_handle(h) do {                                                \
+        D3DKMT_HANDLE _h = (h);                                                       \
+        ck_assert_msg(_h && (_h & 0xc0000000u) && !(_h & 0x3f),                       \
+                      "%s = 0x%08x is not a local handle", #h, (unsigned)_h);         \
+    } while (0)
+
+/* Selects the miniport(s) for this case, before the first D3DKMT call. */
+void kmt_test_use_miniport(const char *selection);
+
+/* Opens the first adapter (after kmt_test_use_miniport). */
+D3DKMT_HANDLE kmt_test_open_adapter(void);
+/* Opens the first adapter and creates a device on it. */
+D3DKMT_HANDLE kmt_test_create_device(D3DKMT_HANDLE *adapter_out);
+
+/* A KMT_SOFT_ALLOCATION_DESC of `size` bytes, for the software miniport. */
+KMT_SOFT_ALLOCATION_DESC kmt_test_soft_desc(UINT64 size);
+
+/* Creates `count` driver-private allocations of `size` bytes on the soft
+ * adapter, with a resource when `resource` is non-NULL. */
+NTSTATUS kmt_test_create_allocations(D3DKMT_HANDLE device, UINT count, UINT64 size,
+                                     D3DKMT_HANDLE *allocations, D3DKMT_HANDLE *resource);
+
+/* The software adapter's live object counts (KMT_SOFT_ESCAPE_GET_STATS). */
+KMT_SOFT_ESCAPE kmt_test_soft_stats(D3DKMT_HANDLE adapter);
+
+/* Shuts the process down and asserts no core object leaked. */
+void kmt_test_shutdown_no_leaks(void);
+
+/* Runs a suite with TAP output; returns the process exit status. */
+int kmt_test_run(Suite *suite);
+
+#endif

@@ -16,6 +16,16 @@
 # endif
 # include <windows.h>
 # include <winternl.h>
+/* A DDK type: the user-mode SDK headers lack it. */
+# if !defined(_WDMDDK_) && !defined(_NTDDK_) && !defined(KMT_DEFINE_PHYSICAL_ADDRESS)
+#  define KMT_DEFINE_PHYSICAL_ADDRESS
+typedef LARGE_INTEGER PHYSICAL_ADDRESS;
+# endif
+
+/* A DDK type (wdm.h) that d3dkmddi.h uses and windows.h lacks.  Repeating
+ * a typedef with the same type is valid C11 and C++, so a program that
+ * also includes the WDK's headers still compiles. */
+typedef LARGE_INTEGER PHYSICAL_ADDRESS;
 
 #else /* Linux / native */
 

@@ -29,8 +29,11 @@
 extern "C" {
 #endif
 
-/* 1.x: DDIs of the core issue (adapters, devices, allocations, lock, escape). */
-#define KMT_MINIPORT_INTERFACE_VERSION 0x00010000u
+/* 1.0: adapters, devices, allocations, lock, escape.
+ * 1.1: contexts, context allocations, submission, interrupts, GPU VA of
+ *      system memory (monitored fences).  New DDIs and callbacks took slots
+ *      of the Reserved arrays, so 1.0 miniports keep working unchanged. */
+#define KMT_MINIPORT_INTERFACE_VERSION 0x00010001u
 #define KMT_MINIPORT_INTERFACE_MAJOR(v) ((v) >> 16)
 
 /* ---- PnP stand-in (kmtshim extension) ----------------------------------
@@ -89,13 +92,101 @@ typedef enum _KMT_TRACE_LEVEL {
 typedef void (APIENTRY *KMTCB_TRACE)(HANDLE hAdapter, KMT_TRACE_LEVEL level,
                                      const char *function, const char *message);
 
+
+/* ---- context allocations (DxgkCbCreate/DestroyContextAllocation) --------- */
+
+typedef struct _DXGK_CREATECONTEXTALLOCATIONFLAGS {
+    union {
+        struct {
+            UINT SharedAcrossContexts : 1;
+            UINT MapGpuVirtualAddress : 1;
+            UINT Reserved : 30;
+        };
+        UINT Value;
+    };
+} DXGK_CREATECONTEXTALLOCATIONFLAGS;
+
+typedef struct _DXGKARGCB_CREATECONTEXTALLOCATION {
+    DXGK_CREATECONTEXTALLOCATIONFLAGS ContextAllocationFlags;
+    HANDLE hAdapter;                    /* DXGKRNL_INTERFACE.DeviceHandle */
+    HANDLE hDevice;                     /* the core's device (DXGKARG_CREATEDEVICE.hDevice in) */
+    HANDLE hContext;                    /* the core's context; NULL when SharedAcrossContexts */
+    HANDLE hDriverAllocation;           /* the driver's cookie */
+    SIZE_T Size;
+    UINT Alignment;
+    UINT SupportedSegmentSet;
+    UINT EvictionSegmentSet;
+    UINT PreferredSegment;
+    UINT HintedBank;
+    UINT Flags;                         /* DXGK_ALLOCATIONINFOFLAGS value */
+    HANDLE hAllocation;                 /* out: for DxgkCbDestroyContextAllocation */
+    UINT PhysicalAdapterIndex;
+    /* kmtshim extension: VidMm's paging is not re-created, so the driver
+     * gets the memory's CPU address (and its GPU VA with MapGpuVirtualAddress). */
+    VOID *pKmtCpuAddress;               /* out */
+    D3DGPU_VIRTUAL_ADDRESS KmtGpuVirtualAddress; /* out */
+} DXGKARGCB_CREATECONTEXTALLOCATION;
+
+typedef NTSTATUS (APIENTRY *DXGKCB_CREATECONTEXTALLOCATION)(DXGKARGCB_CREATECONTEXTALLOCATION *args);
+typedef NTSTATUS (APIENTRY *DXGKCB_DESTROYCONTEXTALLOCATION)(HANDLE hAdapter, HANDLE hAllocation);
+
+/* ---- interrupts (DxgkCbNotifyInterrupt) ------------------------------------ */
+
+typedef enum _DXGK_INTERRUPT_TYPE {
+    DXGK_INTERRUPT_DMA_COMPLETED = 1,
+    DXGK_INTERRUPT_DMA_PREEMPTED = 2,
+    DXGK_INTERRUPT_CRTC_VSYNC = 3,
+    DXGK_INTERRUPT_DMA_FAULTED = 4,
+    DXGK_INTERRUPT_DMA_PAGE_FAULTED = 9,
+    DXGK_INTERRUPT_MONITORED_FENCE_SIGNALED = 11,
+} DXGK_INTERRUPT_TYPE;
+
+typedef struct _DXGKARGCB_NOTIFY_INTERRUPT_DATA {
+    DXGK_INTERRUPT_TYPE InterruptType;
+    union {
+        struct {
+            UINT SubmissionFenceId;
+            UINT NodeOrdinal;
+            UINT EngineOrdinal;
+        } DmaCompleted;
+        struct {
+            UINT FaultedFenceId;
+            NTSTATUS Status;
+            UINT NodeOrdinal;
+            UINT EngineOrdinal;
+        } DmaFaulted;
+        struct {
+            UINT FaultedFenceId;
+            UINT NodeOrdinal;
+            UINT EngineOrdinal;
+            UINT Reserved;
+            D3DGPU_VIRTUAL_ADDRESS FaultedVirtualAddress;
+        } DmaPageFaulted;
+        struct {
+            UINT NodeOrdinal;
+            UINT EngineOrdinal;
+        } MonitoredFenceSignaled;
+        struct {
+            UINT Reserved[16];
+        } Reserved;
+    };
+    UINT Flags;
+} DXGKARGCB_NOTIFY_INTERRUPT_DATA;
+
+typedef void (APIENTRY *DXGKCB_NOTIFY_INTERRUPT)(HANDLE hAdapter,
+                                                 const DXGKARGCB_NOTIFY_INTERRUPT_DATA *args);
+
 typedef struct _DXGKRNL_INTERFACE {
     ULONG Size;
     ULONG Version;
     HANDLE DeviceHandle;                /* pass as hAdapter to callbacks */
     DXGKCB_GETHANDLEDATA DxgkCbGetHandleData;
     KMTCB_TRACE KmtCbTrace;             /* extension: core's +channel tracing */
-    PVOID Reserved[16];                 /* later callbacks (context allocations, ...) */
+    /* 1.1 */
+    DXGKCB_CREATECONTEXTALLOCATION DxgkCbCreateContextAllocation;
+    DXGKCB_DESTROYCONTEXTALLOCATION DxgkCbDestroyContextAllocation;
+    DXGKCB_NOTIFY_INTERRUPT DxgkCbNotifyInterrupt;
+    PVOID Reserved[13];
 } DXGKRNL_INTERFACE;
 
 /* ---- QueryAdapterInfo ----------------------------------------------------
@@ -108,6 +199,7 @@ typedef enum _DXGK_QUERYADAPTERINFOTYPE {
     /* kmtshim extensions */
     DXGKQAITYPE_KMT_ADAPTERDESC = 0x1000,  /* out: KMT_ADAPTER_DESC */
     DXGKQAITYPE_KMT_MEMORYUSAGE = 0x1001,  /* in: UINT group; out: KMT_MEMORY_BUDGET */
+    DXGKQAITYPE_KMT_NODEMETADATA = 0x1002, /* in: UINT node; out: DXGK_NODEMETADATA */
 } DXGK_QUERYADAPTERINFOTYPE;
 
 typedef struct _DXGK_QUERYADAPTERINFOFLAGS {
@@ -289,6 +381,9 @@ typedef struct _DXGK_ALLOCATIONINFO {
     /* kmtshim extension: Windows' VidMm owns existing system memory; here the
      * miniport is told where it lives (NULL otherwise). */
     const VOID *pKmtSystemMem;
+    /* kmtshim extension (1.1): the GPU VA the driver gave the allocation, 0
+     * if none; returned in D3DDDI_ALLOCATIONINFO2.GpuVirtualAddress. */
+    D3DGPU_VIRTUAL_ADDRESS KmtGpuVirtualAddress;
 } DXGK_ALLOCATIONINFO;
 
 typedef struct _DXGK_CREATEALLOCATIONFLAGS {
@@ -388,6 +483,158 @@ typedef struct _DXGKARG_UNLOCK {
     VOID *pData;                        /* what DxgkDdiLock returned */
 } DXGKARG_UNLOCK;
 
+
+/* ---- contexts -------------------------------------------------------------- */
+
+typedef struct _DXGK_CREATECONTEXTFLAGS {
+    union {
+        struct {
+            UINT SystemContext : 1;
+            UINT GdiContext : 1;
+            UINT VirtualAddressing : 1;   /* D3DKMTCreateContextVirtual */
+            UINT SystemProtectedContext : 1;
+            UINT HwQueueSupported : 1;
+            UINT TestContext : 1;
+            UINT Reserved : 26;
+        };
+        UINT Value;
+    };
+} DXGK_CREATECONTEXTFLAGS;
+
+typedef struct _DXGK_CONTEXTINFO_CAPS {
+    union {
+        struct {
+            UINT NoPatchingRequired : 1;
+            UINT DriverManagesResidency : 1;
+            UINT UseIoMmu : 1;
+            UINT Reserved : 29;
+        };
+        UINT Value;
+    };
+} DXGK_CONTEXTINFO_CAPS;
+
+typedef struct _DXGK_CONTEXTINFO {
+    UINT DmaBufferSize;
+    UINT DmaBufferSegmentSet;
+    UINT DmaBufferPrivateDataSize;
+    UINT AllocationListSize;
+    UINT PatchLocationListSize;
+    UINT Reserved;
+    DXGK_CONTEXTINFO_CAPS Caps;
+    ULONG PagingCompanionNodeId;
+} DXGK_CONTEXTINFO;
+
+typedef struct _DXGKARG_CREATECONTEXT {
+    HANDLE hContext;                    /* in: the core's context; out: the driver's */
+    UINT NodeOrdinal;
+    UINT EngineAffinity;
+    DXGK_CREATECONTEXTFLAGS Flags;
+    VOID *pPrivateDriverData;
+    UINT PrivateDriverDataSize;
+    DXGK_CONTEXTINFO ContextInfo;       /* out */
+} DXGKARG_CREATECONTEXT;
+
+/* ---- submission --------------------------------------------------------------
+ * The core's scheduler (VidSch) calls these from one thread per adapter:
+ * like WDDM's level-1 GPU-scheduler class, never two at once.  They must
+ * not block: queue the work, report it later with DxgkCbNotifyInterrupt
+ * (DMA_COMPLETED with the SubmissionFenceId; fence ids rise per node). */
+
+typedef struct _DXGK_SUBMITCOMMANDFLAGS {
+    union {
+        struct {
+            UINT Paging : 1;
+            UINT Present : 1;
+            UINT RedirectedPresent : 1;
+            UINT NullRendering : 1;
+            UINT Flip : 1;
+            UINT FlipWithNoWait : 1;
+            UINT ContextSwitch : 1;
+            UINT Resubmission : 1;
+            UINT VirtualMachineData : 1;
+            UINT Reserved : 23;
+        };
+        UINT Value;
+    };
+} DXGK_SUBMITCOMMANDFLAGS;
+
+/* WDDM 2 (GPU virtual addressing): D3DKMTSubmitCommand. */
+typedef struct _DXGKARG_SUBMITCOMMANDVIRTUAL {
+    HANDLE hContext;                    /* the driver's context */
+    D3DGPU_VIRTUAL_ADDRESS DmaBufferVirtualAddress;
+    UINT DmaBufferSize;
+    VOID *pDmaBufferPrivateData;
+    UINT DmaBufferPrivateDataSize;
+    UINT DmaBufferUmdPrivateDataSize;
+    UINT SubmissionFenceId;
+    D3DDDI_VIDEO_PRESENT_SOURCE_ID VidPnSourceId;
+    UINT FlipInterval;
+    DXGK_SUBMITCOMMANDFLAGS Flags;
+    UINT EngineOrdinal;
+    UINT NodeOrdinal;
+} DXGKARG_SUBMITCOMMANDVIRTUAL;
+
+/* The kernel's allocation list handed to DxgkDdiRender / SubmitCommand. */
+typedef struct _DXGK_ALLOCATIONLIST {
+    HANDLE hDeviceSpecificAllocation;
+    union {
+        struct {
+            UINT WriteOperation : 1;
+            UINT SegmentId : 5;
+            UINT Reserved : 26;
+        };
+        UINT Value;
+    };
+    PHYSICAL_ADDRESS PhysicalAddress;
+    /* kmtshim extension: the allocation's GPU VA, what patching writes */
+    D3DGPU_VIRTUAL_ADDRESS KmtGpuVirtualAddress;
+} DXGK_ALLOCATIONLIST;
+
+/* WDDM 1 (patching): D3DKMTRender turns the UMD's command buffer into a
+ * DMA buffer with DxgkDdiRender, then it is submitted with DxgkDdiSubmitCommand. */
+typedef struct _DXGKARG_RENDER {
+    const VOID *pCommand;
+    UINT CommandLength;
+    VOID *pDmaBuffer;                   /* in/out: advanced past what was written */
+    UINT DmaSize;
+    VOID *pDmaBufferPrivateData;
+    UINT DmaBufferPrivateDataSize;
+    DXGK_ALLOCATIONLIST *pAllocationList;
+    UINT AllocationListSize;
+    const D3DDDI_PATCHLOCATIONLIST *pPatchLocationListIn;
+    UINT PatchLocationListInSize;
+    D3DDDI_PATCHLOCATIONLIST *pPatchLocationListOut;
+    UINT PatchLocationListOutSize;
+    UINT MultipassOffset;
+    UINT DmaBufferSegmentId;
+    PHYSICAL_ADDRESS DmaBufferPhysicalAddress;
+} DXGKARG_RENDER;
+
+typedef struct _DXGKARG_SUBMITCOMMAND {
+    HANDLE hContext;                    /* the driver's context */
+    UINT DmaBufferSegmentId;
+    PHYSICAL_ADDRESS DmaBufferPhysicalAddress;
+    UINT DmaBufferSize;
+    UINT DmaBufferSubmissionStartOffset;
+    UINT DmaBufferSubmissionEndOffset;
+    VOID *pDmaBufferPrivateData;
+    UINT DmaBufferPrivateDataSize;
+    UINT DmaBufferPrivateDataSubmissionStartOffset;
+    UINT DmaBufferPrivateDataSubmissionEndOffset;
+    UINT SubmissionFenceId;
+    D3DDDI_VIDEO_PRESENT_SOURCE_ID VidPnSourceId;
+    UINT FlipInterval;
+    DXGK_SUBMITCOMMANDFLAGS Flags;
+    UINT EngineOrdinal;
+    D3DGPU_VIRTUAL_ADDRESS DmaBufferVirtualAddress;
+    UINT NodeOrdinal;
+    /* kmtshim extension: the DMA buffer's CPU address (the core owns it
+     * until DMA_COMPLETED) and the patched allocation list. */
+    VOID *pKmtDmaBuffer;
+    const DXGK_ALLOCATIONLIST *pKmtAllocationList;
+    UINT KmtAllocationListSize;
+} DXGKARG_SUBMITCOMMAND;
+
 /* ---- escape ---------------------------------------------------------------- */
 
 typedef struct _DXGKARG_ESCAPE {
@@ -428,6 +675,18 @@ typedef NTSTATUS (APIENTRY *DXGKDDI_CLOSEALLOCATION)(
 typedef NTSTATUS (APIENTRY *DXGKDDI_LOCK)(HANDLE hAdapter, DXGKARG_LOCK *pLock);
 typedef NTSTATUS (APIENTRY *DXGKDDI_UNLOCK)(HANDLE hAdapter, const DXGKARG_UNLOCK *pUnlock);
 typedef NTSTATUS (APIENTRY *DXGKDDI_ESCAPE)(HANDLE hAdapter, const DXGKARG_ESCAPE *pEscape);
+typedef NTSTATUS (APIENTRY *DXGKDDI_CREATECONTEXT)(HANDLE hDevice, DXGKARG_CREATECONTEXT *pCreateContext);
+typedef NTSTATUS (APIENTRY *DXGKDDI_DESTROYCONTEXT)(HANDLE hContext);
+typedef NTSTATUS (APIENTRY *DXGKDDI_RENDER)(HANDLE hContext, DXGKARG_RENDER *pRender);
+typedef NTSTATUS (APIENTRY *DXGKDDI_SUBMITCOMMAND)(HANDLE hAdapter, const DXGKARG_SUBMITCOMMAND *pSubmitCommand);
+typedef NTSTATUS (APIENTRY *DXGKDDI_SUBMITCOMMANDVIRTUAL)(HANDLE hAdapter,
+                                                          const DXGKARG_SUBMITCOMMANDVIRTUAL *pSubmitCommand);
+/* kmtshim extension: give CPU memory the core owns (monitored fence values,
+ * context allocations) a GPU VA, as VidMm maps them on Windows.  Optional:
+ * without it such memory has no GPU VA (0). */
+typedef NTSTATUS (APIENTRY *KMTDDI_MAPSYSTEMMEMORY)(HANDLE hAdapter, VOID *pCpuAddress, SIZE_T Size,
+                                                    D3DGPU_VIRTUAL_ADDRESS *pGpuVirtualAddress);
+typedef NTSTATUS (APIENTRY *KMTDDI_UNMAPSYSTEMMEMORY)(HANDLE hAdapter, D3DGPU_VIRTUAL_ADDRESS GpuVirtualAddress);
 
 typedef struct _DRIVER_INITIALIZATION_DATA {
     ULONG Version;                      /* KMT_MINIPORT_INTERFACE_VERSION */
@@ -453,7 +712,16 @@ typedef struct _DRIVER_INITIALIZATION_DATA {
     DXGKDDI_UNLOCK DxgkDdiUnlock;
     DXGKDDI_ESCAPE DxgkDdiEscape;
 
-    PVOID Reserved[32];                 /* later DDIs (contexts, submission, ...) */
+    /* 1.1: execution (all optional: without them, contexts are refused) */
+    DXGKDDI_CREATECONTEXT DxgkDdiCreateContext;
+    DXGKDDI_DESTROYCONTEXT DxgkDdiDestroyContext;
+    DXGKDDI_RENDER DxgkDdiRender;
+    DXGKDDI_SUBMITCOMMAND DxgkDdiSubmitCommand;
+    DXGKDDI_SUBMITCOMMANDVIRTUAL DxgkDdiSubmitCommandVirtual;
+    KMTDDI_MAPSYSTEMMEMORY KmtDdiMapSystemMemory;
+    KMTDDI_UNMAPSYSTEMMEMORY KmtDdiUnmapSystemMemory;
+
+    PVOID Reserved[25];                 /* later DDIs */
 } DRIVER_INITIALIZATION_DATA;
 
 /* ---- loading a miniport --------------------------------------------------

@@ -173,6 +173,195 @@ typedef struct _D3DDDI_ESCAPEFLAGS {
 } D3DDDI_ESCAPEFLAGS;
 KMT_CHECK_SIZE(D3DDDI_ESCAPEFLAGS, 4);
 
+
+/* ---- contexts ------------------------------------------------------------ */
+
+typedef struct _D3DDDI_CREATECONTEXTFLAGS {
+    union {
+        struct {
+            UINT NullRendering : 1;
+            UINT InitialData : 1;
+            UINT DisableGpuTimeout : 1;     /* WDDM 2.0 */
+            UINT SynchronizationOnly : 1;   /* WDDM 2.0 */
+            UINT HwQueueSupported : 1;      /* WDDM 2.3 */
+            UINT NoKmdAccess : 1;           /* WDDM 3.1 */
+            UINT TestContext : 1;           /* WDDM 3.2 */
+            UINT Reserved : 25;
+        };
+        UINT Value;
+    };
+} D3DDDI_CREATECONTEXTFLAGS;
+KMT_CHECK_SIZE(D3DDDI_CREATECONTEXTFLAGS, 4);
+
+/* ---- command submission (legacy patching model) ------------------------- */
+
+typedef struct _D3DDDI_ALLOCATIONLIST {
+    D3DKMT_HANDLE hAllocation;
+    union {
+        struct {
+            UINT WriteOperation : 1;
+            UINT DoNotRetireInstance : 1;
+            UINT OfferPriority : 3;         /* WDDM 1.3 */
+            UINT Reserved : 27;
+        };
+        UINT Value;
+    };
+} D3DDDI_ALLOCATIONLIST;
+KMT_CHECK_SIZE(D3DDDI_ALLOCATIONLIST, 8);
+
+typedef struct _D3DDDI_PATCHLOCATIONLIST {
+    UINT AllocationIndex;
+    union {
+        struct {
+            UINT SlotId : 24;
+            UINT Reserved : 8;
+        };
+        UINT Value;
+    };
+    UINT DriverId;
+    UINT AllocationOffset;
+    UINT PatchOffset;
+    UINT SplitOffset;
+} D3DDDI_PATCHLOCATIONLIST;
+KMT_CHECK_SIZE(D3DDDI_PATCHLOCATIONLIST, 0x18);
+KMT_CHECK_OFFSET(D3DDDI_PATCHLOCATIONLIST, DriverId, 0x08);
+KMT_CHECK_OFFSET(D3DDDI_PATCHLOCATIONLIST, SplitOffset, 0x14);
+
+/* ---- synchronization objects --------------------------------------------- */
+
+#define D3DDDI_MAX_OBJECT_WAITED_ON 32
+#define D3DDDI_MAX_OBJECT_SIGNALED 32
+#define D3DDDI_MAX_BROADCAST_CONTEXT 64
+#define D3DDDI_MAX_WRITTEN_PRIMARIES 16
+
+typedef enum _D3DDDI_SYNCHRONIZATIONOBJECT_TYPE {
+    D3DDDI_SYNCHRONIZATION_MUTEX = 1,
+    D3DDDI_SEMAPHORE = 2,
+    D3DDDI_FENCE = 3,
+    D3DDDI_CPU_NOTIFICATION = 4,
+    D3DDDI_MONITORED_FENCE = 5,           /* WDDM 2.0 */
+    D3DDDI_PERIODIC_MONITORED_FENCE = 6,  /* WDDM 2.0 */
+    D3DDDI_NATIVE_FENCE = 7,              /* WDDM 3.1 */
+    D3DDDI_SYNCHRONIZATION_TYPE_LIMIT
+} D3DDDI_SYNCHRONIZATIONOBJECT_TYPE;
+
+typedef struct _D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS {
+    union {
+        struct {
+            UINT Shared : 1;
+            UINT NtSecuritySharing : 1;   /* requires Shared */
+            UINT CrossAdapter : 1;
+            UINT TopOfPipeline : 1;
+            UINT NoSignal : 1;            /* waits only: signals get STATUS_ACCESS_DENIED */
+            UINT NoWait : 1;              /* signals only: waits get STATUS_ACCESS_DENIED */
+            UINT NoSignalMaxValueOnTdr : 1;
+            UINT NoGPUAccess : 1;
+            UINT SignalByKmd : 1;         /* WDDM 3.0 */
+            UINT Unused : 1;
+            UINT UnwaitCpuWaitersOnlyOnDestroy : 1; /* WDDM 3.2 */
+            UINT Reserved : 20;
+            UINT D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS_RESERVED0 : 1;
+        };
+        UINT Value;
+    };
+} D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS;
+KMT_CHECK_SIZE(D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS, 4);
+
+/* D3DKMTCreateSynchronizationObject (v1): mutexes and semaphores only. */
+typedef struct _D3DDDI_SYNCHRONIZATIONOBJECTINFO {
+    D3DDDI_SYNCHRONIZATIONOBJECT_TYPE Type;
+    union {
+        struct {
+            BOOL InitialState;            /* TRUE: created owned */
+        } SynchronizationMutex;
+        struct {
+            UINT MaxCount;
+            UINT InitialCount;
+        } Semaphore;
+        struct {
+            UINT Reserved[16];
+        } Reserved;
+    };
+} D3DDDI_SYNCHRONIZATIONOBJECTINFO;
+KMT_CHECK_SIZE(D3DDDI_SYNCHRONIZATIONOBJECTINFO, 0x44);
+KMT_CHECK_OFFSET(D3DDDI_SYNCHRONIZATIONOBJECTINFO, Semaphore.InitialCount, 0x08);
+
+typedef struct _D3DDDI_SYNCHRONIZATIONOBJECTINFO2 {
+    D3DDDI_SYNCHRONIZATIONOBJECT_TYPE Type;
+    D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS Flags;
+    union {
+        struct {
+            BOOL InitialState;
+        } SynchronizationMutex;
+        struct {
+            UINT MaxCount;
+            UINT InitialCount;
+        } Semaphore;
+        struct {
+            UINT64 FenceValue;
+        } Fence;
+        struct {
+            HANDLE Event;                 /* a Win32 event (an eventfd natively) */
+        } CPUNotification;
+        struct {
+            UINT64 InitialFenceValue;
+            VOID *FenceValueCPUVirtualAddress;            /* out, read-only */
+            D3DGPU_VIRTUAL_ADDRESS FenceValueGPUVirtualAddress; /* out */
+            UINT EngineAffinity;
+            UINT Padding;
+        } MonitoredFence;
+        struct {
+            D3DKMT_HANDLE hAdapter;
+            D3DDDI_VIDEO_PRESENT_TARGET_ID VidPnTargetId;
+            UINT64 Time;
+            VOID *FenceValueCPUVirtualAddress;
+            D3DGPU_VIRTUAL_ADDRESS FenceValueGPUVirtualAddress;
+            UINT EngineAffinity;
+            UINT Padding;
+        } PeriodicMonitoredFence;
+        struct {
+            UINT64 Reserved[8];
+        } Reserved;
+    };
+    D3DKMT_HANDLE SharedHandle;           /* out with Flags.Shared */
+} D3DDDI_SYNCHRONIZATIONOBJECTINFO2;
+KMT_CHECK_SIZE(D3DDDI_SYNCHRONIZATIONOBJECTINFO2, 0x50);
+KMT_CHECK_OFFSET(D3DDDI_SYNCHRONIZATIONOBJECTINFO2, Flags, 0x04);
+KMT_CHECK_OFFSET(D3DDDI_SYNCHRONIZATIONOBJECTINFO2, Fence.FenceValue, 0x08);
+KMT_CHECK_OFFSET(D3DDDI_SYNCHRONIZATIONOBJECTINFO2, CPUNotification.Event, 0x08);
+KMT_CHECK_OFFSET(D3DDDI_SYNCHRONIZATIONOBJECTINFO2, MonitoredFence.FenceValueCPUVirtualAddress, 0x10);
+KMT_CHECK_OFFSET(D3DDDI_SYNCHRONIZATIONOBJECTINFO2, MonitoredFence.FenceValueGPUVirtualAddress, 0x18);
+KMT_CHECK_OFFSET(D3DDDI_SYNCHRONIZATIONOBJECTINFO2, MonitoredFence.EngineAffinity, 0x20);
+KMT_CHECK_OFFSET(D3DDDI_SYNCHRONIZATIONOBJECTINFO2, PeriodicMonitoredFence.Time, 0x10);
+KMT_CHECK_OFFSET(D3DDDI_SYNCHRONIZATIONOBJECTINFO2, PeriodicMonitoredFence.FenceValueCPUVirtualAddress, 0x18);
+KMT_CHECK_OFFSET(D3DDDI_SYNCHRONIZATIONOBJECTINFO2, PeriodicMonitoredFence.EngineAffinity, 0x28);
+KMT_CHECK_OFFSET(D3DDDI_SYNCHRONIZATIONOBJECTINFO2, SharedHandle, 0x48);
+
+typedef struct _D3DDDICB_SIGNALFLAGS {
+    union {
+        struct {
+            UINT SignalAtSubmission : 1;
+            UINT EnqueueCpuEvent : 1;     /* ObjectCount must be 0 */
+            UINT AllowFenceRewind : 1;    /* WDDM 2.0 */
+            UINT Reserved : 28;
+            UINT DXGK_SIGNAL_FLAG_INTERNAL0 : 1;
+        };
+        UINT Value;
+    };
+} D3DDDICB_SIGNALFLAGS;
+KMT_CHECK_SIZE(D3DDDICB_SIGNALFLAGS, 4);
+
+typedef struct _D3DDDI_WAITFORSYNCHRONIZATIONOBJECTFROMCPU_FLAGS {
+    union {
+        struct {
+            UINT WaitAny : 1;
+            UINT Reserved : 31;
+        };
+        UINT Value;
+    };
+} D3DDDI_WAITFORSYNCHRONIZATIONOBJECTFROMCPU_FLAGS;
+KMT_CHECK_SIZE(D3DDDI_WAITFORSYNCHRONIZATIONOBJECTFROMCPU_FLAGS, 4);
+
 #ifdef __cplusplus
 }
 #endif

@@ -44,6 +44,21 @@ typedef struct _KMT_ADAPTER_DESCRIPTION {
 
 KMTAPI NTSTATUS KmtQueryAdapterDescription(D3DKMT_HANDLE hAdapter, KMT_ADAPTER_DESCRIPTION *desc);
 
+/* Events.  Sync-object calls take Win32 event handles (CPU notifications,
+ * hAsyncEvent of WaitForSynchronizationObjectFromCpu, EnqueueCpuEvent).
+ * Natively an event is an eventfd: pass (HANDLE)(intptr_t)fd; kmtshim
+ * writes 1 to it when the event is set.  A host with real events (the Wine
+ * half) installs its own operations; NULL restores the eventfd ones. */
+typedef NTSTATUS (APIENTRY *PKMT_EVENT_VALIDATE)(HANDLE event);  /* STATUS_INVALID_HANDLE if bad */
+typedef void (APIENTRY *PKMT_EVENT_SET)(HANDLE event);
+KMTAPI void KmtSetEventCallbacks(PKMT_EVENT_VALIDATE validate, PKMT_EVENT_SET set);
+
+/* D3DKMTWaitForSynchronizationObjectFromCpu with a timeout (Windows has
+ * none: it waits forever or, with hAsyncEvent, not at all).  Returns
+ * STATUS_TIMEOUT when the time ran out; timeout_ms < 0 waits forever. */
+KMTAPI NTSTATUS KmtWaitForSynchronizationObjectFromCpuTimeout(
+    const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU *desc, int timeout_ms);
+
 /* Core objects alive in the process (adapters, handles' objects, devices,
  * resources, allocations): 0 after KmtProcessShutdown() means nothing leaked. */
 KMTAPI unsigned KmtLiveObjectCount(void);

@@ -56,11 +56,71 @@ typedef struct _KMT_SOFT_ESCAPE {
             UINT64 Resources;
             UINT64 BytesAllocated;   /* memfd-backed bytes, sysmem excluded */
             UINT64 OpenBindings;
+            UINT64 Contexts;
+            UINT64 CommandsExecuted;
         } Stats;                 /* out */
         BYTE Data[64];
     };
 } KMT_SOFT_ESCAPE;
 KMT_CHECK_SIZE(KMT_SOFT_ESCAPE, 72);
+
+
+/* ---- command buffers -------------------------------------------------------
+ * The software engine executes a stream of commands, each starting with a
+ * KMT_SOFT_CMD_HEADER whose Size covers the whole command (a multiple of 8).
+ * Addresses are GPU virtual addresses: D3DDDI_ALLOCATIONINFO2.GpuVirtualAddress
+ * of an allocation plus an offset, or a monitored fence's
+ * FenceValueGPUVirtualAddress.  With D3DKMTRender (patching contexts) the
+ * patch list writes those addresses into the command buffer.  An address
+ * outside every mapping is a GPU page fault: the device goes to
+ * D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT, a bad opcode or size to
+ * ERROR_DMAFAULT. */
+enum kmt_soft_opcode {
+    KMT_SOFT_OP_NOP = 0,
+    KMT_SOFT_OP_FILL = 1,          /* 32-bit pattern over Bytes (multiple of 4) */
+    KMT_SOFT_OP_COPY = 2,          /* Bytes from SrcVa to DstVa (may overlap) */
+    KMT_SOFT_OP_SIGNAL_FENCE = 3,  /* *(UINT64 *)FenceVa = Value, then interrupt */
+    KMT_SOFT_OP_WAIT_FENCE = 4,    /* until *(UINT64 *)FenceVa >= Value */
+    KMT_SOFT_OP_DELAY = 5,         /* keep the engine busy for Microseconds (<= 1 s) */
+    KMT_SOFT_OP_WRITE64 = 6,       /* *(UINT64 *)DstVa = Value */
+};
+
+typedef struct _KMT_SOFT_CMD_HEADER {
+    UINT Opcode;
+    UINT Size;
+} KMT_SOFT_CMD_HEADER;
+KMT_CHECK_SIZE(KMT_SOFT_CMD_HEADER, 8);
+
+typedef struct _KMT_SOFT_CMD_FILL {
+    KMT_SOFT_CMD_HEADER Header;
+    UINT64 DstVa;
+    UINT64 Bytes;
+    UINT Value;
+    UINT Reserved;
+} KMT_SOFT_CMD_FILL;
+KMT_CHECK_SIZE(KMT_SOFT_CMD_FILL, 32);
+
+typedef struct _KMT_SOFT_CMD_COPY {
+    KMT_SOFT_CMD_HEADER Header;
+    UINT64 DstVa;
+    UINT64 SrcVa;
+    UINT64 Bytes;
+} KMT_SOFT_CMD_COPY;
+KMT_CHECK_SIZE(KMT_SOFT_CMD_COPY, 32);
+
+typedef struct _KMT_SOFT_CMD_FENCE {            /* KMT_SOFT_OP_SIGNAL_FENCE, _WAIT_FENCE, _WRITE64 */
+    KMT_SOFT_CMD_HEADER Header;
+    UINT64 Va;
+    UINT64 Value;
+} KMT_SOFT_CMD_FENCE;
+KMT_CHECK_SIZE(KMT_SOFT_CMD_FENCE, 24);
+
+typedef struct _KMT_SOFT_CMD_DELAY {
+    KMT_SOFT_CMD_HEADER Header;
+    UINT Microseconds;
+    UINT Reserved;
+} KMT_SOFT_CMD_DELAY;
+KMT_CHECK_SIZE(KMT_SOFT_CMD_DELAY, 16);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dxgkrnl.h"
+#include "vidsch.h"
 #include "debug.h"
 
 /* ---- starting and stopping ------------------------------------------------ */
@@ -14,10 +15,16 @@ static void adapter_release(struct kmt_object *obj)
 {
     struct dxgk_adapter *adapter = (struct dxgk_adapter *)obj;
 
+    /* The miniport's engine goes first: it may still raise interrupts
+     * into the scheduler. */
     if (adapter->started && adapter->ddi->DxgkDdiStopDevice)
         adapter->ddi->DxgkDdiStopDevice(adapter->ctx);
+    dxgk_sched_stop(adapter);
     if (adapter->ddi->DxgkDdiRemoveDevice)
         adapter->ddi->DxgkDdiRemoveDevice(adapter->ctx);
+    pthread_mutex_destroy(&adapter->sched_init_lock);
+    pthread_mutex_destroy(&adapter->fence_lock);
+    pthread_mutex_destroy(&adapter->ctx_alloc_lock);
     free(adapter);
     dxgk_count_object(-1);
 }
@@ -83,6 +90,11 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
     if (!adapter)
         return STATUS_NO_MEMORY;
     kmt_object_init(&adapter->obj, HMGR_TYPE_ADAPTER, adapter_release);
+    pthread_mutex_init(&adapter->sched_init_lock, NULL);
+    pthread_mutex_init(&adapter->fence_lock, NULL);
+    pthread_mutex_init(&adapter->ctx_alloc_lock, NULL);
+    list_init(&adapter->fences);
+    list_init(&adapter->context_allocations);
     adapter->miniport = mp;
     adapter->ddi = &mp->ddi;
     adapter->pdo = *pdo;
@@ -335,6 +347,7 @@ static NTSTATUS qai_size(KMTQUERYADAPTERINFOTYPE type, UINT *size)
     case KMTQAITYPE_PHYSICALADAPTERCOUNT:     *size = sizeof(UINT); break;
     case KMTQAITYPE_PHYSICALADAPTERDEVICEIDS: *size = sizeof(D3DKMT_QUERY_DEVICE_IDS); break;
     case KMTQAITYPE_WDDM_2_7_CAPS:            *size = sizeof(D3DKMT_WDDM_2_7_CAPS); break;
+    case KMTQAITYPE_NODEMETADATA:             *size = sizeof(D3DKMT_NODEMETADATA); break;
     default:
         return STATUS_NOT_SUPPORTED;
     }
@@ -449,6 +462,23 @@ NTSTATUS dxgk_query_adapter_info(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
     case KMTQAITYPE_WDDM_2_7_CAPS:
         *(D3DKMT_WDDM_2_7_CAPS *)data = adapter->caps.Wddm27Caps;
         break;
+    case KMTQAITYPE_NODEMETADATA: {
+        D3DKMT_NODEMETADATA *meta = data;
+        UINT node = meta->NodeOrdinalAndAdapterIndex & 0xffff;
+        UINT physical = meta->NodeOrdinalAndAdapterIndex >> 16;
+        DXGK_NODEMETADATA out;
+
+        if (node >= adapter->caps.NodeCount || physical >= adapter->caps.PhysicalAdapterCount) {
+            status = STATUS_INVALID_PARAMETER;
+            break;
+        }
+        memset(&out, 0, sizeof(out));
+        status = dxgk_adapter_ddi_query(adapter, DXGKQAITYPE_KMT_NODEMETADATA, &node, sizeof(node),
+                                        &out, sizeof(out));
+        if (!status)
+            meta->NodeData = out;
+        break;
+    }
     default:
         status = STATUS_NOT_SUPPORTED;
         break;

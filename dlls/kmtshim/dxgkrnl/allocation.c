@@ -287,6 +287,7 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
             goto out_free;
         }
         allocs[i]->driver_allocation = info[i].hAllocation;
+        allocs[i]->gpu_va = info[i].KmtGpuVirtualAddress;
         allocs[i]->size = a->allocs[i].sysmem && a->standard ? a->standard->ExistingHeapData.Size
                                                                 : info[i].Size;
     }
@@ -372,6 +373,7 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
     /* 5. outputs; per-allocation private data is in/out */
     for (i = 0; i < a->count; i++) {
         a->allocs[i].hAllocation = allocs[i]->handle;
+        a->allocs[i].gpu_va = allocs[i]->gpu_va;
         if (allocs[i]->private_data_size)
             memcpy(a->allocs[i].private_data, allocs[i]->private_data, allocs[i]->private_data_size);
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dxgkrnl.h"
+#include "vidsch.h"
 #include "debug.h"
 
 static PVOID APIENTRY cb_get_handle_data(const DXGKARGCB_GETHANDLEDATA *args)
@@ -57,4 +58,6 @@ void dxgk_fill_interface(struct dxgk_adapter *adapter, DXGKRNL_INTERFACE *iface)
     iface->DeviceHandle = adapter;
     iface->DxgkCbGetHandleData = cb_get_handle_data;
     iface->KmtCbTrace = cb_trace;
+    dxgk_context_callbacks(iface);
+    dxgk_sched_callbacks(iface);
 }

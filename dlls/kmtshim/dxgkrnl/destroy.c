@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "dxgkrnl.h"
+#include "vidsch.h"
+#include "sync.h"
 #include "debug.h"
 
 #define SMALL_BATCH 8
@@ -425,9 +427,13 @@ void dxgk_device_destroy_children(struct dxgk_device *device)
     struct dxgk_resource *res;
     UINT n;
 
-    /* dxgkrnl's order: device sync objects, standalone allocations,
-     * resources, contexts, paging queues.  (Sync objects, contexts and
-     * paging queues join this cascade with the execution issue.) */
+    /* First the device stops executing: queued work that never reached the
+     * miniport is dropped, work in flight runs to completion. */
+    dxgk_device_terminate_execution(device);
+
+    /* Then dxgkrnl's order: device sync objects, standalone allocations,
+     * resources, contexts (paging queues are not re-created). */
+    dxgk_device_destroy_syncobjs(device);
     do {
         n = 0;
         pthread_mutex_lock(&device->list_lock);
@@ -480,4 +486,6 @@ void dxgk_device_destroy_children(struct dxgk_device *device)
     while (!list_empty(&device->allocations) || !list_empty(&device->resources))
         pthread_cond_wait(&device->children_gone, &device->list_lock);
     pthread_mutex_unlock(&device->list_lock);
+
+    dxgk_device_destroy_contexts(device);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dxgkrnl.h"
+#include "vidsch.h"
 #include "debug.h"
 
 static void device_release(struct kmt_object *obj)
@@ -53,10 +54,17 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
     pthread_cond_init(&device->children_gone, NULL);
     list_init(&device->resources);
     list_init(&device->allocations);
+    list_init(&device->contexts);
+    list_init(&device->syncobjs);
+    atomic_init(&device->execution_state, D3DKMT_DEVICEEXECUTION_ACTIVE);
     dxgk_count_object(+1);
 
     args.hDevice = (HANDLE)device;          /* the core's handle, for callbacks */
     args.pInfo = &info;
+    /* on the process list first: the DDI may make context allocations */
+    pthread_mutex_lock(&dxgk_process.lock);
+    list_add_tail(&dxgk_process.devices, &device->entry);
+    pthread_mutex_unlock(&dxgk_process.lock);
     status = adapter->ddi->DxgkDdiCreateDevice(adapter->ctx, &args);
     TRACE_(dxgk, "DxgkDdiCreateDevice -> %s, driver device %p\n", kmt_debugstr_status(status),
            args.hDevice);
@@ -65,6 +73,10 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
             ERR_(dxgk, "%s: DxgkDdiCreateDevice returned no device handle\n", adapter->miniport->name);
             status = STATUS_UNSUCCESSFUL;
         }
+        pthread_mutex_lock(&dxgk_process.lock);
+        list_remove(&device->entry);
+        pthread_mutex_unlock(&dxgk_process.lock);
+        dxgk_free_context_allocations(adapter, device, NULL);
         hmgr_cancel(&dxgk_process.handles, h);
         device_release(&device->obj);
         return status;
@@ -72,9 +84,6 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
     device->driver_device = args.hDevice;
     (void)flags;                            /* LegacyMode & co. need no kernel state */
 
-    pthread_mutex_lock(&dxgk_process.lock);
-    list_add_tail(&dxgk_process.devices, &device->entry);
-    pthread_mutex_unlock(&dxgk_process.lock);
     hmgr_publish(&dxgk_process.handles, h, &device->obj);
     *out = h;
     return STATUS_SUCCESS;
@@ -125,6 +134,7 @@ NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
     status = device->adapter->ddi->DxgkDdiDestroyDevice(device->driver_device);
     TRACE_(dxgk, "DxgkDdiDestroyDevice(%p) -> %s\n", device->driver_device,
            kmt_debugstr_status(status));
+    dxgk_free_context_allocations(device->adapter, device, NULL);
     pthread_rwlock_unlock(&device->rwlock);
     dxgk_device_put(device);
     /* As on Windows, the driver's status does not fail a valid destroy. */

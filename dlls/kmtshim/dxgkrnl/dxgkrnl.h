@@ -31,6 +31,8 @@
 #include "hmgr/hmgr.h"
 #include "list.h"
 
+struct dxgk_sched;
+
 /* Largest private data blob accepted anywhere (dxgkrnl's VM-bus bound). */
 #define DXGK_MAX_PRIVATE_DATA (128u * 1024u)
 
@@ -58,6 +60,12 @@ struct dxgk_adapter {
     ULONG num_sources;
     bool started;
     atomic_ullong usage[2];              /* bytes per D3DKMT_MEMORY_SEGMENT_GROUP */
+    struct dxgk_sched *sched;            /* GPU scheduler, started with the first context */
+    pthread_mutex_t sched_init_lock;
+    pthread_mutex_t fence_lock;          /* monitored fences of the adapter */
+    struct list fences;                  /* under fence_lock */
+    pthread_mutex_t ctx_alloc_lock;
+    struct list context_allocations;     /* DxgkCbCreateContextAllocation, under ctx_alloc_lock */
 };
 
 struct dxgk_adapter_handle {
@@ -81,6 +89,11 @@ struct dxgk_device {
     struct list resources;               /* under list_lock */
     struct list allocations;             /* standalone ones, under list_lock */
     pthread_cond_t children_gone;        /* with list_lock: a child was reclaimed */
+    struct list contexts;                /* under list_lock */
+    struct list syncobjs;                /* monitored fences (device-level), under list_lock */
+    /* GetDeviceState(EXECUTION) and the last GPU page fault */
+    atomic_int execution_state;          /* D3DKMT_DEVICEEXECUTION_STATE */
+    D3DGPU_VIRTUAL_ADDRESS fault_address;
 };
 
 struct dxgk_resource {
@@ -113,6 +126,7 @@ struct dxgk_allocation {
     bool destroy_mark;                   /* scratch for list validation, under list_lock */
     SIZE_T size;
     const void *sysmem;                  /* ExistingSysMem backing, or NULL */
+    D3DGPU_VIRTUAL_ADDRESS gpu_va;       /* the driver's, 0 if none */
     void *private_data;                  /* per-allocation UMD data (after create) */
     UINT private_data_size;
     UINT segment_group;                  /* what usage[] it is counted in */
@@ -149,6 +163,8 @@ struct dxgk_process {
     struct list adapters;                /* started adapters, enumeration order */
     struct list devices;
     struct list adapter_handles;
+    struct list syncobjs;                /* adapter-level sync objects (outlive devices) */
+    struct list async_waits;             /* pending CPU waits with an async event */
     struct hmgr_table handles;           /* local handles */
     struct hmgr_table global_handles;    /* share handles (low bits 2) */
     atomic_uint live_objects;            /* every core object, for leak checks */
@@ -194,6 +210,7 @@ void dxgk_device_put(struct dxgk_device *device);
 /* Allocations and resources (allocation.c, destroy.c). */
 struct dxgk_alloc_request {
     D3DKMT_HANDLE hAllocation;           /* out */
+    D3DGPU_VIRTUAL_ADDRESS gpu_va;       /* out */
     const void *sysmem;
     void *private_data;                  /* caller's buffer, updated in place */
     UINT private_data_size;
@@ -252,6 +269,11 @@ void dxgk_resource_last_ref(struct kmt_object *obj);
 
 /* Escape (escape.c). */
 NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data);
+
+/* Execution: contexts, scheduling, sync objects (vidsch.h, sync.h). */
+void dxgk_device_destroy_execution(struct dxgk_device *device);
+void dxgk_adapter_stop_execution(struct dxgk_adapter *adapter);
+NTSTATUS dxgk_get_device_state(D3DKMT_GETDEVICESTATE *state);
 
 /* Callbacks given to miniports (callbacks.c). */
 void dxgk_fill_interface(struct dxgk_adapter *adapter, DXGKRNL_INTERFACE *iface);

@@ -2,12 +2,14 @@
  * Escape: driver-private requests routed to DxgkDdiEscape.
  */
 #include "dxgkrnl.h"
+#include "vidsch.h"
 #include "debug.h"
 
 NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data)
 {
     struct dxgk_adapter *adapter = dxgk_adapter_from_handle(desc->hAdapter);
     struct dxgk_device *device = NULL;
+    struct dxgk_context *ctx = NULL;
     DXGKARG_ESCAPE args = { 0 };
     NTSTATUS status;
 
@@ -32,9 +34,14 @@ NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data)
         args.hDevice = device->driver_device;
     }
     if (desc->hContext) {
-        /* contexts arrive with the execution issue */
-        status = STATUS_INVALID_PARAMETER;
-        goto out;
+        /* a context must come with the device that owns it (docs) */
+        ctx = device ? (struct dxgk_context *)
+            hmgr_lookup(&dxgk_process.handles, desc->hContext, HMGR_TYPE_CONTEXT) : NULL;
+        if (!ctx || ctx->device != device || ctx->destroyed) {
+            status = STATUS_INVALID_PARAMETER;
+            goto out;
+        }
+        args.hContext = ctx->driver_context;
     }
     if (!adapter->ddi->DxgkDdiEscape) {
         status = STATUS_NOT_SUPPORTED;
@@ -47,6 +54,8 @@ NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data)
     TRACE_(dxgk, "DxgkDdiEscape(%u bytes) -> %s\n", desc->PrivateDriverDataSize,
            kmt_debugstr_status(status));
 out:
+    if (ctx)
+        dxgk_context_put(ctx);
     if (device)
         dxgk_device_release(device);
     dxgk_adapter_put(adapter);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dxgkrnl.h"
+#include "sync.h"
 #include "debug.h"
 
 struct dxgk_process dxgk_process = {
@@ -26,6 +27,8 @@ NTSTATUS dxgk_process_init(void)
         list_init(&dxgk_process.adapters);
         list_init(&dxgk_process.devices);
         list_init(&dxgk_process.adapter_handles);
+        list_init(&dxgk_process.syncobjs);
+        list_init(&dxgk_process.async_waits);
         hmgr_init(&dxgk_process.handles, HMGR_INSTANCE_LOCAL);
         hmgr_init(&dxgk_process.global_handles, HMGR_INSTANCE_GLOBAL);
         status = dxgk_load_miniports();
@@ -69,6 +72,8 @@ void dxgk_process_shutdown(void)
             pthread_mutex_unlock(&dxgk_process.lock);
         }
     }
+    dxgk_process_cancel_async_waits();
+    dxgk_process_destroy_syncobjs();  /* the adapter-level ones outlive devices */
     dxgk_stop_adapters();           /* closes the remaining adapter handles too */
     dxgk_unload_miniports();
 
@@ -79,6 +84,7 @@ void dxgk_process_shutdown(void)
               hmgr_live_count(&dxgk_process.global_handles));
     hmgr_destroy(&dxgk_process.handles);
     hmgr_destroy(&dxgk_process.global_handles);
+    dxgk_fence_pool_destroy();
     __atomic_store_n(&dxgk_process.initialized, false, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&dxgk_process.lock);
 }

@@ -86,7 +86,7 @@ static NTSTATUS create_allocation(const char *name, D3DKMT_CREATEALLOCATION *des
     for (UINT i = 0; i < k.NumAllocations; i++) {
         if (v2) {
             k.pAllocationInfo2[i].hAllocation = reqs[i].hAllocation;
-            k.pAllocationInfo2[i].GpuVirtualAddress = 0;
+            k.pAllocationInfo2[i].GpuVirtualAddress = reqs[i].gpu_va;
         } else {
             k.pAllocationInfo[i].hAllocation = reqs[i].hAllocation;
         }

@@ -6,16 +6,39 @@
 #ifndef KMTSHIM_SOFT_H
 #define KMTSHIM_SOFT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
 #include "kmtshim/d3dkmddi.h"
 #include "kmtshim/kmtsoft.h"
 
+/* The adapter's GPU virtual address space: every allocation and every
+ * piece of core memory mapped for the engine owns a range. */
+struct soft_vaspace {
+    pthread_rwlock_t lock;               /* readers: the engine, per command */
+    void *tree;                          /* tsearch tree of struct soft_va_range */
+    UINT64 next;                         /* bump allocator: VAs are never reused */
+    pthread_mutex_t next_lock;
+};
+
+struct soft_allocation;
+
+struct soft_va_range {
+    UINT64 start;
+    UINT64 size;
+    struct soft_allocation *alloc;       /* or NULL: plain CPU memory */
+    void *cpu;                           /* CPU memory (sysmem, core memory) */
+};
+
+struct soft_engine;
+
 struct soft_adapter {
     DXGKRNL_INTERFACE dxgkrnl;
     UINT64 budget;                       /* bytes of system memory we may use */
-    atomic_ullong devices, allocations, resources, bytes, bindings;
+    atomic_ullong devices, allocations, resources, bytes, bindings, contexts, commands;
+    struct soft_vaspace va;
+    struct soft_engine *engine;
 };
 
 struct soft_device {
@@ -32,6 +55,15 @@ struct soft_allocation {
     UINT64 size;
     void *sysmem;
     atomic_uint open_count;              /* device bindings */
+    UINT64 gpu_va;
+    void *_Atomic engine_map;            /* the engine's mapping, made on first use */
+};
+
+struct soft_context {
+    struct soft_device *device;
+    HANDLE core_context;
+    UINT node;
+    HANDLE save_area;                    /* a context allocation (DxgkCbCreateContextAllocation) */
 };
 
 #define SOFT_PAGE_SIZE 4096u
@@ -46,5 +78,30 @@ NTSTATUS APIENTRY soft_close_allocation(HANDLE hDevice, const DXGKARG_CLOSEALLOC
 NTSTATUS APIENTRY soft_lock(HANDLE hAdapter, DXGKARG_LOCK *args);
 NTSTATUS APIENTRY soft_unlock(HANDLE hAdapter, const DXGKARG_UNLOCK *args);
 NTSTATUS APIENTRY soft_escape(HANDLE hAdapter, const DXGKARG_ESCAPE *args);
+
+/* soft_va.c */
+void soft_va_init(struct soft_vaspace *va);
+void soft_va_destroy(struct soft_vaspace *va);
+UINT64 soft_va_reserve(struct soft_vaspace *va, UINT64 size);
+NTSTATUS soft_va_insert(struct soft_vaspace *va, UINT64 start, UINT64 size,
+                        struct soft_allocation *alloc, void *cpu);
+/* Removes a range, waiting for the engine to be done with it. */
+void soft_va_remove(struct soft_vaspace *va, UINT64 start);
+/* Engine side, with va->lock held for reading: the CPU address of
+ * [gpu_va, gpu_va + size), or NULL if that is not inside one range. */
+void *soft_va_translate(struct soft_vaspace *va, UINT64 gpu_va, UINT64 size);
+NTSTATUS APIENTRY soft_map_system_memory(HANDLE hAdapter, VOID *cpu, SIZE_T size, D3DGPU_VIRTUAL_ADDRESS *va);
+NTSTATUS APIENTRY soft_unmap_system_memory(HANDLE hAdapter, D3DGPU_VIRTUAL_ADDRESS va);
+
+/* soft_context.c */
+NTSTATUS APIENTRY soft_create_context(HANDLE hDevice, DXGKARG_CREATECONTEXT *args);
+NTSTATUS APIENTRY soft_destroy_context(HANDLE hContext);
+NTSTATUS APIENTRY soft_render(HANDLE hContext, DXGKARG_RENDER *args);
+
+/* soft_engine.c */
+NTSTATUS soft_engine_start(struct soft_adapter *a);
+void soft_engine_stop(struct soft_adapter *a);
+NTSTATUS APIENTRY soft_submit_command(HANDLE hAdapter, const DXGKARG_SUBMITCOMMAND *args);
+NTSTATUS APIENTRY soft_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUBMITCOMMANDVIRTUAL *args);
 
 #endif

@@ -28,6 +28,13 @@ static int memfd_of_size(UINT64 size)
 
 static void free_allocation(struct soft_adapter *a, struct soft_allocation *s)
 {
+    void *view;
+
+    if (s->gpu_va)
+        soft_va_remove(&a->va, s->gpu_va);   /* waits for a command using it */
+    view = atomic_load(&s->engine_map);
+    if (view && !s->sysmem)
+        munmap(view, s->size);
     if (s->fd >= 0) {
         close(s->fd);
         atomic_fetch_sub(&a->bytes, s->size);
@@ -57,6 +64,7 @@ static NTSTATUS create_one(struct soft_adapter *a, DXGK_ALLOCATIONINFO *info, st
     s->size = size;
     s->fd = -1;
     atomic_init(&s->open_count, 0);
+    atomic_init(&s->engine_map, NULL);
     if (info->Flags.ExistingSysMem) {
         if (!info->pKmtSystemMem) {
             free(s);
@@ -70,7 +78,15 @@ static NTSTATUS create_one(struct soft_adapter *a, DXGK_ALLOCATIONINFO *info, st
     } else {
         atomic_fetch_add(&a->bytes, size);
     }
+    s->gpu_va = soft_va_reserve(&a->va, size);
+    if (soft_va_insert(&a->va, s->gpu_va, size, s, NULL)) {
+        s->gpu_va = 0;
+        atomic_fetch_add(&a->allocations, 1);
+        free_allocation(a, s);
+        return STATUS_NO_MEMORY;
+    }
     atomic_fetch_add(&a->allocations, 1);
+    info->KmtGpuVirtualAddress = s->gpu_va;
     info->Size = size;
     info->Alignment = SOFT_PAGE_SIZE;
     info->SupportedReadSegmentSet = info->SupportedWriteSegmentSet = 1;

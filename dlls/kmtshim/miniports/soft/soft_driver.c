@@ -52,6 +52,7 @@ static NTSTATUS APIENTRY soft_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *
     if (!a)
         return STATUS_NO_MEMORY;
     a->budget = system_memory_budget();
+    soft_va_init(&a->va);
     *ctx = a;
     return STATUS_SUCCESS;
 }
@@ -64,11 +65,15 @@ static NTSTATUS APIENTRY soft_start_device(PVOID ctx, DXGK_START_INFO *start, DX
     a->dxgkrnl = *iface;
     *sources = 0;                        /* render only, no display */
     *children = 0;
-    return STATUS_SUCCESS;
+    /* 1.0 cores lack the execution callbacks: then the engine stays off */
+    if (iface->Version < KMT_MINIPORT_INTERFACE_VERSION || !iface->DxgkCbNotifyInterrupt)
+        return STATUS_SUCCESS;
+    return soft_engine_start(a);
 }
 
 static NTSTATUS APIENTRY soft_stop_device(PVOID ctx)
 {
+    soft_engine_stop(ctx);
     return STATUS_SUCCESS;
 }
 
@@ -80,6 +85,7 @@ static NTSTATUS APIENTRY soft_remove_device(PVOID ctx)
         soft_trace(a, KMT_TRACE_ERR, __func__, "removed with %llu devices, %llu allocations alive\n",
                    (unsigned long long)atomic_load(&a->devices),
                    (unsigned long long)atomic_load(&a->allocations));
+    soft_va_destroy(&a->va);
     free(a);
     return STATUS_SUCCESS;
 }
@@ -141,6 +147,19 @@ static NTSTATUS APIENTRY soft_query_adapter_info(HANDLE hAdapter, const DXGKARG_
         d->DeviceIds.DeviceID = KMT_SOFT_DEVICE_ID;
         d->NumOfSources = 0;
         /* No user-mode driver ships for the software adapter: names stay empty. */
+        return STATUS_SUCCESS;
+    }
+    case DXGKQAITYPE_KMT_NODEMETADATA: {
+        DXGK_NODEMETADATA *meta = q->pOutputData;
+        static const char name[] = "soft 3D";
+        if (q->InputDataSize != sizeof(UINT) || q->OutputDataSize != sizeof(*meta) ||
+            *(const UINT *)q->pInputData != 0)
+            return STATUS_INVALID_PARAMETER;
+        memset(meta, 0, sizeof(*meta));
+        meta->EngineType = DXGK_ENGINE_TYPE_3D;
+        for (unsigned i = 0; i < sizeof(name); i++)
+            meta->FriendlyName[i] = (WCHAR)name[i];
+        meta->GpuMmuSupported = TRUE;      /* it has a GPU VA space */
         return STATUS_SUCCESS;
     }
     case DXGKQAITYPE_KMT_MEMORYUSAGE: {
@@ -205,6 +224,13 @@ NTSTATUS APIENTRY KmtSoftMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KM
         .DxgkDdiLock = soft_lock,
         .DxgkDdiUnlock = soft_unlock,
         .DxgkDdiEscape = soft_escape,
+        .DxgkDdiCreateContext = soft_create_context,
+        .DxgkDdiDestroyContext = soft_destroy_context,
+        .DxgkDdiRender = soft_render,
+        .DxgkDdiSubmitCommand = soft_submit_command,
+        .DxgkDdiSubmitCommandVirtual = soft_submit_command_virtual,
+        .KmtDdiMapSystemMemory = soft_map_system_memory,
+        .KmtDdiUnmapSystemMemory = soft_unmap_system_memory,
     };
     return dxgkrnl->DxgkInitialize(driver, &init);
 }

@@ -20,6 +20,8 @@ NTSTATUS APIENTRY soft_escape(HANDLE hAdapter, const DXGKARG_ESCAPE *args)
         e->Stats.Resources = atomic_load(&a->resources);
         e->Stats.BytesAllocated = atomic_load(&a->bytes);
         e->Stats.OpenBindings = atomic_load(&a->bindings);
+        e->Stats.Contexts = atomic_load(&a->contexts);
+        e->Stats.CommandsExecuted = atomic_load(&a->commands);
         return STATUS_SUCCESS;
     default:
         return STATUS_INVALID_PARAMETER;

@@ -1,0 +1,466 @@
+/*
+ * Synchronization objects: creation (D3DKMTCreateSynchronizationObject and
+ * ...2), destruction, and the signal / GPU-wait primitives the scheduler and
+ * the CPU signal path use.  See sync.h for the lifetime rules.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sync.h"
+#include "vidsch.h"
+#include "debug.h"
+
+/* ---- lifetime ------------------------------------------------------------- */
+
+static void syncobj_release(struct kmt_object *o)
+{
+    struct dxgk_syncobj *obj = (struct dxgk_syncobj *)o;
+    struct dxgk_adapter *adapter = obj->adapter;
+
+    if (obj->type == D3DDDI_MONITORED_FENCE) {
+        if (obj->monitored.gpu_va && adapter->ddi->KmtDdiUnmapSystemMemory)
+            adapter->ddi->KmtDdiUnmapSystemMemory(adapter->ctx, obj->monitored.gpu_va);
+        dxgk_fence_slot_free(obj->monitored.slot);
+    }
+    pthread_mutex_destroy(&obj->lock);
+    if (obj->device)
+        dxgk_device_put(obj->device);
+    dxgk_adapter_put(adapter);
+    free(obj);
+    dxgk_count_object(-1);
+}
+
+void dxgk_syncobj_put(struct dxgk_syncobj *obj)
+{
+    kmt_object_put(&obj->obj);
+}
+
+struct dxgk_syncobj *dxgk_syncobj_lookup(D3DKMT_HANDLE h, struct dxgk_adapter *adapter)
+{
+    struct dxgk_syncobj *obj =
+        (struct dxgk_syncobj *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_SYNCOBJECT);
+
+    if (obj && adapter && obj->adapter != adapter) {
+        dxgk_syncobj_put(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+/* ---- creation ---------------------------------------------------------------- */
+
+#define KNOWN_FLAGS 0x5ffu   /* bits 0-8 and 10; bit 9 (Unused) and 11-31 reserved */
+
+static NTSTATUS validate_info(const D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info, bool v1,
+                              struct dxgk_adapter *adapter)
+{
+    const D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS f = info->Flags;
+
+    if (v1 && info->Type != D3DDDI_SYNCHRONIZATION_MUTEX && info->Type != D3DDDI_SEMAPHORE)
+        return STATUS_INVALID_PARAMETER;     /* Windows: v1 FENCE -> INVALID_PARAMETER */
+    if (info->Type == D3DDDI_NATIVE_FENCE)
+        return STATUS_NOT_SUPPORTED;
+    if (info->Type < D3DDDI_SYNCHRONIZATION_MUTEX || info->Type > D3DDDI_PERIODIC_MONITORED_FENCE)
+        return STATUS_INVALID_PARAMETER;
+    if (f.Value & ~KNOWN_FLAGS)
+        return STATUS_INVALID_PARAMETER;
+    if (f.NtSecuritySharing && !f.Shared)
+        return STATUS_INVALID_PARAMETER;
+    if (f.NoSignal && f.NoWait)
+        return STATUS_INVALID_PARAMETER;
+    if (f.SignalByKmd && info->Type != D3DDDI_CPU_NOTIFICATION)
+        return STATUS_INVALID_PARAMETER;
+    if ((f.TopOfPipeline || f.NoGPUAccess) && info->Type != D3DDDI_MONITORED_FENCE &&
+        info->Type != D3DDDI_PERIODIC_MONITORED_FENCE)
+        return STATUS_INVALID_PARAMETER;
+    if (f.CrossAdapter)
+        return STATUS_NOT_SUPPORTED;         /* one adapter per object here */
+
+    switch (info->Type) {
+    case D3DDDI_SEMAPHORE:
+        if (info->Semaphore.InitialCount > info->Semaphore.MaxCount)
+            return STATUS_INVALID_PARAMETER;
+        break;
+    case D3DDDI_CPU_NOTIFICATION:
+        return dxgk_event_validate(info->CPUNotification.Event);  /* NULL: INVALID_HANDLE */
+    case D3DDDI_MONITORED_FENCE:
+        if (info->MonitoredFence.EngineAffinity > 1)
+            return STATUS_INVALID_PARAMETER; /* one physical adapter */
+        break;
+    case D3DDDI_PERIODIC_MONITORED_FENCE:
+        /* tied to a display target's vsync: render-only adapters have none */
+        if (info->PeriodicMonitoredFence.VidPnTargetId >= adapter->num_sources)
+            return STATUS_INVALID_PARAMETER;
+        return STATUS_NOT_SUPPORTED;
+    default:
+        break;
+    }
+    return STATUS_SUCCESS;
+}
+
+static NTSTATUS init_monitored(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info)
+{
+    struct dxgk_adapter *adapter = obj->adapter;
+    NTSTATUS status;
+
+    status = dxgk_fence_slot_alloc(&obj->monitored.value, &obj->monitored.cpu_va, &obj->monitored.slot);
+    if (status)
+        return status;
+    atomic_store(obj->monitored.value, info->MonitoredFence.InitialFenceValue);
+    if (!info->Flags.NoGPUAccess && adapter->ddi->KmtDdiMapSystemMemory) {
+        status = adapter->ddi->KmtDdiMapSystemMemory(adapter->ctx, (void *)obj->monitored.value,
+                                                     sizeof(UINT64), &obj->monitored.gpu_va);
+        if (status) {
+            dxgk_fence_slot_free(obj->monitored.slot);
+            return status;
+        }
+    }
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS dxgk_create_syncobj(D3DKMT_HANDLE hDevice, const D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info,
+                             bool v1, D3DKMT_HANDLE *out, D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info_out)
+{
+    struct dxgk_device *device = dxgk_device_acquire(hDevice);
+    struct dxgk_syncobj *obj;
+    D3DKMT_HANDLE h, global = 0;
+    NTSTATUS status;
+
+    if (!device)
+        return STATUS_INVALID_PARAMETER;
+    if ((status = validate_info(info, v1, device->adapter)))
+        goto out;
+    if (!(obj = calloc(1, sizeof(*obj)))) {
+        status = STATUS_NO_MEMORY;
+        goto out;
+    }
+    kmt_object_init(&obj->obj, HMGR_TYPE_SYNCOBJECT, syncobj_release);
+    pthread_mutex_init(&obj->lock, NULL);
+    list_init(&obj->waiters);
+    list_init(&obj->entry);
+    list_init(&obj->fence_entry);
+    obj->type = info->Type;
+    obj->flags = info->Flags;
+    obj->adapter = device->adapter;
+    kmt_object_get(&obj->adapter->obj);
+    dxgk_count_object(+1);
+
+    switch (info->Type) {
+    case D3DDDI_SYNCHRONIZATION_MUTEX:
+        obj->mutex.owned = info->SynchronizationMutex.InitialState != FALSE;
+        break;
+    case D3DDDI_SEMAPHORE:
+        obj->semaphore.count = info->Semaphore.InitialCount;
+        obj->semaphore.max = info->Semaphore.MaxCount;
+        break;
+    case D3DDDI_FENCE:
+        obj->fence.value = info->Fence.FenceValue;
+        break;
+    case D3DDDI_CPU_NOTIFICATION:
+        obj->cpu.event = info->CPUNotification.Event;
+        break;
+    case D3DDDI_MONITORED_FENCE:
+        obj->device = device;
+        kmt_object_get(&device->obj);
+        status = init_monitored(obj, info);
+        break;
+    default:
+        status = STATUS_INVALID_PARAMETER;
+        break;
+    }
+    if (status) {
+        if (obj->type == D3DDDI_MONITORED_FENCE)
+            obj->type = D3DDDI_FENCE;        /* nothing of the fence to undo */
+        syncobj_release(&obj->obj);
+        goto out;
+    }
+
+    if (!(h = hmgr_alloc(&dxgk_process.handles)) ||
+        (info->Flags.Shared && !info->Flags.NtSecuritySharing &&
+         !(global = hmgr_alloc(&dxgk_process.global_handles)))) {
+        if (h)
+            hmgr_cancel(&dxgk_process.handles, h);
+        syncobj_release(&obj->obj);
+        status = STATUS_NO_MEMORY;
+        goto out;
+    }
+    obj->handle = h;
+
+    if (obj->device) {
+        pthread_mutex_lock(&device->list_lock);
+        list_add_tail(&device->syncobjs, &obj->entry);
+        pthread_mutex_unlock(&device->list_lock);
+        pthread_mutex_lock(&obj->adapter->fence_lock);
+        list_add_tail(&obj->adapter->fences, &obj->fence_entry);
+        pthread_mutex_unlock(&obj->adapter->fence_lock);
+    } else {
+        pthread_mutex_lock(&dxgk_process.lock);
+        list_add_tail(&dxgk_process.syncobjs, &obj->entry);
+        pthread_mutex_unlock(&dxgk_process.lock);
+    }
+    if (global) {
+        obj->global_handle = global;
+        kmt_object_get(&obj->obj);
+        hmgr_publish(&dxgk_process.global_handles, global, &obj->obj);
+    }
+    hmgr_publish(&dxgk_process.handles, h, &obj->obj);
+
+    *out = h;
+    if (info_out) {
+        info_out->SharedHandle = global;
+        if (obj->type == D3DDDI_MONITORED_FENCE) {
+            info_out->MonitoredFence.FenceValueCPUVirtualAddress = obj->monitored.cpu_va;
+            info_out->MonitoredFence.FenceValueGPUVirtualAddress = obj->monitored.gpu_va;
+        }
+    }
+    TRACE_(dxgk, "sync object %#x type %d\n", h, obj->type);
+out:
+    dxgk_device_release(device);
+    return status;
+}
+
+/* ---- destruction ---------------------------------------------------------------- */
+
+/* The object's handle is gone: unlink it, release its CPU waiters (they
+ * return STATUS_ABANDONED) and let the scheduler re-check GPU waits on it. */
+static void syncobj_retire(struct dxgk_syncobj *obj)
+{
+    if (obj->global_handle) {
+        hmgr_remove(&dxgk_process.global_handles, obj->global_handle, HMGR_TYPE_SYNCOBJECT);
+        obj->global_handle = 0;
+        dxgk_syncobj_put(obj);            /* the global table's reference */
+    }
+    if (obj->device) {
+        pthread_mutex_lock(&obj->device->list_lock);
+        list_remove(&obj->entry);
+        pthread_mutex_unlock(&obj->device->list_lock);
+        pthread_mutex_lock(&obj->adapter->fence_lock);
+        list_remove(&obj->fence_entry);
+        pthread_mutex_unlock(&obj->adapter->fence_lock);
+    } else {
+        pthread_mutex_lock(&dxgk_process.lock);
+        list_remove(&obj->entry);
+        pthread_mutex_unlock(&dxgk_process.lock);
+    }
+    pthread_mutex_lock(&obj->lock);
+    obj->destroyed = true;
+    dxgk_wake_waiters_locked(obj, true);
+    pthread_mutex_unlock(&obj->lock);
+    dxgk_reap_async_waits();
+    dxgk_sched_kick(obj->adapter);
+}
+
+NTSTATUS dxgk_destroy_syncobj(D3DKMT_HANDLE h)
+{
+    struct dxgk_syncobj *obj =
+        (struct dxgk_syncobj *)hmgr_remove(&dxgk_process.handles, h, HMGR_TYPE_SYNCOBJECT);
+
+    if (!obj)
+        return STATUS_INVALID_PARAMETER;
+    TRACE_(dxgk, "sync object %#x\n", h);
+    syncobj_retire(obj);
+    dxgk_syncobj_put(obj);
+    return STATUS_SUCCESS;
+}
+
+void dxgk_device_destroy_syncobjs(struct dxgk_device *device)
+{
+    for (;;) {
+        struct dxgk_syncobj *obj = NULL;
+
+        pthread_mutex_lock(&device->list_lock);
+        if (!list_empty(&device->syncobjs)) {
+            obj = LIST_ENTRY(device->syncobjs.next, struct dxgk_syncobj, entry);
+            kmt_object_get(&obj->obj);
+        }
+        pthread_mutex_unlock(&device->list_lock);
+        if (!obj)
+            break;
+        if (hmgr_remove(&dxgk_process.handles, obj->handle, HMGR_TYPE_SYNCOBJECT)) {
+            syncobj_retire(obj);
+            dxgk_syncobj_put(obj);        /* the table's */
+        } else {
+            /* a DestroySynchronizationObject call won the race; it unlinks */
+            while (true) {
+                bool linked;
+                pthread_mutex_lock(&device->list_lock);
+                linked = obj->entry.next != &obj->entry;
+                pthread_mutex_unlock(&device->list_lock);
+                if (!linked)
+                    break;
+                sched_yield();
+            }
+        }
+        dxgk_syncobj_put(obj);
+    }
+}
+
+void dxgk_process_destroy_syncobjs(void)
+{
+    for (;;) {
+        struct dxgk_syncobj *obj = NULL;
+        D3DKMT_HANDLE h = 0;
+
+        pthread_mutex_lock(&dxgk_process.lock);
+        if (!list_empty(&dxgk_process.syncobjs)) {
+            obj = LIST_ENTRY(dxgk_process.syncobjs.next, struct dxgk_syncobj, entry);
+            h = obj->handle;
+        }
+        pthread_mutex_unlock(&dxgk_process.lock);
+        if (!obj)
+            break;
+        if (dxgk_destroy_syncobj(h))
+            sched_yield();                 /* a concurrent destroy is unlinking it */
+    }
+}
+
+/* ---- signal and GPU wait --------------------------------------------------------- */
+
+void dxgk_syncobj_signal(struct dxgk_syncobj *obj, UINT64 value, bool allow_rewind)
+{
+    pthread_mutex_lock(&obj->lock);
+    switch (obj->type) {
+    case D3DDDI_SYNCHRONIZATION_MUTEX:
+        obj->mutex.owned = false;
+        obj->mutex.owner = NULL;
+        break;
+    case D3DDDI_SEMAPHORE:
+        if (obj->semaphore.count < obj->semaphore.max)
+            obj->semaphore.count++;
+        break;
+    case D3DDDI_FENCE:
+        obj->fence.value = value;
+        break;
+    case D3DDDI_CPU_NOTIFICATION:
+        if (!obj->destroyed)
+            dxgk_event_set(obj->cpu.event);
+        break;
+    case D3DDDI_MONITORED_FENCE: {
+        /* Monotonic unless rewinding is allowed: a lower value is ignored. */
+        UINT64 cur = dxgk_fence_value(obj);
+        if (value > cur || allow_rewind)
+            atomic_store_explicit(obj->monitored.value, value, memory_order_release);
+        dxgk_wake_waiters_locked(obj, false);
+        break;
+    }
+    default:
+        break;
+    }
+    pthread_mutex_unlock(&obj->lock);
+    dxgk_reap_async_waits();
+    dxgk_sched_kick(obj->adapter);
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Locks every distinct object in address order (the lock order between
+ * sync objects), evaluates, and acquires all or nothing. */
+bool dxgk_syncobj_try_wait(struct dxgk_syncobj **objs, const UINT64 *values, UINT count,
+                           struct dxgk_context *ctx)
+{
+    struct dxgk_syncobj *sorted[D3DDDI_MAX_OBJECT_WAITED_ON];
+    UINT n = 0;
+    bool ok = true;
+
+    memcpy(sorted, objs, count * sizeof(*objs));
+    qsort(sorted, count, sizeof(*sorted), cmp_ptr);
+    for (UINT i = 0; i < count; i++)
+        if (!i || sorted[i] != sorted[i - 1])
+            sorted[n++] = sorted[i];
+    for (UINT i = 0; i < n; i++)
+        pthread_mutex_lock(&sorted[i]->lock);
+
+    for (UINT i = 0; i < count && ok; i++) {
+        struct dxgk_syncobj *o = objs[i];
+        UINT uses = 0;
+
+        if (o->destroyed)
+            continue;                       /* abandoned: never blocks forever */
+        for (UINT j = 0; j < count; j++)
+            uses += objs[j] == o;
+        switch (o->type) {
+        case D3DDDI_SYNCHRONIZATION_MUTEX: ok = !o->mutex.owned && uses == 1; break;
+        case D3DDDI_SEMAPHORE:             ok = o->semaphore.count >= uses; break;
+        case D3DDDI_FENCE:                 ok = o->fence.value >= values[i]; break;
+        case D3DDDI_MONITORED_FENCE:       ok = dxgk_fence_value(o) >= values[i]; break;
+        default:                           ok = true; break;
+        }
+    }
+    if (ok) {
+        for (UINT i = 0; i < count; i++) {
+            struct dxgk_syncobj *o = objs[i];
+            if (o->destroyed)
+                continue;
+            if (o->type == D3DDDI_SYNCHRONIZATION_MUTEX) {
+                o->mutex.owned = true;
+                o->mutex.owner = ctx;
+            } else if (o->type == D3DDDI_SEMAPHORE) {
+                o->semaphore.count--;
+            }
+        }
+    }
+    for (UINT i = n; i-- > 0;)
+        pthread_mutex_unlock(&sorted[i]->lock);
+    return ok;
+}
+
+void dxgk_fences_changed(struct dxgk_adapter *adapter)
+{
+    struct dxgk_syncobj *obj;
+
+    pthread_mutex_lock(&adapter->fence_lock);
+    LIST_FOR_EACH_ENTRY(obj, &adapter->fences, struct dxgk_syncobj, fence_entry) {
+        pthread_mutex_lock(&obj->lock);
+        if (!list_empty(&obj->waiters))
+            dxgk_wake_waiters_locked(obj, false);
+        pthread_mutex_unlock(&obj->lock);
+    }
+    pthread_mutex_unlock(&adapter->fence_lock);
+    dxgk_reap_async_waits();
+    dxgk_sched_kick(adapter);
+}
+
+void dxgk_device_fences_to_max(struct dxgk_device *device)
+{
+    struct dxgk_syncobj *obj;
+
+    pthread_mutex_lock(&device->list_lock);
+    LIST_FOR_EACH_ENTRY(obj, &device->syncobjs, struct dxgk_syncobj, entry) {
+        if (obj->flags.NoSignalMaxValueOnTdr)
+            continue;
+        pthread_mutex_lock(&obj->lock);
+        atomic_store(obj->monitored.value, UINT64_MAX);
+        dxgk_wake_waiters_locked(obj, false);
+        pthread_mutex_unlock(&obj->lock);
+    }
+    pthread_mutex_unlock(&device->list_lock);
+    dxgk_reap_async_waits();
+    dxgk_sched_kick(device->adapter);
+}
+
+void dxgk_syncobj_context_gone(struct dxgk_context *ctx)
+{
+    struct dxgk_syncobj *obj;
+    bool released = false;
+
+    pthread_mutex_lock(&dxgk_process.lock);
+    LIST_FOR_EACH_ENTRY(obj, &dxgk_process.syncobjs, struct dxgk_syncobj, entry) {
+        if (obj->type != D3DDDI_SYNCHRONIZATION_MUTEX)
+            continue;
+        pthread_mutex_lock(&obj->lock);
+        if (obj->mutex.owner == ctx) {
+            obj->mutex.owner = NULL;
+            obj->mutex.owned = false;       /* abandoned by its owner */
+            released = true;
+        }
+        pthread_mutex_unlock(&obj->lock);
+    }
+    pthread_mutex_unlock(&dxgk_process.lock);
+    if (released)
+        dxgk_sched_kick(ctx->device->adapter);
+}

@@ -1,0 +1,456 @@
+/*
+ * VidSch: one scheduler thread per adapter runs the contexts' packet queues
+ * (see vidsch.h) and the miniport's interrupts retire what completed.
+ *
+ * Lock order: sched->lock > sync object locks.  Signals and DDI calls are
+ * made with sched->lock released (a signal kicks the scheduler again).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vidsch.h"
+#include "sync.h"
+#include "debug.h"
+
+/* ---- packets ---------------------------------------------------------------- */
+
+static void signal_op_put(struct dxgk_signal_op *op)
+{
+    for (UINT i = 0; i < op->count; i++)
+        dxgk_syncobj_put(op->objs[i]);
+    free(op);
+}
+
+void dxgk_packet_free(struct dxgk_packet *p)
+{
+    switch (p->type) {
+    case DXGK_PACKET_SUBMIT:
+        for (UINT i = 0; i < p->submit.allocation_count; i++) {
+            dxgk_allocation_gpu_unref(p->submit.allocations[i]);
+            dxgk_allocation_put(p->submit.allocations[i]);
+        }
+        free(p->submit.allocations);
+        free(p->submit.dxgk_allocations);
+        free(p->submit.private_data);
+        free(p->submit.dma);
+        break;
+    case DXGK_PACKET_SIGNAL:
+    case DXGK_PACKET_CPU_EVENT:
+        /* a broadcast op is freed by whoever retires its last packet */
+        break;
+    case DXGK_PACKET_WAIT:
+        for (UINT i = 0; i < p->wait.count; i++)
+            dxgk_syncobj_put(p->wait.objs[i]);
+        break;
+    }
+    dxgk_context_put(p->context);
+    free(p);
+}
+
+/* Fence ids travel as 32 bits through the DDI: widen one next to `ref`. */
+static UINT64 widen_fence(UINT64 ref, UINT id32)
+{
+    UINT64 v = (ref & ~0xffffffffull) | id32;
+
+    if (v + 0x80000000ull < ref)
+        v += 0x100000000ull;
+    else if (v > ref + 0x80000000ull && v >= 0x100000000ull)
+        v -= 0x100000000ull;
+    return v;
+}
+
+/* ---- the scheduler thread ------------------------------------------------------- */
+
+/* What a pass decided to do once sched->lock is released. */
+struct deferred {
+    struct list done_packets;            /* retired packets to free */
+    struct dxgk_signal_op *fire[64];     /* signal ops whose last context arrived */
+    unsigned nfire;
+    struct dxgk_packet *submit;          /* at most one DDI submission per pass */
+};
+
+static bool context_idle(const struct dxgk_sched *s, const struct dxgk_context *ctx)
+{
+    return s->completed[ctx->node] >= ctx->last_submitted;
+}
+
+static void deactivate(struct dxgk_sched *s, struct dxgk_context *ctx)
+{
+    if (ctx->active && list_empty(&ctx->queue)) {
+        list_remove(&ctx->active_entry);
+        ctx->active = false;
+        pthread_cond_broadcast(&s->idle);
+    }
+}
+
+/* Advances one context as far as it can; returns true if it moved. */
+static bool run_context(struct dxgk_sched *s, struct dxgk_context *ctx, struct deferred *d)
+{
+    bool moved = false;
+
+    while (!list_empty(&ctx->queue) && !d->submit) {
+        struct dxgk_packet *p = LIST_ENTRY(ctx->queue.next, struct dxgk_packet, entry);
+
+        switch (p->type) {
+        case DXGK_PACKET_SUBMIT:
+            p->submit.fence_id = ++s->next_fence[ctx->node];
+            ctx->last_submitted = p->submit.fence_id;
+            list_remove(&p->entry);
+            list_add_tail(&s->inflight[ctx->node], &p->entry);
+            d->submit = p;
+            return true;
+        case DXGK_PACKET_SIGNAL:
+        case DXGK_PACKET_CPU_EVENT:
+            if ((!p->signal->at_submission && !context_idle(s, ctx)) || d->nfire == 64)
+                return moved;                /* (a full fire list waits for the next pass) */
+            list_remove(&p->entry);
+            if (!--p->signal->pending)
+                d->fire[d->nfire++] = p->signal;
+            list_add_tail(&d->done_packets, &p->entry);
+            moved = true;
+            break;
+        case DXGK_PACKET_WAIT:
+            if (!dxgk_syncobj_try_wait(p->wait.objs, p->wait.values, p->wait.count, ctx))
+                return moved;
+            list_remove(&p->entry);
+            list_add_tail(&d->done_packets, &p->entry);
+            moved = true;
+            break;
+        }
+    }
+    return moved;
+}
+
+static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
+{
+    const DRIVER_INITIALIZATION_DATA *ddi = s->adapter->ddi;
+    struct dxgk_context *ctx = p->context;
+    NTSTATUS status;
+
+    if (p->submit.is_virtual) {
+        DXGKARG_SUBMITCOMMANDVIRTUAL args = {
+            .hContext = ctx->driver_context,
+            .DmaBufferVirtualAddress = p->submit.va,
+            .DmaBufferSize = p->submit.length,
+            .pDmaBufferPrivateData = p->submit.private_data,
+            .DmaBufferPrivateDataSize = p->submit.private_data_size,
+            .DmaBufferUmdPrivateDataSize = p->submit.private_data_size,
+            .SubmissionFenceId = (UINT)p->submit.fence_id,
+            .NodeOrdinal = ctx->node,
+        };
+        status = ddi->DxgkDdiSubmitCommandVirtual(s->adapter->ctx, &args);
+    } else {
+        DXGKARG_SUBMITCOMMAND args = {
+            .hContext = ctx->driver_context,
+            .DmaBufferSize = p->submit.dma_size,
+            .DmaBufferSubmissionEndOffset = p->submit.dma_size,
+            .SubmissionFenceId = (UINT)p->submit.fence_id,
+            .NodeOrdinal = ctx->node,
+            .pKmtDmaBuffer = p->submit.dma,
+            .pKmtAllocationList = p->submit.dxgk_allocations,
+            .KmtAllocationListSize = p->submit.allocation_count,
+        };
+        status = ddi->DxgkDdiSubmitCommand(s->adapter->ctx, &args);
+    }
+    TRACE_(dxgk, "submit fence %llu (node %u, %s) -> %s\n", (unsigned long long)p->submit.fence_id,
+           ctx->node, p->submit.is_virtual ? "virtual" : "DMA", kmt_debugstr_status(status));
+    if (status) {
+        /* Windows bugchecks here; we mark the device faulted instead. */
+        DXGKARGCB_NOTIFY_INTERRUPT_DATA fault = { .InterruptType = DXGK_INTERRUPT_DMA_FAULTED };
+        DXGKARGCB_NOTIFY_INTERRUPT_DATA done = { .InterruptType = DXGK_INTERRUPT_DMA_COMPLETED };
+
+        ERR_(dxgk, "%s: submission failed: %s\n", s->adapter->miniport->name, kmt_debugstr_status(status));
+        fault.DmaFaulted.FaultedFenceId = (UINT)p->submit.fence_id;
+        fault.DmaFaulted.Status = status;
+        fault.DmaFaulted.NodeOrdinal = ctx->node;
+        done.DmaCompleted.SubmissionFenceId = (UINT)p->submit.fence_id;
+        done.DmaCompleted.NodeOrdinal = ctx->node;
+        dxgk_sched_interrupt(s->adapter, &fault);
+        dxgk_sched_interrupt(s->adapter, &done);
+    }
+}
+
+static void fire_signal(struct dxgk_signal_op *op)
+{
+    for (UINT i = 0; i < op->count; i++)
+        dxgk_syncobj_signal(op->objs[i], op->values[i], op->allow_rewind);
+    if (op->cpu_event)
+        dxgk_event_set(op->cpu_event);
+    signal_op_put(op);
+}
+
+static void *sched_thread(void *arg)
+{
+    struct dxgk_sched *s = arg;
+
+    pthread_mutex_lock(&s->lock);
+    while (!s->stop) {
+        struct deferred d = { .nfire = 0, .submit = NULL };
+        struct dxgk_context *ctx, *next;
+        bool moved = false;
+
+        list_init(&d.done_packets);
+        LIST_FOR_EACH_ENTRY_SAFE(ctx, next, &s->active, struct dxgk_context, active_entry) {
+            moved |= run_context(s, ctx, &d);
+            deactivate(s, ctx);
+            if (d.submit)
+                break;
+        }
+        /* Kicks take s->lock, so none can slip between this pass and the wait. */
+        if (!moved) {
+            pthread_cond_wait(&s->cond, &s->lock);
+            continue;
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (d.submit)
+            submit_to_miniport(s, d.submit);
+        for (unsigned i = 0; i < d.nfire; i++)
+            fire_signal(d.fire[i]);
+        while (!list_empty(&d.done_packets)) {
+            struct dxgk_packet *p = LIST_ENTRY(d.done_packets.next, struct dxgk_packet, entry);
+            list_remove(&p->entry);
+            dxgk_packet_free(p);
+        }
+        pthread_mutex_lock(&s->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+NTSTATUS dxgk_sched_start(struct dxgk_adapter *adapter)
+{
+    struct dxgk_sched *s;
+    NTSTATUS status = STATUS_SUCCESS;
+
+    pthread_mutex_lock(&adapter->sched_init_lock);
+    if (adapter->sched)
+        goto out;
+    if (!(s = calloc(1, sizeof(*s)))) {
+        status = STATUS_NO_MEMORY;
+        goto out;
+    }
+    s->adapter = adapter;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->cond, NULL);
+    pthread_cond_init(&s->idle, NULL);
+    list_init(&s->active);
+    for (unsigned i = 0; i < DXGK_MAX_NODES; i++)
+        list_init(&s->inflight[i]);
+    if (pthread_create(&s->thread, NULL, sched_thread, s)) {
+        free(s);
+        status = STATUS_NO_MEMORY;
+        goto out;
+    }
+    __atomic_store_n(&adapter->sched, s, __ATOMIC_RELEASE);
+out:
+    pthread_mutex_unlock(&adapter->sched_init_lock);
+    return status;
+}
+
+void dxgk_sched_stop(struct dxgk_adapter *adapter)
+{
+    struct dxgk_sched *s = adapter->sched;
+
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->stop = true;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->thread, NULL);
+    /* every context was drained by its teardown: nothing is queued */
+    for (unsigned i = 0; i < DXGK_MAX_NODES; i++)
+        while (!list_empty(&s->inflight[i])) {
+            struct dxgk_packet *p = LIST_ENTRY(s->inflight[i].next, struct dxgk_packet, entry);
+            list_remove(&p->entry);
+            dxgk_packet_free(p);
+        }
+    pthread_cond_destroy(&s->idle);
+    pthread_cond_destroy(&s->cond);
+    pthread_mutex_destroy(&s->lock);
+    adapter->sched = NULL;
+    free(s);
+}
+
+void dxgk_sched_kick(struct dxgk_adapter *adapter)
+{
+    struct dxgk_sched *s = __atomic_load_n(&adapter->sched, __ATOMIC_ACQUIRE);
+
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void dxgk_sched_queue(struct dxgk_packet *p)
+{
+    struct dxgk_context *ctx = p->context;
+    struct dxgk_sched *s = ctx->device->adapter->sched;
+
+    pthread_mutex_lock(&s->lock);
+    list_add_tail(&ctx->queue, &p->entry);
+    if (!ctx->active) {
+        list_add_tail(&s->active, &ctx->active_entry);
+        ctx->active = true;
+    }
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Waits until the context's queue ran and everything it submitted completed;
+ * packets that can never run (waits on objects nobody will signal) would
+ * block this forever, so DestroyDevice cancels first (dxgk_sched_cancel). */
+void dxgk_sched_drain(struct dxgk_context *ctx)
+{
+    struct dxgk_sched *s = ctx->device->adapter->sched;
+
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    while (!list_empty(&ctx->queue) || !context_idle(s, ctx))
+        pthread_cond_wait(&s->idle, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Drops a context's packets that did not reach the miniport yet (the
+ * device is terminating); broadcast signals lose this context's vote. */
+void dxgk_sched_cancel(struct dxgk_context *ctx)
+{
+    struct dxgk_sched *s = ctx->device->adapter->sched;
+    struct list dropped = LIST_INIT(dropped);
+    struct dxgk_signal_op *fire[64];
+    unsigned nfire = 0;
+
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    while (!list_empty(&ctx->queue)) {
+        struct dxgk_packet *p = LIST_ENTRY(ctx->queue.next, struct dxgk_packet, entry);
+
+        list_remove(&p->entry);
+        if ((p->type == DXGK_PACKET_SIGNAL || p->type == DXGK_PACKET_CPU_EVENT) &&
+            !--p->signal->pending && nfire < 64)
+            fire[nfire++] = p->signal;     /* others already arrived: let it fire */
+        list_add_tail(&dropped, &p->entry);
+    }
+    deactivate(s, ctx);
+    pthread_mutex_unlock(&s->lock);
+    for (unsigned i = 0; i < nfire; i++)
+        fire_signal(fire[i]);
+    while (!list_empty(&dropped)) {
+        struct dxgk_packet *p = LIST_ENTRY(dropped.next, struct dxgk_packet, entry);
+        list_remove(&p->entry);
+        dxgk_packet_free(p);
+    }
+}
+
+/* ---- interrupts ---------------------------------------------------------------- */
+
+static struct dxgk_context *inflight_context(struct dxgk_sched *s, UINT node, UINT64 fence)
+{
+    struct dxgk_packet *p;
+
+    LIST_FOR_EACH_ENTRY(p, &s->inflight[node], struct dxgk_packet, entry)
+        if (p->submit.fence_id == fence)
+            return p->context;
+    return NULL;
+}
+
+static void device_faulted(struct dxgk_device *device, D3DKMT_DEVICEEXECUTION_STATE state,
+                           D3DGPU_VIRTUAL_ADDRESS va)
+{
+    int active = D3DKMT_DEVICEEXECUTION_ACTIVE;
+
+    if (!atomic_compare_exchange_strong(&device->execution_state, &active, (int)state))
+        return;
+    device->fault_address = va;
+    WARN_(dxgk, "device %#x faulted (state %d, address %#llx)\n", device->handle, state,
+          (unsigned long long)va);
+    dxgk_device_fences_to_max(device);
+}
+
+void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *data)
+{
+    struct dxgk_sched *s = __atomic_load_n(&adapter->sched, __ATOMIC_ACQUIRE);
+    struct list retired = LIST_INIT(retired);
+    struct dxgk_device *faulted = NULL;
+    D3DKMT_DEVICEEXECUTION_STATE fault_state = D3DKMT_DEVICEEXECUTION_ACTIVE;
+    D3DGPU_VIRTUAL_ADDRESS fault_va = 0;
+    UINT node;
+
+    if (data->InterruptType == DXGK_INTERRUPT_MONITORED_FENCE_SIGNALED) {
+        dxgk_fences_changed(adapter);
+        return;
+    }
+    if (!s)
+        return;
+
+    switch (data->InterruptType) {
+    case DXGK_INTERRUPT_DMA_COMPLETED: {
+        UINT64 fence;
+
+        node = data->DmaCompleted.NodeOrdinal;
+        if (node >= DXGK_MAX_NODES)
+            return;
+        pthread_mutex_lock(&s->lock);
+        fence = widen_fence(s->completed[node], data->DmaCompleted.SubmissionFenceId);
+        if (fence > s->completed[node] && fence <= s->next_fence[node])
+            s->completed[node] = fence;
+        while (!list_empty(&s->inflight[node])) {
+            struct dxgk_packet *p = LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry);
+            if (p->submit.fence_id > s->completed[node])
+                break;
+            list_remove(&p->entry);
+            list_add_tail(&retired, &p->entry);
+        }
+        pthread_cond_signal(&s->cond);
+        pthread_cond_broadcast(&s->idle);
+        pthread_mutex_unlock(&s->lock);
+        break;
+    }
+    case DXGK_INTERRUPT_DMA_FAULTED:
+    case DXGK_INTERRUPT_DMA_PAGE_FAULTED: {
+        bool page = data->InterruptType == DXGK_INTERRUPT_DMA_PAGE_FAULTED;
+        UINT id = page ? data->DmaPageFaulted.FaultedFenceId : data->DmaFaulted.FaultedFenceId;
+        struct dxgk_context *ctx;
+
+        node = page ? data->DmaPageFaulted.NodeOrdinal : data->DmaFaulted.NodeOrdinal;
+        if (node >= DXGK_MAX_NODES)
+            return;
+        pthread_mutex_lock(&s->lock);
+        ctx = inflight_context(s, node, widen_fence(s->completed[node], id));
+        if (ctx) {
+            faulted = ctx->device;
+            kmt_object_get(&faulted->obj);
+        }
+        pthread_mutex_unlock(&s->lock);
+        fault_state = page ? D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT : D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT;
+        fault_va = page ? data->DmaPageFaulted.FaultedVirtualAddress : 0;
+        break;
+    }
+    default:
+        break;
+    }
+
+    if (faulted) {
+        device_faulted(faulted, fault_state, fault_va);
+        dxgk_device_put(faulted);
+    }
+    while (!list_empty(&retired)) {
+        struct dxgk_packet *p = LIST_ENTRY(retired.next, struct dxgk_packet, entry);
+        list_remove(&p->entry);
+        dxgk_packet_free(p);
+    }
+}
+
+static void APIENTRY cb_notify_interrupt(HANDLE hAdapter, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *data)
+{
+    if (hAdapter && data)
+        dxgk_sched_interrupt(hAdapter, data);
+}
+
+void dxgk_sched_callbacks(DXGKRNL_INTERFACE *iface)
+{
+    iface->DxgkCbNotifyInterrupt = cb_notify_interrupt;
+}

@@ -1,0 +1,155 @@
+/*
+ * VidSch: contexts and the GPU scheduler.
+ *
+ * Every context has a queue of packets, in the order the program issued
+ * them: command buffers (SubmitCommand / Render), signals and waits of sync
+ * objects, CPU-event requests.  One scheduler thread per adapter walks the
+ * queues, as Windows' VidSch does:
+ *   - a command buffer is handed to the miniport at once (DxgkDdiSubmitCommand
+ *     or ...Virtual) with a fresh SubmissionFenceId for its node;
+ *   - a signal runs when every command buffer the context submitted before
+ *     it has completed (DMA_COMPLETED interrupt);
+ *   - a wait blocks the context's queue until its objects are signaled
+ *     (mutexes and semaphores are acquired then);
+ *   - broadcast signals wait for every listed context.
+ * The miniport reports progress through DxgkCbNotifyInterrupt.
+ */
+#ifndef KMTSHIM_VIDSCH_H
+#define KMTSHIM_VIDSCH_H
+
+#include "dxgkrnl.h"
+
+#define DXGK_MAX_NODES 16
+
+struct dxgk_syncobj;
+
+struct dxgk_context {
+    struct kmt_object obj;
+    struct list entry;                   /* device->contexts, under list_lock */
+    D3DKMT_HANDLE handle;
+    struct dxgk_device *device;          /* referenced */
+    HANDLE driver_context;               /* from DxgkDdiCreateContext */
+    UINT node;
+    UINT engine_affinity;
+    bool is_virtual;                     /* CreateContextVirtual: SubmitCommand, no Render */
+    bool destroyed;
+    /* legacy (Render) buffers the program writes into */
+    void *command_buffer;
+    UINT command_buffer_size;
+    D3DDDI_ALLOCATIONLIST *allocation_list;
+    UINT allocation_list_size;
+    D3DDDI_PATCHLOCATIONLIST *patch_list;
+    UINT patch_list_size;
+    /* scheduling, under sched->lock */
+    struct list queue;                   /* struct dxgk_packet, not yet retired */
+    struct list active_entry;            /* sched->active while the queue is non-empty */
+    bool active;
+    UINT64 last_submitted;               /* newest fence id handed to the miniport */
+};
+
+enum dxgk_packet_type {
+    DXGK_PACKET_SUBMIT,
+    DXGK_PACKET_SIGNAL,
+    DXGK_PACKET_WAIT,
+    DXGK_PACKET_CPU_EVENT,
+};
+
+/* A signal shared by the contexts of a broadcast: it fires when the last
+ * of them reaches it. */
+struct dxgk_signal_op {
+    unsigned pending;                    /* contexts not there yet, under sched->lock */
+    UINT count;
+    struct dxgk_syncobj *objs[D3DDDI_MAX_OBJECT_SIGNALED]; /* referenced */
+    UINT64 values[D3DDDI_MAX_OBJECT_SIGNALED];
+    bool allow_rewind;
+    bool at_submission;                  /* SignalAtSubmission: no wait for completion */
+    HANDLE cpu_event;                    /* EnqueueCpuEvent */
+};
+
+struct dxgk_packet {
+    struct list entry;                   /* context queue, then sched->inflight[node] */
+    enum dxgk_packet_type type;
+    struct dxgk_context *context;        /* referenced */
+    union {
+        struct {
+            bool is_virtual;
+            D3DGPU_VIRTUAL_ADDRESS va;   /* virtual submissions */
+            UINT length;
+            void *private_data;
+            UINT private_data_size;
+            void *dma;                   /* legacy: the DMA buffer DxgkDdiRender built */
+            UINT dma_size;
+            DXGK_ALLOCATIONLIST *dxgk_allocations;
+            struct dxgk_allocation **allocations; /* referenced, GPU-referenced */
+            UINT allocation_count;
+            UINT64 fence_id;             /* assigned at submission */
+        } submit;
+        struct dxgk_signal_op *signal;   /* shared by a broadcast */
+        struct {
+            UINT count;
+            struct dxgk_syncobj *objs[D3DDDI_MAX_OBJECT_WAITED_ON]; /* referenced */
+            UINT64 values[D3DDDI_MAX_OBJECT_WAITED_ON];
+        } wait;
+    };
+};
+
+struct dxgk_sched {
+    struct dxgk_adapter *adapter;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;                 /* work arrived, something completed */
+    pthread_cond_t idle;                 /* a context drained (DestroyContext waits) */
+    bool stop;
+    struct list active;                  /* contexts with packets */
+    UINT64 next_fence[DXGK_MAX_NODES];
+    UINT64 completed[DXGK_MAX_NODES];
+    struct list inflight[DXGK_MAX_NODES]; /* submitted, not completed, fence order */
+};
+
+/* context.c */
+NTSTATUS dxgk_create_context(D3DKMT_HANDLE hDevice, UINT node, UINT affinity,
+                             D3DDDI_CREATECONTEXTFLAGS flags, void *private_data,
+                             UINT private_size, D3DKMT_CLIENTHINT hint, bool is_virtual,
+                             D3DKMT_CREATECONTEXT *out);
+NTSTATUS dxgk_destroy_context(D3DKMT_HANDLE h);
+/* Looks a context up and acquires its device (shared); NULL if invalid. */
+struct dxgk_context *dxgk_context_acquire(D3DKMT_HANDLE h);
+void dxgk_context_release(struct dxgk_context *ctx);
+void dxgk_context_put(struct dxgk_context *ctx);
+/* Frees the context allocations the miniport left behind for a context or
+ * (context NULL) a device. */
+void dxgk_free_context_allocations(struct dxgk_adapter *adapter, HANDLE core_device, HANDLE core_context);
+void dxgk_device_destroy_contexts(struct dxgk_device *device);
+void dxgk_device_terminate_execution(struct dxgk_device *device);
+void dxgk_context_callbacks(DXGKRNL_INTERFACE *iface);
+
+/* vidsch.c */
+NTSTATUS dxgk_sched_start(struct dxgk_adapter *adapter);
+void dxgk_sched_stop(struct dxgk_adapter *adapter);
+/* Queues a packet (taking over the caller's references) and wakes the scheduler. */
+void dxgk_sched_queue(struct dxgk_packet *packet);
+/* Re-examines blocked waits (a sync object changed). */
+void dxgk_sched_kick(struct dxgk_adapter *adapter);
+/* Blocks until the context's queue is empty and its work completed. */
+void dxgk_sched_drain(struct dxgk_context *ctx);
+/* Drops the packets of a context that did not reach the miniport yet. */
+void dxgk_sched_cancel(struct dxgk_context *ctx);
+void dxgk_sched_callbacks(DXGKRNL_INTERFACE *iface);
+void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *data);
+void dxgk_packet_free(struct dxgk_packet *packet);
+
+/* gpu_sync.c: signals and waits queued on contexts.  `values` gives one
+ * value per object, or NULL to use `value` for all. */
+NTSTATUS dxgk_gpu_signal(const D3DKMT_HANDLE *contexts, UINT ncontexts, const D3DKMT_HANDLE *handles,
+                         UINT nobjs, const UINT64 *values, UINT64 value, D3DDDICB_SIGNALFLAGS flags,
+                         HANDLE cpu_event, unsigned allowed_types);
+NTSTATUS dxgk_gpu_wait(D3DKMT_HANDLE context, const D3DKMT_HANDLE *handles, UINT nobjs,
+                       const UINT64 *values, UINT64 value, unsigned allowed_types);
+extern const unsigned dxgk_types_signal_v1, dxgk_types_signal_v2, dxgk_types_wait_v1,
+    dxgk_types_wait_v2, dxgk_types_monitored, dxgk_types_legacy_fence;
+
+/* submit.c */
+NTSTATUS dxgk_submit_command(const D3DKMT_SUBMITCOMMAND *desc, const void *private_data);
+NTSTATUS dxgk_render(D3DKMT_RENDER *desc);
+
+#endif /* KMTSHIM_VIDSCH_H */

@@ -1,0 +1,289 @@
+/*
+ * CPU-side signal and wait of monitored fences:
+ * D3DKMTSignalSynchronizationObjectFromCpu and
+ * D3DKMTWaitForSynchronizationObjectFromCpu (blocking, or with an async
+ * event set when the wait is satisfied).
+ *
+ * No lost wake-ups: a wait links itself to every object first and reads the
+ * values second; a signal stores the value first and scans the waiters
+ * second, both under the object's lock.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <time.h>
+
+#include "sync.h"
+#include "vidsch.h"
+#include "debug.h"
+
+/* Async waits completed while an object lock was held: freed later by
+ * reap_async(), which may take every object's lock. */
+static pthread_mutex_t reap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct list reap_list = LIST_INIT(reap_list);
+/* Guards dxgk_process.async_waits; a leaf lock (taken under object locks). */
+static pthread_mutex_t async_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool wait_satisfied(const struct dxgk_cpu_wait *w)
+{
+    for (UINT i = 0; i < w->count; i++) {
+        bool done = dxgk_fence_value(w->objs[i]) >= w->values[i];
+        if (done && w->any)
+            return true;
+        if (!done && !w->any)
+            return false;
+    }
+    return !w->any;
+}
+
+/* Moves a wait out of PENDING; true if this call did it. */
+static bool wait_complete(struct dxgk_cpu_wait *w, int state)
+{
+    bool done = false;
+
+    pthread_mutex_lock(&w->mutex);
+    if (w->state == DXGK_WAIT_PENDING) {
+        w->state = state;
+        done = true;
+        if (!w->async_event)
+            pthread_cond_signal(&w->cond);
+    }
+    pthread_mutex_unlock(&w->mutex);
+    return done;
+}
+
+/* An async wait is finished: set its event and queue it for freeing. */
+static void async_finished(struct dxgk_cpu_wait *w)
+{
+    dxgk_event_set(w->async_event);
+    pthread_mutex_lock(&async_lock);
+    list_remove(&w->async_entry);
+    pthread_mutex_unlock(&async_lock);
+    pthread_mutex_lock(&reap_lock);
+    list_add_tail(&reap_list, &w->async_entry);
+    pthread_mutex_unlock(&reap_lock);
+}
+
+void dxgk_wake_waiters_locked(struct dxgk_syncobj *obj, bool abandoned)
+{
+    struct dxgk_wait_link *link;
+
+    LIST_FOR_EACH_ENTRY(link, &obj->waiters, struct dxgk_wait_link, entry) {
+        struct dxgk_cpu_wait *w = link->wait;
+
+        if (!abandoned && !wait_satisfied(w))
+            continue;
+        if (wait_complete(w, abandoned ? DXGK_WAIT_ABANDONED : DXGK_WAIT_SATISFIED) && w->async_event)
+            async_finished(w);
+    }
+}
+
+static void wait_unlink(struct dxgk_cpu_wait *w)
+{
+    for (UINT i = 0; i < w->count; i++) {
+        struct dxgk_wait_link *link = &w->links[i];
+
+        pthread_mutex_lock(&link->obj->lock);
+        list_remove(&link->entry);
+        pthread_mutex_unlock(&link->obj->lock);
+        dxgk_syncobj_put(link->obj);
+    }
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->mutex);
+}
+
+void dxgk_reap_async_waits(void)
+{
+    for (;;) {
+        struct dxgk_cpu_wait *w = NULL;
+
+        pthread_mutex_lock(&reap_lock);
+        if (!list_empty(&reap_list)) {
+            w = LIST_ENTRY(reap_list.next, struct dxgk_cpu_wait, async_entry);
+            list_remove(&w->async_entry);
+        }
+        pthread_mutex_unlock(&reap_lock);
+        if (!w)
+            return;
+        wait_unlink(w);
+        free(w);
+    }
+}
+
+/* Looks up `count` monitored fences of the device's adapter. */
+static NTSTATUS lookup_fences(struct dxgk_device *device, const D3DKMT_HANDLE *handles, UINT count,
+                              struct dxgk_syncobj **objs, bool for_signal)
+{
+    NTSTATUS status = STATUS_SUCCESS;
+    UINT i;
+
+    for (i = 0; i < count; i++) {
+        objs[i] = dxgk_syncobj_lookup(handles[i], device->adapter);
+        if (!objs[i] || objs[i]->type != D3DDDI_MONITORED_FENCE) {
+            status = STATUS_INVALID_PARAMETER;
+            break;
+        }
+        if (for_signal ? objs[i]->flags.NoSignal : objs[i]->flags.NoWait) {
+            status = STATUS_ACCESS_DENIED;
+            break;
+        }
+    }
+    if (status) {
+        if (i < count && objs[i])
+            i++;
+        while (i--)
+            dxgk_syncobj_put(objs[i]);
+    }
+    return status;
+}
+
+NTSTATUS dxgk_signal_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
+                              const UINT64 *values, UINT count, D3DDDICB_SIGNALFLAGS flags)
+{
+    struct dxgk_syncobj *objs[D3DDDI_MAX_OBJECT_SIGNALED];
+    struct dxgk_device *device;
+    NTSTATUS status;
+
+    if (!count || count > D3DDDI_MAX_OBJECT_SIGNALED || !handles || !values)
+        return STATUS_INVALID_PARAMETER;
+    /* Only AllowFenceRewind means something for a CPU signal. */
+    if (flags.Value & ~4u)
+        return STATUS_INVALID_PARAMETER;
+    if (!(device = dxgk_device_acquire(hDevice)))
+        return STATUS_INVALID_PARAMETER;
+    status = lookup_fences(device, handles, count, objs, true);
+    dxgk_device_release(device);
+    if (status)
+        return status;
+    for (UINT i = 0; i < count; i++) {
+        TRACE_(dxgk, "fence %#x <- %#llx\n", handles[i], (unsigned long long)values[i]);
+        dxgk_syncobj_signal(objs[i], values[i], flags.AllowFenceRewind);
+        dxgk_syncobj_put(objs[i]);
+    }
+    dxgk_reap_async_waits();
+    return STATUS_SUCCESS;
+}
+
+static void deadline_after(struct timespec *ts, int timeout_ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += timeout_ms / 1000;
+    ts->tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
+                            const UINT64 *values, UINT count, bool any, HANDLE async_event,
+                            int timeout_ms)
+{
+    struct dxgk_cpu_wait on_stack, *w = &on_stack;
+    struct dxgk_device *device;
+    pthread_condattr_t attr;
+    NTSTATUS status;
+    int state;
+
+    if (!count || count > D3DDDI_MAX_OBJECT_WAITED_ON || !handles || !values)
+        return STATUS_INVALID_PARAMETER;
+    if (async_event && (status = dxgk_event_validate(async_event)))
+        return status;
+    if (!(device = dxgk_device_acquire(hDevice)))
+        return STATUS_INVALID_PARAMETER;
+    if (async_event && !(w = calloc(1, sizeof(*w)))) {
+        dxgk_device_release(device);
+        return STATUS_NO_MEMORY;
+    }
+    if (!async_event)
+        memset(w, 0, sizeof(*w));
+    status = lookup_fences(device, handles, count, w->objs, false);
+    dxgk_device_release(device);     /* the objects are referenced: never sleep holding the device */
+    if (status) {
+        if (w != &on_stack)
+            free(w);
+        return status;
+    }
+    w->count = count;
+    w->any = any;
+    w->async_event = async_event;
+    memcpy(w->values, values, count * sizeof(*values));
+    pthread_mutex_init(&w->mutex, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cond, &attr);
+    pthread_condattr_destroy(&attr);
+    list_init(&w->async_entry);
+    if (async_event) {
+        pthread_mutex_lock(&async_lock);
+        list_add_tail(&dxgk_process.async_waits, &w->async_entry);
+        pthread_mutex_unlock(&async_lock);
+    }
+
+    /* link first ... */
+    for (UINT i = 0; i < count; i++) {
+        struct dxgk_wait_link *link = &w->links[i];
+
+        link->wait = w;
+        link->obj = w->objs[i];
+        pthread_mutex_lock(&link->obj->lock);
+        list_add_tail(&link->obj->waiters, &link->entry);
+        if (link->obj->destroyed)
+            state = DXGK_WAIT_ABANDONED;
+        else
+            state = DXGK_WAIT_PENDING;
+        pthread_mutex_unlock(&link->obj->lock);
+        if (state == DXGK_WAIT_ABANDONED && wait_complete(w, state) && async_event)
+            async_finished(w);
+    }
+    /* ... then look at the values */
+    if (wait_satisfied(w) && wait_complete(w, DXGK_WAIT_SATISFIED) && async_event)
+        async_finished(w);
+
+    if (async_event) {
+        dxgk_reap_async_waits();
+        return STATUS_SUCCESS;
+    }
+
+    pthread_mutex_lock(&w->mutex);
+    if (timeout_ms < 0) {
+        while (w->state == DXGK_WAIT_PENDING)
+            pthread_cond_wait(&w->cond, &w->mutex);
+    } else {
+        struct timespec deadline;
+        deadline_after(&deadline, timeout_ms);
+        while (w->state == DXGK_WAIT_PENDING)
+            if (pthread_cond_timedwait(&w->cond, &w->mutex, &deadline) == ETIMEDOUT)
+                break;
+    }
+    state = w->state;
+    w->state = DXGK_WAIT_ABANDONED;  /* no late completion may touch it */
+    pthread_mutex_unlock(&w->mutex);
+    wait_unlink(w);
+
+    switch (state) {
+    case DXGK_WAIT_SATISFIED: return STATUS_SUCCESS;
+    case DXGK_WAIT_ABANDONED: return STATUS_ABANDONED;
+    default:                  return STATUS_TIMEOUT;
+    }
+}
+
+void dxgk_process_cancel_async_waits(void)
+{
+    for (;;) {
+        struct dxgk_cpu_wait *w = NULL;
+
+        pthread_mutex_lock(&async_lock);
+        if (!list_empty(&dxgk_process.async_waits))
+            w = LIST_ENTRY(dxgk_process.async_waits.next, struct dxgk_cpu_wait, async_entry);
+        pthread_mutex_unlock(&async_lock);
+        if (!w)
+            break;
+        if (wait_complete(w, DXGK_WAIT_ABANDONED))
+            async_finished(w);
+        else
+            sched_yield();               /* being finished by a signal right now */
+    }
+    dxgk_reap_async_waits();
+}

@@ -1,0 +1,357 @@
+/*
+ * Software miniport: the engine.  One thread per adapter runs submitted
+ * command buffers in order, asynchronously to the submitter, and reports
+ * each with DxgkCbNotifyInterrupt(DMA_COMPLETED) — after DMA_FAULTED or
+ * DMA_PAGE_FAULTED when it went wrong, the way hardware raises a fault.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "soft.h"
+#include "dxgkrnl/list.h"
+
+#define MAX_DELAY_US 1000000u
+#define WAIT_FENCE_TIMEOUT_NS (5ull * 1000000000ull)
+
+struct soft_job {
+    struct list entry;
+    UINT fence_id;
+    UINT node;
+    bool null_rendering;
+    UINT64 va;                           /* virtual submission */
+    const void *dma;                     /* or a DMA buffer (the core owns it) */
+    UINT length;
+};
+
+struct soft_engine {
+    struct soft_adapter *adapter;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    struct list queue;
+    bool stop;
+};
+
+enum outcome { RAN, PAGE_FAULT, DMA_FAULT };
+
+struct run {
+    struct soft_adapter *a;
+    UINT64 fault_va;
+    NTSTATUS fault_status;
+};
+
+static void interrupt(struct soft_adapter *a, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *data)
+{
+    a->dxgkrnl.DxgkCbNotifyInterrupt(a->dxgkrnl.DeviceHandle, data);
+}
+
+static void sleep_ns(UINT64 ns)
+{
+    struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+
+    while (nanosleep(&ts, &ts) && errno == EINTR)
+        ;
+}
+
+static UINT64 now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (UINT64)ts.tv_sec * 1000000000ull + (UINT64)ts.tv_nsec;
+}
+
+/* Looks two addresses up under one read lock and runs `op` on them. */
+static enum outcome with_memory(struct run *r, UINT64 va1, UINT64 size1, UINT64 va2, UINT64 size2,
+                                void (*op)(void *p1, void *p2, const void *arg), const void *arg)
+{
+    struct soft_vaspace *va = &r->a->va;
+    void *p1, *p2 = NULL;
+    enum outcome out = RAN;
+
+    pthread_rwlock_rdlock(&va->lock);
+    if (!(p1 = soft_va_translate(va, va1, size1))) {
+        r->fault_va = va1;
+        out = PAGE_FAULT;
+    } else if (size2 && !(p2 = soft_va_translate(va, va2, size2))) {
+        r->fault_va = va2;
+        out = PAGE_FAULT;
+    } else {
+        op(p1, p2, arg);
+    }
+    pthread_rwlock_unlock(&va->lock);
+    return out;
+}
+
+static void op_fill(void *dst, void *unused, const void *arg)
+{
+    const KMT_SOFT_CMD_FILL *c = arg;
+    UINT *d = dst;
+
+    for (UINT64 i = 0; i < c->Bytes / 4; i++)
+        d[i] = c->Value;
+}
+
+static void op_copy(void *dst, void *src, const void *arg)
+{
+    memmove(dst, src, ((const KMT_SOFT_CMD_COPY *)arg)->Bytes);
+}
+
+static void op_store(void *dst, void *unused, const void *arg)
+{
+    __atomic_store_n((UINT64 *)dst, ((const KMT_SOFT_CMD_FENCE *)arg)->Value, __ATOMIC_RELEASE);
+}
+
+static void op_load(void *src, void *unused, const void *arg)
+{
+    *(UINT64 *)arg = __atomic_load_n((UINT64 *)src, __ATOMIC_ACQUIRE);
+}
+
+static enum outcome run_wait(struct run *r, const KMT_SOFT_CMD_FENCE *c)
+{
+    UINT64 start = now_ns(), backoff = 20000, value;
+    enum outcome out;
+
+    while ((out = with_memory(r, c->Va, 8, 0, 0, op_load, &value)) == RAN && value < c->Value) {
+        if (now_ns() - start > WAIT_FENCE_TIMEOUT_NS) {
+            r->fault_status = STATUS_TIMEOUT;   /* a hang: the GPU waits forever */
+            return DMA_FAULT;
+        }
+        sleep_ns(backoff);
+        if (backoff < 1000000)
+            backoff *= 2;
+    }
+    return out;
+}
+
+static enum outcome run_command(struct run *r, const KMT_SOFT_CMD_HEADER *h)
+{
+    switch (h->Opcode) {
+    case KMT_SOFT_OP_NOP:
+        return RAN;
+    case KMT_SOFT_OP_FILL: {
+        const KMT_SOFT_CMD_FILL *c = (const void *)h;
+        if (h->Size < sizeof(*c) || c->Bytes % 4)
+            break;
+        return c->Bytes ? with_memory(r, c->DstVa, c->Bytes, 0, 0, op_fill, c) : RAN;
+    }
+    case KMT_SOFT_OP_COPY: {
+        const KMT_SOFT_CMD_COPY *c = (const void *)h;
+        if (h->Size < sizeof(*c))
+            break;
+        return c->Bytes ? with_memory(r, c->DstVa, c->Bytes, c->SrcVa, c->Bytes, op_copy, c) : RAN;
+    }
+    case KMT_SOFT_OP_SIGNAL_FENCE:
+    case KMT_SOFT_OP_WRITE64: {
+        const KMT_SOFT_CMD_FENCE *c = (const void *)h;
+        enum outcome out;
+        if (h->Size < sizeof(*c) || c->Va % 8)
+            break;
+        out = with_memory(r, c->Va, 8, 0, 0, op_store, c);
+        if (out == RAN && h->Opcode == KMT_SOFT_OP_SIGNAL_FENCE) {
+            DXGKARGCB_NOTIFY_INTERRUPT_DATA data = { .InterruptType = DXGK_INTERRUPT_MONITORED_FENCE_SIGNALED };
+            interrupt(r->a, &data);
+        }
+        return out;
+    }
+    case KMT_SOFT_OP_WAIT_FENCE: {
+        const KMT_SOFT_CMD_FENCE *c = (const void *)h;
+        if (h->Size < sizeof(*c) || c->Va % 8)
+            break;
+        return run_wait(r, c);
+    }
+    case KMT_SOFT_OP_DELAY: {
+        const KMT_SOFT_CMD_DELAY *c = (const void *)h;
+        if (h->Size < sizeof(*c))
+            break;
+        sleep_ns((UINT64)(c->Microseconds < MAX_DELAY_US ? c->Microseconds : MAX_DELAY_US) * 1000);
+        return RAN;
+    }
+    default:
+        break;
+    }
+    r->fault_status = STATUS_ILLEGAL_INSTRUCTION;
+    return DMA_FAULT;
+}
+
+static enum outcome run_stream(struct run *r, const unsigned char *cmds, UINT length)
+{
+    UINT offset = 0;
+
+    while (offset < length) {
+        KMT_SOFT_CMD_HEADER h;
+        enum outcome out;
+
+        if (length - offset < sizeof(h))
+            break;
+        memcpy(&h, cmds + offset, sizeof(h));
+        if (h.Size < sizeof(h) || h.Size % 8 || h.Size > length - offset)
+            break;
+        if ((out = run_command(r, (const KMT_SOFT_CMD_HEADER *)(cmds + offset))) != RAN)
+            return out;
+        atomic_fetch_add(&r->a->commands, 1);
+        offset += h.Size;
+    }
+    if (offset == length)
+        return RAN;
+    r->fault_status = STATUS_ILLEGAL_INSTRUCTION;   /* a torn or malformed command */
+    return DMA_FAULT;
+}
+
+/* A virtual submission's commands are read from GPU memory when they run. */
+static enum outcome run_virtual(struct run *r, UINT64 va, UINT length)
+{
+    unsigned char *copy = malloc(length);
+    struct soft_vaspace *vas = &r->a->va;
+    enum outcome out;
+    void *p;
+
+    if (!copy) {
+        r->fault_status = STATUS_NO_MEMORY;
+        return DMA_FAULT;
+    }
+    pthread_rwlock_rdlock(&vas->lock);
+    p = soft_va_translate(vas, va, length);
+    if (p)
+        memcpy(copy, p, length);
+    pthread_rwlock_unlock(&vas->lock);
+    if (!p) {
+        r->fault_va = va;
+        free(copy);
+        return PAGE_FAULT;
+    }
+    out = run_stream(r, copy, length);
+    free(copy);
+    return out;
+}
+
+static void run_job(struct soft_adapter *a, struct soft_job *job)
+{
+    struct run r = { .a = a };
+    enum outcome out = RAN;
+    DXGKARGCB_NOTIFY_INTERRUPT_DATA data = { 0 };
+
+    if (!job->null_rendering)
+        out = job->dma ? run_stream(&r, job->dma, job->length) : run_virtual(&r, job->va, job->length);
+    if (out == PAGE_FAULT) {
+        data.InterruptType = DXGK_INTERRUPT_DMA_PAGE_FAULTED;
+        data.DmaPageFaulted.FaultedFenceId = job->fence_id;
+        data.DmaPageFaulted.NodeOrdinal = job->node;
+        data.DmaPageFaulted.FaultedVirtualAddress = r.fault_va;
+        soft_trace(a, KMT_TRACE_WARN, __func__, "page fault at %#llx (fence %u)\n",
+                   (unsigned long long)r.fault_va, job->fence_id);
+        interrupt(a, &data);
+    } else if (out == DMA_FAULT) {
+        data.InterruptType = DXGK_INTERRUPT_DMA_FAULTED;
+        data.DmaFaulted.FaultedFenceId = job->fence_id;
+        data.DmaFaulted.Status = r.fault_status;
+        data.DmaFaulted.NodeOrdinal = job->node;
+        soft_trace(a, KMT_TRACE_WARN, __func__, "DMA fault %#x (fence %u)\n", (unsigned)r.fault_status,
+                   job->fence_id);
+        interrupt(a, &data);
+    }
+    memset(&data, 0, sizeof(data));
+    data.InterruptType = DXGK_INTERRUPT_DMA_COMPLETED;
+    data.DmaCompleted.SubmissionFenceId = job->fence_id;
+    data.DmaCompleted.NodeOrdinal = job->node;
+    interrupt(a, &data);
+}
+
+static void *engine_thread(void *arg)
+{
+    struct soft_engine *e = arg;
+
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        struct soft_job *job;
+
+        while (!e->stop && list_empty(&e->queue))
+            pthread_cond_wait(&e->cond, &e->lock);
+        if (list_empty(&e->queue))
+            break;                         /* stopping, and drained */
+        job = LIST_ENTRY(e->queue.next, struct soft_job, entry);
+        list_remove(&job->entry);
+        pthread_mutex_unlock(&e->lock);
+        run_job(e->adapter, job);
+        free(job);
+        pthread_mutex_lock(&e->lock);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+NTSTATUS soft_engine_start(struct soft_adapter *a)
+{
+    struct soft_engine *e = calloc(1, sizeof(*e));
+
+    if (!e)
+        return STATUS_NO_MEMORY;
+    e->adapter = a;
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->cond, NULL);
+    list_init(&e->queue);
+    if (pthread_create(&e->thread, NULL, engine_thread, e)) {
+        free(e);
+        return STATUS_NO_MEMORY;
+    }
+    a->engine = e;
+    return STATUS_SUCCESS;
+}
+
+void soft_engine_stop(struct soft_adapter *a)
+{
+    struct soft_engine *e = a->engine;
+
+    if (!e)
+        return;
+    pthread_mutex_lock(&e->lock);
+    e->stop = true;
+    pthread_cond_signal(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+    pthread_join(e->thread, NULL);
+    pthread_cond_destroy(&e->cond);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+    a->engine = NULL;
+}
+
+static NTSTATUS queue_job(struct soft_adapter *a, struct soft_job *job)
+{
+    struct soft_engine *e = a->engine;
+
+    pthread_mutex_lock(&e->lock);
+    list_add_tail(&e->queue, &job->entry);
+    pthread_cond_signal(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS APIENTRY soft_submit_command(HANDLE hAdapter, const DXGKARG_SUBMITCOMMAND *args)
+{
+    struct soft_job *job = calloc(1, sizeof(*job));
+
+    if (!job)
+        return STATUS_NO_MEMORY;
+    job->fence_id = args->SubmissionFenceId;
+    job->node = args->NodeOrdinal;
+    job->null_rendering = args->Flags.NullRendering;
+    job->dma = (const char *)args->pKmtDmaBuffer + args->DmaBufferSubmissionStartOffset;
+    job->length = args->DmaBufferSubmissionEndOffset - args->DmaBufferSubmissionStartOffset;
+    return queue_job(hAdapter, job);
+}
+
+NTSTATUS APIENTRY soft_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUBMITCOMMANDVIRTUAL *args)
+{
+    struct soft_job *job = calloc(1, sizeof(*job));
+
+    if (!job)
+        return STATUS_NO_MEMORY;
+    job->fence_id = args->SubmissionFenceId;
+    job->node = args->NodeOrdinal;
+    job->null_rendering = args->Flags.NullRendering;
+    job->va = args->DmaBufferVirtualAddress;
+    job->length = args->DmaBufferSize;
+    return queue_job(hAdapter, job);
+}

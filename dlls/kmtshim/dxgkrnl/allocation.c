@@ -48,6 +48,13 @@ struct dxgk_allocation *dxgk_allocation_lookup(struct dxgk_device *device, D3DKM
 
 void dxgk_allocation_free(struct dxgk_allocation *alloc)
 {
+    pthread_mutex_lock(&alloc->cpu_lock);
+    if (alloc->gpu_refs) {
+        alloc->free_pending = true;      /* dxgk_allocation_gpu_unref() frees it */
+        pthread_mutex_unlock(&alloc->cpu_lock);
+        return;
+    }
+    pthread_mutex_unlock(&alloc->cpu_lock);
     pthread_mutex_destroy(&alloc->cpu_lock);
     pthread_cond_destroy(&alloc->gpu_idle);
     free(alloc->private_data);
@@ -434,15 +441,18 @@ void dxgk_allocation_gpu_ref(struct dxgk_allocation *alloc)
 
 void dxgk_allocation_gpu_unref(struct dxgk_allocation *alloc)
 {
-    bool reclaim = false;
+    bool reclaim = false, free_it = false;
 
     pthread_mutex_lock(&alloc->cpu_lock);
     if (!--alloc->gpu_refs) {
         pthread_cond_broadcast(&alloc->gpu_idle);
         reclaim = alloc->reclaim_pending;
         alloc->reclaim_pending = false;
+        free_it = alloc->free_pending;
     }
     pthread_mutex_unlock(&alloc->cpu_lock);
     if (reclaim)
         dxgk_reclaim_allocations(&alloc, 1);
+    else if (free_it)
+        dxgk_allocation_free(alloc);
 }

@@ -191,6 +191,7 @@ static void context_teardown(struct dxgk_context *ctx)
     pthread_mutex_unlock(&device->list_lock);
 
     /* pfnDestroyContextCb: returns after the context's queued work ran */
+    dxgk_sched_close(ctx);
     dxgk_sched_drain(ctx);
     dxgk_syncobj_context_gone(ctx);
     status = device->adapter->ddi->DxgkDdiDestroyContext(ctx->driver_context);

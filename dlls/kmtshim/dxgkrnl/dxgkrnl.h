@@ -142,6 +142,7 @@ struct dxgk_allocation {
     bool destroyed;                      /* handle removed */
     bool assume_not_in_use;
     bool reclaim_pending;                /* CPU refs gone, waiting for the GPU */
+    bool free_pending;                   /* reclaimed under queued GPU work (AssumeNotInUse) */
     struct dxgk_reclaim_wait *waiter;    /* SynchronousDestroy caller, or NULL */
 };
 
@@ -241,7 +242,9 @@ void dxgk_device_destroy_children(struct dxgk_device *device);
 struct dxgk_allocation *dxgk_allocation_lookup(struct dxgk_device *device, D3DKMT_HANDLE h);
 void dxgk_allocation_put(struct dxgk_allocation *alloc);
 /* Queued GPU work referencing an allocation (the submission path takes
- * these; reclaim and CPU locks wait for them). */
+ * these; reclaim and CPU locks wait for them).  A GPU reference also keeps
+ * the struct itself: AssumeNotInUse reclaims the memory under queued work,
+ * and the last GPU reference frees what is left. */
 void dxgk_allocation_gpu_ref(struct dxgk_allocation *alloc);
 void dxgk_allocation_gpu_unref(struct dxgk_allocation *alloc);
 /* Frees the allocations' miniport objects now, in one DDI call per kind

@@ -99,16 +99,14 @@ NTSTATUS dxgk_gpu_signal(const D3DKMT_HANDLE *contexts, UINT ncontexts, const D3
             kmt_object_get(&ctxs[i]->obj);
             packets[i]->signal = op;
         }
+        if (!status)
+            status = dxgk_sched_queue(packets, n);
         if (status)
             put_objects(op->objs, nobjs);
     }
     for (UINT i = 0; i < n; i++) {
-        if (packets[i]) {
-            if (status)
-                dxgk_packet_free(packets[i]);
-            else
-                dxgk_sched_queue(packets[i]);
-        }
+        if (status && packets[i])
+            dxgk_packet_free(packets[i]);
         dxgk_context_release(ctxs[i]);
     }
     if (status)
@@ -147,9 +145,10 @@ NTSTATUS dxgk_gpu_wait(D3DKMT_HANDLE context, const D3DKMT_HANDLE *handles, UINT
     p->wait.count = nobjs;
     for (UINT i = 0; i < nobjs; i++)
         p->wait.values[i] = values ? values[i] : value;
-    dxgk_sched_queue(p);
+    if ((status = dxgk_sched_queue(&p, 1)))
+        dxgk_packet_free(p);
     dxgk_context_release(ctx);
-    return STATUS_SUCCESS;
+    return status;
 }
 
 /* Which object types each entry point accepts. */

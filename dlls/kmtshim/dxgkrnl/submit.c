@@ -64,6 +64,7 @@ NTSTATUS dxgk_submit_command(const D3DKMT_SUBMITCOMMAND *desc, const void *priva
         p->context = ctxs[i];
         kmt_object_get(&ctxs[i]->obj);
         p->submit.is_virtual = true;
+        p->submit.null_rendering = desc->Flags.NullRendering;
         p->submit.va = desc->Commands;
         p->submit.length = desc->CommandLength;
         p->submit.private_data_size = desc->PrivateDriverDataSize;
@@ -71,13 +72,11 @@ NTSTATUS dxgk_submit_command(const D3DKMT_SUBMITCOMMAND *desc, const void *priva
             memcpy(p->submit.private_data, private_data, desc->PrivateDriverDataSize);
         packets[i] = p;
     }
+    if (!status)
+        status = dxgk_sched_queue(packets, n);
     for (UINT i = 0; i < n; i++) {
-        if (packets[i]) {
-            if (status)
-                dxgk_packet_free(packets[i]);
-            else
-                dxgk_sched_queue(packets[i]);
-        }
+        if (status && packets[i])
+            dxgk_packet_free(packets[i]);
         dxgk_context_release(ctxs[i]);
     }
     return status;
@@ -98,12 +97,14 @@ static NTSTATUS resolve_allocations(struct dxgk_context *ctx, UINT count, struct
 
         if (!alloc)
             return STATUS_INVALID_HANDLE;
-        /* queued work keeps it alive: destroys wait unless AssumeNotInUse */
+        /* queued work keeps it alive: destroys wait unless AssumeNotInUse.
+         * Only a GPU reference: a CPU one would hold AssumeNotInUse back. */
         dxgk_allocation_gpu_ref(alloc);
         p->submit.allocations[p->submit.allocation_count++] = alloc;
         p->submit.dxgk_allocations[i].hDeviceSpecificAllocation = alloc->device_allocation;
         p->submit.dxgk_allocations[i].WriteOperation = entry->WriteOperation;
         p->submit.dxgk_allocations[i].KmtGpuVirtualAddress = alloc->gpu_va;
+        dxgk_allocation_put(alloc);
     }
     return STATUS_SUCCESS;
 }
@@ -140,6 +141,7 @@ NTSTATUS dxgk_render(D3DKMT_RENDER *desc)
     p->type = DXGK_PACKET_SUBMIT;
     p->context = ctx;
     kmt_object_get(&ctx->obj);
+    p->submit.null_rendering = desc->Flags.NullRendering;
     if ((status = resolve_allocations(ctx, desc->AllocationCount, p)))
         goto out;
     p->submit.dma_size = desc->CommandLength ? desc->CommandLength : 1;
@@ -169,7 +171,8 @@ NTSTATUS dxgk_render(D3DKMT_RENDER *desc)
         status = STATUS_UNSUCCESSFUL;
         goto out;
     }
-    dxgk_sched_queue(p);
+    if ((status = dxgk_sched_queue(&p, 1)))
+        goto out;
     p = NULL;
 
     /* The same buffers serve the next batch: their contents were copied. */

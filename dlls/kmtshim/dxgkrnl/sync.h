@@ -82,6 +82,10 @@ struct dxgk_cpu_wait {
     pthread_mutex_t mutex;
     pthread_cond_t cond;
     int state;                           /* enum dxgk_wait_state, under mutex */
+    /* Async waits: the creating thread still links and checks it, so
+     * whoever finishes it meanwhile leaves the freeing to the creator. */
+    bool creating;                       /* under mutex */
+    bool finished;                       /* under mutex */
 };
 
 /* syncobj.c */

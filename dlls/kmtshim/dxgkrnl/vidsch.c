@@ -23,12 +23,14 @@ static void signal_op_put(struct dxgk_signal_op *op)
 
 void dxgk_packet_free(struct dxgk_packet *p)
 {
+    struct dxgk_context *ctx;
+    struct dxgk_sched *s = p->context->device->adapter->sched;
+    bool queued;
+
     switch (p->type) {
     case DXGK_PACKET_SUBMIT:
-        for (UINT i = 0; i < p->submit.allocation_count; i++) {
+        for (UINT i = 0; i < p->submit.allocation_count; i++)
             dxgk_allocation_gpu_unref(p->submit.allocations[i]);
-            dxgk_allocation_put(p->submit.allocations[i]);
-        }
         free(p->submit.allocations);
         free(p->submit.dxgk_allocations);
         free(p->submit.private_data);
@@ -43,8 +45,20 @@ void dxgk_packet_free(struct dxgk_packet *p)
             dxgk_syncobj_put(p->wait.objs[i]);
         break;
     }
-    dxgk_context_put(p->context);
+    ctx = p->context;
+    queued = p->queued;
     free(p);
+    /* Our context reference is never the last while we are counted: the
+     * drain of a dying context waits for the count, so once it returns no
+     * packet holds anything any more (nor frees the device or adapter
+     * behind its destroyer's back, on the engine or scheduler thread). */
+    dxgk_context_put(ctx);
+    if (queued) {
+        pthread_mutex_lock(&s->lock);
+        if (!--ctx->packets)
+            pthread_cond_broadcast(&s->idle);
+        pthread_mutex_unlock(&s->lock);
+    }
 }
 
 /* Fence ids travel as 32 bits through the DDI: widen one next to `ref`. */
@@ -138,6 +152,7 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
             .SubmissionFenceId = (UINT)p->submit.fence_id,
             .NodeOrdinal = ctx->node,
         };
+        args.Flags.NullRendering = p->submit.null_rendering;
         status = ddi->DxgkDdiSubmitCommandVirtual(s->adapter->ctx, &args);
     } else {
         DXGKARG_SUBMITCOMMAND args = {
@@ -150,6 +165,7 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
             .pKmtAllocationList = p->submit.dxgk_allocations,
             .KmtAllocationListSize = p->submit.allocation_count,
         };
+        args.Flags.NullRendering = p->submit.null_rendering;
         status = ddi->DxgkDdiSubmitCommand(s->adapter->ctx, &args);
     }
     TRACE_(dxgk, "submit fence %llu (node %u, %s) -> %s\n", (unsigned long long)p->submit.fence_id,
@@ -283,22 +299,50 @@ void dxgk_sched_kick(struct dxgk_adapter *adapter)
     pthread_mutex_unlock(&s->lock);
 }
 
-void dxgk_sched_queue(struct dxgk_packet *p)
+NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count)
 {
-    struct dxgk_context *ctx = p->context;
-    struct dxgk_sched *s = ctx->device->adapter->sched;
+    struct dxgk_sched *s = packets[0]->context->device->adapter->sched;
 
     pthread_mutex_lock(&s->lock);
-    list_add_tail(&ctx->queue, &p->entry);
-    if (!ctx->active) {
-        list_add_tail(&s->active, &ctx->active_entry);
-        ctx->active = true;
+    for (UINT i = 0; i < count; i++) {
+        if (packets[i]->context->closed) {
+            pthread_mutex_unlock(&s->lock);
+            return STATUS_INVALID_PARAMETER;
+        }
+    }
+    for (UINT i = 0; i < count; i++) {
+        struct dxgk_packet *p = packets[i];
+        struct dxgk_context *ctx = p->context;
+
+        list_add_tail(&ctx->queue, &p->entry);
+        p->queued = true;
+        ctx->packets++;
+        if (!ctx->active) {
+            list_add_tail(&s->active, &ctx->active_entry);
+            ctx->active = true;
+        }
     }
     pthread_cond_signal(&s->cond);
     pthread_mutex_unlock(&s->lock);
+    return STATUS_SUCCESS;
 }
 
-/* Waits until the context's queue ran and everything it submitted completed;
+/* A call that looked the context up before its teardown began may still be
+ * on its way to dxgk_sched_queue(): closing under the scheduler lock makes
+ * that packet either queued before the drain or refused. */
+void dxgk_sched_close(struct dxgk_context *ctx)
+{
+    struct dxgk_sched *s = ctx->device->adapter->sched;
+
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    ctx->closed = true;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Waits until the context's queue ran, everything it submitted completed
+ * and every packet of it was freed;
  * packets that can never run (waits on objects nobody will signal) would
  * block this forever, so DestroyDevice cancels first (dxgk_sched_cancel). */
 void dxgk_sched_drain(struct dxgk_context *ctx)
@@ -308,7 +352,7 @@ void dxgk_sched_drain(struct dxgk_context *ctx)
     if (!s)
         return;
     pthread_mutex_lock(&s->lock);
-    while (!list_empty(&ctx->queue) || !context_idle(s, ctx))
+    while (!list_empty(&ctx->queue) || !context_idle(s, ctx) || ctx->packets)
         pthread_cond_wait(&s->idle, &s->lock);
     pthread_mutex_unlock(&s->lock);
 }

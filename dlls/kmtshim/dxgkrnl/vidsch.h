@@ -45,6 +45,8 @@ struct dxgk_context {
     struct list active_entry;            /* sched->active while the queue is non-empty */
     bool active;
     UINT64 last_submitted;               /* newest fence id handed to the miniport */
+    unsigned packets;                    /* queued packets not yet freed (drain waits for 0) */
+    bool closed;                         /* teardown began: no packet may be queued */
 };
 
 enum dxgk_packet_type {
@@ -69,10 +71,12 @@ struct dxgk_signal_op {
 struct dxgk_packet {
     struct list entry;                   /* context queue, then sched->inflight[node] */
     enum dxgk_packet_type type;
+    bool queued;                         /* counted in context->packets */
     struct dxgk_context *context;        /* referenced */
     union {
         struct {
             bool is_virtual;
+            bool null_rendering;         /* Flags.NullRendering: the driver skips it */
             D3DGPU_VIRTUAL_ADDRESS va;   /* virtual submissions */
             UINT length;
             void *private_data;
@@ -80,7 +84,7 @@ struct dxgk_packet {
             void *dma;                   /* legacy: the DMA buffer DxgkDdiRender built */
             UINT dma_size;
             DXGK_ALLOCATIONLIST *dxgk_allocations;
-            struct dxgk_allocation **allocations; /* referenced, GPU-referenced */
+            struct dxgk_allocation **allocations; /* GPU-referenced (see dxgk_allocation_gpu_ref) */
             UINT allocation_count;
             UINT64 fence_id;             /* assigned at submission */
         } submit;
@@ -126,11 +130,17 @@ void dxgk_context_callbacks(DXGKRNL_INTERFACE *iface);
 /* vidsch.c */
 NTSTATUS dxgk_sched_start(struct dxgk_adapter *adapter);
 void dxgk_sched_stop(struct dxgk_adapter *adapter);
-/* Queues a packet (taking over the caller's references) and wakes the scheduler. */
-void dxgk_sched_queue(struct dxgk_packet *packet);
+/* Queues one packet per context (all of one adapter), taking over the
+ * caller's references, and wakes the scheduler.  All or none: a context
+ * whose teardown began since the caller looked it up refuses with
+ * STATUS_INVALID_PARAMETER, and the caller still owns the packets. */
+NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count);
+/* Refuses further packets for a context (its teardown begins). */
+void dxgk_sched_close(struct dxgk_context *ctx);
 /* Re-examines blocked waits (a sync object changed). */
 void dxgk_sched_kick(struct dxgk_adapter *adapter);
-/* Blocks until the context's queue is empty and its work completed. */
+/* Blocks until the context's queue is empty, its work completed and its
+ * packets were freed (they hold nothing any more). */
 void dxgk_sched_drain(struct dxgk_context *ctx);
 /* Drops the packets of a context that did not reach the miniport yet. */
 void dxgk_sched_cancel(struct dxgk_context *ctx);

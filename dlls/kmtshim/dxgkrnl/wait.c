@@ -27,6 +27,11 @@ static pthread_mutex_t async_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool wait_satisfied(const struct dxgk_cpu_wait *w)
 {
+    /* Two signalers of two objects of one wait-all each store their value
+     * (under their own object's lock) and then read the other's: without a
+     * full fence between the store and the loads both may read the old
+     * value and neither wakes the waiter. */
+    atomic_thread_fence(memory_order_seq_cst);
     for (UINT i = 0; i < w->count; i++) {
         bool done = dxgk_fence_value(w->objs[i]) >= w->values[i];
         if (done && w->any)
@@ -53,16 +58,30 @@ static bool wait_complete(struct dxgk_cpu_wait *w, int state)
     return done;
 }
 
-/* An async wait is finished: set its event and queue it for freeing. */
+static void queue_reap(struct dxgk_cpu_wait *w)
+{
+    pthread_mutex_lock(&reap_lock);
+    list_add_tail(&reap_list, &w->async_entry);
+    pthread_mutex_unlock(&reap_lock);
+}
+
+/* An async wait is finished: set its event and queue it for freeing,
+ * unless its creator is still linking or checking it (then the creator
+ * queues it when done: freeing it now would pull it from under it). */
 static void async_finished(struct dxgk_cpu_wait *w)
 {
+    bool creating;
+
     dxgk_event_set(w->async_event);
     pthread_mutex_lock(&async_lock);
     list_remove(&w->async_entry);
     pthread_mutex_unlock(&async_lock);
-    pthread_mutex_lock(&reap_lock);
-    list_add_tail(&reap_list, &w->async_entry);
-    pthread_mutex_unlock(&reap_lock);
+    pthread_mutex_lock(&w->mutex);
+    creating = w->creating;
+    w->finished = true;
+    pthread_mutex_unlock(&w->mutex);
+    if (!creating)
+        queue_reap(w);
 }
 
 void dxgk_wake_waiters_locked(struct dxgk_syncobj *obj, bool abandoned)
@@ -216,6 +235,7 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
     pthread_condattr_destroy(&attr);
     list_init(&w->async_entry);
     if (async_event) {
+        w->creating = true;
         pthread_mutex_lock(&async_lock);
         list_add_tail(&dxgk_process.async_waits, &w->async_entry);
         pthread_mutex_unlock(&async_lock);
@@ -242,6 +262,14 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
         async_finished(w);
 
     if (async_event) {
+        bool finished;
+
+        pthread_mutex_lock(&w->mutex);
+        w->creating = false;
+        finished = w->finished;
+        pthread_mutex_unlock(&w->mutex);
+        if (finished)
+            queue_reap(w);
         dxgk_reap_async_waits();
         return STATUS_SUCCESS;
     }

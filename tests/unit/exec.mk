@@ -1,0 +1,39 @@
+# Unit tests of execution on the software adapter: contexts, context
+# allocations, submission, sync objects, CPU waits, races.
+
+KMT_EXEC_TESTS = \
+	tests/unit/test_context \
+	tests/unit/test_context_alloc \
+	tests/unit/test_submit \
+	tests/unit/test_syncobj \
+	tests/unit/test_fence_wait \
+	tests/unit/test_exec_race
+
+check_PROGRAMS += $(KMT_EXEC_TESTS)
+TESTS += $(KMT_EXEC_TESTS)
+
+KMT_EXEC_UTIL = tests/unit/exec_util.c tests/unit/exec_util.h
+
+tests_unit_test_context_SOURCES = tests/unit/test_context.c $(KMT_EXEC_UTIL)
+tests_unit_test_context_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_context_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_context_alloc_SOURCES = tests/unit/test_context_alloc.c $(KMT_EXEC_UTIL)
+tests_unit_test_context_alloc_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_context_alloc_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_submit_SOURCES = tests/unit/test_submit.c $(KMT_EXEC_UTIL)
+tests_unit_test_submit_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_submit_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_syncobj_SOURCES = tests/unit/test_syncobj.c $(KMT_EXEC_UTIL)
+tests_unit_test_syncobj_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_syncobj_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_fence_wait_SOURCES = tests/unit/test_fence_wait.c $(KMT_EXEC_UTIL)
+tests_unit_test_fence_wait_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_fence_wait_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_exec_race_SOURCES = tests/unit/test_exec_race.c $(KMT_EXEC_UTIL)
+tests_unit_test_exec_race_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_exec_race_LDADD = $(KMT_UNIT_LDADD)

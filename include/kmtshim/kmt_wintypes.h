@@ -22,11 +22,6 @@
 typedef LARGE_INTEGER PHYSICAL_ADDRESS;
 # endif
 
-/* A DDK type (wdm.h) that d3dkmddi.h uses and windows.h lacks.  Repeating
- * a typedef with the same type is valid C11 and C++, so a program that
- * also includes the WDK's headers still compiles. */
-typedef LARGE_INTEGER PHYSICAL_ADDRESS;
-
 #else /* Linux / native */
 
 # include <stddef.h>

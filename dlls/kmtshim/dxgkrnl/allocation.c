@@ -269,7 +269,12 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
     ca.PrivateDriverDataSize = a->standard ? 0 : a->driver_data_size;
     ca.NumAllocations = a->count;
     ca.pAllocationInfo = info;
-    ca.hResource = existing ? existing->driver_resource : NULL;
+    if (existing) {
+        /* a reclaim of one of its allocations may rewrite it meanwhile */
+        pthread_mutex_lock(&device->list_lock);
+        ca.hResource = existing->driver_resource;
+        pthread_mutex_unlock(&device->list_lock);
+    }
     ca.Flags.Resource = res || existing;
     creating = allocs;
     creating_count = a->count;

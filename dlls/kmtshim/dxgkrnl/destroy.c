@@ -232,7 +232,15 @@ static void release_batch(struct dxgk_allocation **allocs, UINT count, struct dx
         unsigned one = 1;
         bool idle;
 
-        pthread_mutex_lock(&a->cpu_lock);
+        /* A busy cpu_lock means a user is inside a call on it (DxgkDdiLock
+         * holds it): without a waiter, leave the reclaim to that user
+         * instead of waiting for the DDI to return. */
+        if (w)
+            pthread_mutex_lock(&a->cpu_lock);
+        else if (pthread_mutex_trylock(&a->cpu_lock)) {
+            dxgk_allocation_put(a);
+            continue;
+        }
         idle = !a->gpu_refs || a->assume_not_in_use;
         if (idle && (now != small || n < SMALL_BATCH) &&
             atomic_compare_exchange_strong(&a->obj.refcount, &one, 0)) {

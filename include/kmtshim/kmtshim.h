@@ -36,7 +36,7 @@ KMTAPI void KmtProcessShutdown(void);
 
 /* Where an adapter comes from: which miniport, what device. */
 typedef struct _KMT_ADAPTER_DESCRIPTION {
-    char Miniport[32];          /* "soft", "drm", a plugin path... */
+    char Miniport[32];          /* "soft", "drm", or the DriverName a plugin gave */
     char DriverName[32];        /* the kernel or software driver behind it */
     char Description[128];
     char LocationId[64];        /* bus id, or "soft0" */

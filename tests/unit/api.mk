@@ -1,1 +1,52 @@
 # Unit tests of the public API: handles, adapters, queries, allocation rules, locks, races.
+
+KMT_API_TESTS = \
+	tests/unit/test_hmgr \
+	tests/unit/test_adapter \
+	tests/unit/test_query \
+	tests/unit/test_allocation \
+	tests/unit/test_lock \
+	tests/unit/test_race \
+	tests/unit/test_abi
+
+check_PROGRAMS += $(KMT_API_TESTS)
+TESTS += $(KMT_API_TESTS)
+
+tests_unit_test_hmgr_SOURCES = tests/unit/test_hmgr.c
+tests_unit_test_hmgr_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_hmgr_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_adapter_SOURCES = tests/unit/test_adapter.c
+tests_unit_test_adapter_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_adapter_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_query_SOURCES = tests/unit/test_query.c
+tests_unit_test_query_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_query_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_allocation_SOURCES = tests/unit/test_allocation.c
+tests_unit_test_allocation_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_allocation_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_lock_SOURCES = tests/unit/test_lock.c
+tests_unit_test_lock_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_lock_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_race_SOURCES = tests/unit/test_race.c
+tests_unit_test_race_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_race_LDADD = $(KMT_UNIT_LDADD)
+
+# test_abi also loads the installed-form library (.libs/libkmtshim.so) to
+# check which symbols it exports.
+tests_unit_test_abi_SOURCES = tests/unit/test_abi.c
+tests_unit_test_abi_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_abi_LDADD = $(KMT_UNIT_LDADD)
+EXTRA_tests_unit_test_abi_DEPENDENCIES = libkmtshim.la
+
+# Every public header must also compile for Windows (mingw-w64), where the
+# same layout assertions run against the toolchain's own windows.h types.
+EXTRA_DIST += tests/unit/abi-mingw.sh
+if HAVE_WINE
+TESTS += tests/unit/abi-mingw.sh
+AM_TESTS_ENVIRONMENT += KMT_MINGW_CC='$(MINGW_CC)'; export KMT_MINGW_CC;
+endif

@@ -114,6 +114,7 @@ static struct dxgk_resource *resource_new(struct dxgk_device *device, const stru
     res->runtime_data_size = a->runtime_data_size;
     res->driver_data_size = a->standard ? 0 : a->driver_data_size;
     kmt_object_init(&res->obj, HMGR_TYPE_RESOURCE, dxgk_resource_last_ref);
+    pthread_mutex_init(&res->ddi_lock, NULL);
     list_init(&res->entry);
     list_init(&res->allocations);
     res->device = device;
@@ -125,6 +126,7 @@ static struct dxgk_resource *resource_new(struct dxgk_device *device, const stru
 
 void dxgk_resource_free(struct dxgk_resource *res)
 {
+    pthread_mutex_destroy(&res->ddi_lock);
     free(res->runtime_data);
     free(res->driver_data);
     free(res);
@@ -276,11 +278,23 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
     ca.PrivateDriverDataSize = a->standard ? 0 : a->driver_data_size;
     ca.NumAllocations = a->count;
     ca.pAllocationInfo = info;
-    ca.hResource = existing ? existing->driver_resource : NULL;
+    if (existing) {
+        /* a reclaim of one of its allocations may rewrite it meanwhile */
+        pthread_mutex_lock(&existing->ddi_lock);
+        pthread_mutex_lock(&device->list_lock);
+        ca.hResource = existing->driver_resource;
+        pthread_mutex_unlock(&device->list_lock);
+    }
     ca.Flags.Resource = res || existing;
     creating = allocs;
     creating_count = a->count;
     status = adapter->ddi->DxgkDdiCreateAllocation(adapter->ctx, &ca);
+    if (existing) {
+        pthread_mutex_lock(&device->list_lock);
+        existing->driver_resource = ca.hResource;
+        pthread_mutex_unlock(&device->list_lock);
+        pthread_mutex_unlock(&existing->ddi_lock);
+    }
     TRACE_(dxgk, "DxgkDdiCreateAllocation(%u allocations, resource %d) -> %s\n", a->count,
            ca.Flags.Resource, kmt_debugstr_status(status));
     if (status)
@@ -398,7 +412,15 @@ out_free:
         for (i = 0; i < a->count; i++)
             if (info[i].hAllocation)
                 handles[n++] = info[i].hAllocation;
+        if (existing)
+            pthread_mutex_lock(&existing->ddi_lock);
         dxgk_ddi_destroy_allocations(adapter, handles, n, &ca.hResource, res != NULL);
+        if (existing) {
+            pthread_mutex_lock(&device->list_lock);
+            existing->driver_resource = ca.hResource;
+            pthread_mutex_unlock(&device->list_lock);
+            pthread_mutex_unlock(&existing->ddi_lock);
+        }
     }
     for (i = 0; i < a->count; i++) {
         if (!allocs[i])

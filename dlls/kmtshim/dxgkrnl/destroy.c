@@ -77,6 +77,16 @@ static void notify_children_gone(struct dxgk_device *device)
 
 /* ---- reclaim -------------------------------------------------------------- */
 
+static bool resource_destroying(struct dxgk_resource *res)
+{
+    bool destroying;
+
+    pthread_mutex_lock(&res->device->list_lock);
+    destroying = res->destroying;
+    pthread_mutex_unlock(&res->device->list_lock);
+    return destroying;
+}
+
 void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count)
 {
     struct dxgk_device *device = allocs[0]->device;
@@ -84,6 +94,7 @@ void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count)
     HANDLE small_bound[SMALL_BATCH], small_drv[SMALL_BATCH];
     HANDLE *bound = small_bound, *drv = small_drv;
     UINT nbound = 0;
+    bool res_owns_them = false;
     HANDLE hres;
 
     if (count > SMALL_BATCH) {
@@ -101,10 +112,23 @@ void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count)
     for (UINT i = 0; i < count; i++)
         dxgk_allocation_unmap(allocs[i]);
 
-    pthread_mutex_lock(&device->list_lock);
-    if (res && res->destroying) {
-        /* The resource frees them with itself, in one DDI call. */
-        pthread_mutex_unlock(&device->list_lock);
+    /* A resource being destroyed frees these with itself, in one DDI call.
+     * Otherwise its DDI lock (taken before the list lock) keeps our
+     * hResource read, call and write-back whole. */
+    if (res && !resource_destroying(res)) {
+        pthread_mutex_lock(&res->ddi_lock);
+        pthread_mutex_lock(&device->list_lock);
+        if (res->destroying) {           /* destroyed meanwhile */
+            pthread_mutex_unlock(&device->list_lock);
+            pthread_mutex_unlock(&res->ddi_lock);
+            res_owns_them = true;
+        }
+    } else if (res) {
+        res_owns_them = true;
+    } else {
+        pthread_mutex_lock(&device->list_lock);
+    }
+    if (res_owns_them) {
         for (UINT i = 0; i < count; i++)
             kmt_object_put(&res->obj);
         goto out;
@@ -125,6 +149,7 @@ void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count)
         pthread_mutex_lock(&device->list_lock);
         res->driver_resource = hres;
         pthread_mutex_unlock(&device->list_lock);
+        pthread_mutex_unlock(&res->ddi_lock);
     }
 
     for (UINT i = 0; i < count; i++) {
@@ -234,7 +259,15 @@ static void release_batch(struct dxgk_allocation **allocs, UINT count, struct dx
         unsigned one = 1;
         bool idle;
 
-        pthread_mutex_lock(&a->cpu_lock);
+        /* A busy cpu_lock means a user is inside a call on it (DxgkDdiLock
+         * holds it): without a waiter, leave the reclaim to that user
+         * instead of waiting for the DDI to return. */
+        if (w)
+            pthread_mutex_lock(&a->cpu_lock);
+        else if (pthread_mutex_trylock(&a->cpu_lock)) {
+            dxgk_allocation_put(a);
+            continue;
+        }
         idle = !a->gpu_refs || a->assume_not_in_use;
         if (idle && (now != small || n < SMALL_BATCH) &&
             atomic_compare_exchange_strong(&a->obj.refcount, &one, 0)) {

@@ -110,6 +110,10 @@ struct dxgk_resource {
     bool shared;                         /* sealed: no additions, no partial destroy */
     bool standard;                       /* created as a standard allocation */
     bool destroying;                     /* handle gone, waiting for last ref */
+    /* Serializes the DDI calls that carry hResource: the KMD may rewrite it
+     * (in/out), so read, call and write back must not interleave.  Taken
+     * before device->list_lock. */
+    pthread_mutex_t ddi_lock;
     struct list allocations;             /* under device->list_lock */
     struct dxgk_reclaim_wait *waiter;
 };

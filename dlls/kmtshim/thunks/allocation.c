@@ -66,6 +66,13 @@ static NTSTATUS create_allocation(const char *name, D3DKMT_CREATEALLOCATION *des
             memcpy(&info_flags, &info->Flags, sizeof(info_flags));
         }
         r->flags = info_flags;
+        /* Existing memory must lie in user space (Windows probes and pins
+         * it); the miniport maps and hands out this address later. */
+        if (r->sysmem && !kmt_user_ptr_ok(r->sysmem, k.Flags.StandardAllocation ?
+                                          standard.ExistingHeapData.Size : 1)) {
+            status = STATUS_INVALID_PARAMETER;
+            goto out;
+        }
         if (r->private_data_size && !kmt_user_ptr_ok(r->private_data, r->private_data_size)) {
             status = STATUS_INVALID_PARAMETER;
             goto out;

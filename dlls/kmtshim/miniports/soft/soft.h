@@ -47,7 +47,8 @@ struct soft_device {
 };
 
 struct soft_resource {
-    UINT allocation_count;               /* allocations created with it */
+    atomic_uint allocation_count;        /* allocations created with it; creates
+                                            adding to it may run concurrently */
 };
 
 struct soft_allocation {

@@ -123,11 +123,12 @@ NTSTATUS APIENTRY soft_create_allocation(HANDLE hAdapter, DXGKARG_CREATEALLOCATI
         return status;
     }
     if (res) {
-        res->allocation_count = args->NumAllocations;
+        atomic_init(&res->allocation_count, args->NumAllocations);
         args->hResource = res;
         atomic_fetch_add(&a->resources, 1);
     } else if (args->hResource) {
-        ((struct soft_resource *)args->hResource)->allocation_count += args->NumAllocations;
+        atomic_fetch_add(&((struct soft_resource *)args->hResource)->allocation_count,
+                         args->NumAllocations);
     }
     return STATUS_SUCCESS;
 }

@@ -1,0 +1,139 @@
+/*
+ * The opt-in gdi32 proxy: Wine's gdi32 plus kmtshim's D3DKMT functions, for
+ * programs that look D3DKMT functions up in gdi32.
+ *
+ * Every Wine export is an import thunk into gdi32_orig.dll (Wine's own
+ * gdi32 under another name, see thunks.S).  The D3DKMT functions Wine lacks
+ * go to kmtshim.dll; the ones both have are routed by routing.txt: a call
+ * naming a kmtshim handle goes to kmtshim, anything else to Wine, so Wine's
+ * own D3D stack (wined3d opens its adapters through gdi32) keeps working.
+ *
+ * kmtshim.dll is loaded on the proxy's first D3DKMT call, not with the
+ * proxy: a process that never calls D3DKMT functions never loads it, and a
+ * process where it cannot load keeps Wine's behaviour.  Loading it does not
+ * start kmtshim's core (its ownership query answers "not mine" until the
+ * process opened something through kmtshim).
+ */
+#define KMTAPI
+#include "kmtshim/d3dkmthk.h"
+
+typedef NTSTATUS (APIENTRY *d3dkmt_fn)(void *desc);
+typedef BOOL (WINAPI *owns_handle_fn)(D3DKMT_HANDLE handle);
+
+#define SHIM_FAILED ((HMODULE)(ULONG_PTR)1)
+
+static HMODULE shim_module;              /* NULL: not tried yet */
+static owns_handle_fn shim_owns_handle;
+
+/* Loads kmtshim.dll once; NULL when it cannot be loaded. */
+static HMODULE load_shim(void)
+{
+    HMODULE module = __atomic_load_n(&shim_module, __ATOMIC_ACQUIRE), expected = NULL;
+
+    if (module)
+        return module == SHIM_FAILED ? NULL : module;
+    module = LoadLibraryW(L"kmtshim.dll");
+    if (module) {
+        /* every racing thread stores the same address (one module) */
+        owns_handle_fn owns = (owns_handle_fn)(void *)GetProcAddress(module, "KmtShimOwnsHandle");
+
+        if (owns) {
+            __atomic_store_n(&shim_owns_handle, owns, __ATOMIC_RELEASE);
+        } else {
+            FreeLibrary(module);
+            module = SHIM_FAILED;
+        }
+    } else {
+        module = SHIM_FAILED;
+    }
+    if (!__atomic_compare_exchange_n(&shim_module, &expected, module, FALSE, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        if (module != SHIM_FAILED)       /* another thread won; drop our reference */
+            FreeLibrary(module);
+        module = expected;
+    }
+    return module == SHIM_FAILED ? NULL : module;
+}
+
+/* Calls kmtshim's `name`, resolving it once into *slot.  Without kmtshim
+ * the answer is what its stubs answer: STATUS_NOT_SUPPORTED. */
+static NTSTATUS call_shim(const char *name, d3dkmt_fn *slot, void *desc)
+{
+    d3dkmt_fn fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    HMODULE module;
+
+    if (!fn) {
+        if (!(module = load_shim()) || !(fn = (d3dkmt_fn)(void *)GetProcAddress(module, name)))
+            return STATUS_NOT_SUPPORTED;
+        __atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+    }
+    return fn(desc);
+}
+
+/* Below 64 KiB or past the user address space is never a caller's buffer. */
+static BOOL desc_ok(const void *desc, SIZE_T size)
+{
+    ULONG_PTR v = (ULONG_PTR)desc;
+
+    return v >= 0x10000 && v <= 0x7fffffffffffull - size;
+}
+
+/* kmtshim answers calls on its own handles, and bad descriptors and zero
+ * handles (no one's: Windows' NTSTATUS).  It is asked even when the proxy
+ * has not used it yet: the program may have called kmtshim.dll directly. */
+static BOOL shim_owns(const void *desc, unsigned offset)
+{
+    D3DKMT_HANDLE handle;
+
+    if (!load_shim())
+        return FALSE;
+    if (!desc_ok(desc, offset + sizeof(handle)))
+        return TRUE;
+    memcpy(&handle, (const char *)desc + offset, sizeof(handle));
+    return !handle || __atomic_load_n(&shim_owns_handle, __ATOMIC_ACQUIRE)(handle);
+}
+
+/* kmtshim-only names. */
+#define KMT_PROXY_SHIM(name)                                                \
+    NTSTATUS APIENTRY shim_D3DKMT##name(void *desc);                        \
+    NTSTATUS APIENTRY shim_D3DKMT##name(void *desc)                         \
+    {                                                                       \
+        static d3dkmt_fn fn;                                                \
+        return call_shim("D3DKMT" #name, &fn, desc);                        \
+    }
+
+/* Both have it: the owner of the handle at `offset` decides. */
+#define KMT_ROUTE_HANDLE(name, offset)                                      \
+    NTSTATUS APIENTRY px_D3DKMT##name(void *desc);                          \
+    NTSTATUS APIENTRY route_D3DKMT##name(void *desc);                       \
+    NTSTATUS APIENTRY route_D3DKMT##name(void *desc)                        \
+    {                                                                       \
+        static d3dkmt_fn fn;                                                \
+        if (shim_owns(desc, offset))                                        \
+            return call_shim("D3DKMT" #name, &fn, desc);                    \
+        return px_D3DKMT##name(desc);                                       \
+    }
+
+/* Both have it: kmtshim first, Wine when kmtshim does not know the LUID. */
+#define KMT_ROUTE_LUID(name)                                                \
+    NTSTATUS APIENTRY px_D3DKMT##name(void *desc);                          \
+    NTSTATUS APIENTRY route_D3DKMT##name(void *desc);                       \
+    NTSTATUS APIENTRY route_D3DKMT##name(void *desc)                        \
+    {                                                                       \
+        static d3dkmt_fn fn;                                                \
+        NTSTATUS status = call_shim("D3DKMT" #name, &fn, desc);             \
+        if (!status || !desc_ok(desc, sizeof(LUID)))                        \
+            return status;                                                  \
+        return px_D3DKMT##name(desc);                                       \
+    }
+
+#include "routes.h"
+
+BOOL WINAPI DllMain(HINSTANCE module, DWORD reason, void *reserved);
+
+BOOL WINAPI DllMain(HINSTANCE module, DWORD reason, void *reserved)
+{
+    if (reason == DLL_PROCESS_ATTACH)
+        DisableThreadLibraryCalls(module);
+    return TRUE;
+}

@@ -1,0 +1,53 @@
+/*
+ * kmtshim.dll, the PE half: shared declarations.
+ *
+ * The PE half is thin on purpose: it exports the D3DKMT names, hands each
+ * call to the Linux half (kmtshim.so) through Wine's unix-call dispatcher,
+ * and does only what needs Windows objects (a process handle inside a
+ * descriptor) or must happen even without the Linux half (the stubs).
+ */
+#ifndef KMTSHIM_WINE_PE_H
+#define KMTSHIM_WINE_PE_H
+
+#define KMTAPI                      /* this DLL defines the functions */
+#include "kmtshim/d3dkmthk.h"
+#include "unixlib.h"
+
+/* Calls the Linux half; STATUS_DLL_NOT_FOUND when it could not be loaded. */
+NTSTATUS kmt_unix_call(enum kmt_unix_code code, void *args);
+
+/* A D3DKMT call whose only argument is the caller's descriptor. */
+static inline NTSTATUS kmt_call_desc(enum kmt_unix_code code, const void *desc)
+{
+    struct kmt_desc_params params = { (uint64_t)(uintptr_t)desc };
+
+    return kmt_unix_call(code, &params);
+}
+
+/* Wine-style tracing on the "kmtshim" channel (WINEDEBUG=+kmtshim), through
+ * Wine's own debug output in ntdll, so lines look and interleave like
+ * Wine's.  Classes in Wine's numbering. */
+enum kmt_pe_class {
+    KMT_PE_FIXME = 0,
+    KMT_PE_ERR = 1,
+    KMT_PE_WARN = 2,
+    KMT_PE_TRACE = 3,
+};
+
+void kmt_pe_debug_init(void);
+BOOL kmt_pe_debug_on(enum kmt_pe_class cls);
+void kmt_pe_log(enum kmt_pe_class cls, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+const char *kmt_pe_debugstr_status(NTSTATUS status);
+
+#define PE_LOG(cls, ...) \
+    do { if (kmt_pe_debug_on(cls)) kmt_pe_log(cls, __func__, __VA_ARGS__); } while (0)
+#define PE_TRACE(...) PE_LOG(KMT_PE_TRACE, __VA_ARGS__)
+#define PE_WARN(...)  PE_LOG(KMT_PE_WARN, __VA_ARGS__)
+#define PE_FIXME(...) PE_LOG(KMT_PE_FIXME, __VA_ARGS__)
+#define PE_ERR(...)   PE_LOG(KMT_PE_ERR, __VA_ARGS__)
+
+/* The private export the gdi32 proxy routes by (see dlls/gdi32). */
+BOOL WINAPI KmtShimOwnsHandle(D3DKMT_HANDLE handle);
+
+#endif /* KMTSHIM_WINE_PE_H */

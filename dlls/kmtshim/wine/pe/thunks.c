@@ -1,0 +1,83 @@
+/*
+ * kmtshim.dll's D3DKMT functions: one per line of ../functions.h.
+ *
+ * Most go straight to the Linux half with the caller's descriptor (one
+ * address space; the core validates and captures it there).  The ones
+ * marked KMT_FUNC_PE first turn Windows objects inside the descriptor into
+ * something the core understands, here.
+ */
+#include "pe.h"
+
+#define KMT_FUNC(name, type)                                            \
+    NTSTATUS APIENTRY D3DKMT##name(type *desc)                          \
+    {                                                                   \
+        return kmt_call_desc(KMT_UNIX_##name, desc);                    \
+    }
+#define KMT_FUNC_PE(name, type)                                         \
+    static NTSTATUS pe_##name(type *desc);                              \
+    NTSTATUS APIENTRY D3DKMT##name(type *desc)                          \
+    {                                                                   \
+        return pe_##name(desc);                                         \
+    }
+#include "functions.h"
+
+/* The same bounds the Linux half applies: below 64 KiB or past the user
+ * address space is never a caller's buffer. */
+static BOOL pe_ptr_ok(const void *p, SIZE_T size)
+{
+    ULONG_PTR v = (ULONG_PTR)p;
+
+    return v >= 0x10000 && v <= 0x7fffffffffffull && size <= 0x7fffffffffffull - v;
+}
+
+/* QueryVideoMemoryInfo.hProcess: NULL, the pseudo-handle or a real handle
+ * of the calling process all mean "this process" to the core.  A handle
+ * that is not a process handle is STATUS_INVALID_HANDLE, as on Windows.
+ * Another process's budget is unknown here: kmtshim's state is per process. */
+static NTSTATUS resolve_process(HANDLE *process)
+{
+    HANDLE h = *process;
+    DWORD pid;
+
+    *process = NULL;
+    if (!h || h == GetCurrentProcess())
+        return STATUS_SUCCESS;
+    pid = GetProcessId(h);
+    if (!pid) {
+        PE_TRACE("hProcess %p is not a process handle\n", h);
+        return STATUS_INVALID_HANDLE;
+    }
+    if (pid != GetCurrentProcessId()) {
+        PE_FIXME("hProcess %p is process %lu: only the calling process is supported\n", h,
+                 (unsigned long)pid);
+        return STATUS_NOT_SUPPORTED;
+    }
+    return STATUS_SUCCESS;
+}
+
+static NTSTATUS pe_QueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *desc)
+{
+    D3DKMT_QUERYVIDEOMEMORYINFO k;
+    NTSTATUS status;
+
+    if (!pe_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
+        return kmt_call_desc(KMT_UNIX_QueryVideoMemoryInfo, desc);
+    k = *desc;
+    if ((status = resolve_process(&k.hProcess)))
+        return status;
+    status = kmt_call_desc(KMT_UNIX_QueryVideoMemoryInfo, &k);
+    if (!status) {
+        desc->Budget = k.Budget;
+        desc->CurrentUsage = k.CurrentUsage;
+        desc->CurrentReservation = k.CurrentReservation;
+        desc->AvailableForReservation = k.AvailableForReservation;
+    }
+    return status;
+}
+
+BOOL WINAPI KmtShimOwnsHandle(D3DKMT_HANDLE handle)
+{
+    struct kmt_owns_handle_params params = { handle, 0 };
+
+    return !kmt_unix_call(KMT_UNIX_OWNS_HANDLE, &params) && params.owned;
+}

@@ -1,0 +1,66 @@
+/*
+ * kmtshim.so, the Linux half of kmtshim.dll: Wine's unix-call table.
+ *
+ * Wine loads this object next to the builtin kmtshim.dll and calls
+ * __wine_unix_call_funcs[code](args) for the PE half.  Each entry checks
+ * its argument struct, then calls the native thunk, which validates the
+ * caller's descriptor, traces the call (+d3dkmt, part of +kmtshim) and
+ * returns Windows' NTSTATUS.  No Win32 call and no callback into PE code
+ * happens here, and the entries keep big buffers off the stack: this runs
+ * on Wine's ~1 MiB kernel stack.
+ */
+#include "config.h"
+
+#include <stdint.h>
+
+#include "kmtshim/d3dkmthk.h"
+#include "dxgkrnl/dxgkrnl.h"
+#include "dxgkrnl/debug.h"
+#include "hmgr/hmgr.h"
+#include "unixlib.h"
+
+KMT_DEFINE_DEBUG_CHANNEL(kmtshim);
+
+typedef NTSTATUS (*kmt_unix_entry)(void *args);
+
+/* unix_<Name>: the descriptor pointer out of the args struct, into the thunk. */
+#define KMT_FUNC(name, type)                                            \
+    static NTSTATUS unix_##name(void *args)                             \
+    {                                                                   \
+        const struct kmt_desc_params *params = args;                    \
+                                                                        \
+        if (!params)                                                    \
+            return STATUS_INVALID_PARAMETER;                            \
+        return D3DKMT##name((type *)(uintptr_t)params->desc);           \
+    }
+#include "functions.h"
+
+/* Does the handle table of this process hold `handle`?  Never starts the
+ * core: before the first D3DKMT call nothing can be ours. */
+static NTSTATUS unix_owns_handle(void *args)
+{
+    struct kmt_owns_handle_params *params = args;
+    struct kmt_object *obj;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    params->owned = 0;
+    if (__atomic_load_n(&dxgk_process.initialized, __ATOMIC_ACQUIRE) &&
+        (obj = hmgr_lookup(&dxgk_process.handles, params->handle, HMGR_TYPE_ANY))) {
+        params->owned = 1;
+        kmt_object_put(obj);
+    }
+    TRACE_(kmtshim, "handle %#x: %s\n", params->handle, params->owned ? "kmtshim's" : "not kmtshim's");
+    return STATUS_SUCCESS;
+}
+
+extern const kmt_unix_entry __wine_unix_call_funcs[];
+
+__attribute__((visibility("default"))) const kmt_unix_entry __wine_unix_call_funcs[] = {
+#define KMT_FUNC(name, type) unix_##name,
+#include "functions.h"
+    unix_owns_handle,
+};
+
+KMT_STATIC_ASSERT(sizeof(__wine_unix_call_funcs) / sizeof(__wine_unix_call_funcs[0]) ==
+                  KMT_UNIX_CALL_COUNT, "unix-call table and codes disagree");

@@ -1,0 +1,91 @@
+/*
+ * The Windows-side conformance suite: what a Windows program sees from the
+ * D3DKMT functions, written once against a table of function pointers so
+ * the same checks run through kmtshim.dll (static import), through the
+ * gdi32 proxy (GetProcAddress, static import) and with user32 loaded at
+ * run time.  Expectations: ../shared notes' windows-semantics.md and
+ * Microsoft's documentation of each function.
+ */
+#ifndef KMTSHIM_CONFORMANCE_H
+#define KMTSHIM_CONFORMANCE_H
+
+#include "kmtshim/d3dkmthk.h"
+#include "kmtshim/kmtsoft.h"
+#include "kmtwtest.h"
+
+/* One pointer per implemented function (functions.h), named as the
+ * function without its D3DKMT prefix. */
+struct kmt_api {
+#define KMT_FUNC(name, type) NTSTATUS (APIENTRY *name)(type *desc);
+#include "functions.h"
+};
+
+/* The table the conformance subtests call through; set by each program. */
+extern struct kmt_api kmt_api;
+/* Who answers (for messages): "kmtshim.dll", "gdi32 proxy"... */
+extern const char *kmt_api_via;
+
+/* Through the gdi32 proxy: Wine's own functions (gdi32_orig.dll), NULL
+ * where Wine lacks one; all NULL when the suite calls kmtshim.dll.  A call
+ * naming a non-zero handle kmtshim does not own is Wine's to answer there
+ * (dlls/gdi32/routing.txt), so the suite expects Wine's answer for it. */
+extern struct kmt_api kmt_wine_api;
+
+/* Fills `api` with GetProcAddress(module, "D3DKMT<Name>"); returns how many
+ * functions are missing (each reported as a failed check). */
+unsigned kmt_api_from_module(struct kmt_api *api, HMODULE module, const char *what);
+/* The same without reporting: for Wine's gdi32, which lacks most. */
+void kmt_api_lookup(struct kmt_api *api, HMODULE module);
+
+/* Status check with both values in hex. */
+#define expect_status(expr, expected) do {                                          \
+        NTSTATUS s_ = (expr), e_ = (expected);                                      \
+        ok(s_ == e_, "%s: got %#lx, expected %#lx\n", #expr, (unsigned long)s_,     \
+           (unsigned long)e_);                                                      \
+    } while (0)
+
+/* Windows' local handle format: bit 30 set, low 6 bits clear. */
+#define is_local_handle(h) ((((h) & 0xc0000000u) == 0x40000000u) && !((h) & 0x3f))
+/* Global (share) handles: the same with low bits 2. */
+#define is_global_handle(h) ((((h) & 0xc0000000u) == 0x40000000u) && ((h) & 0x3f) == 2)
+
+/* Helpers shared with the programs: open the software adapter (by its PCI
+ * ids, whichever else is enumerated) and create a device on it. */
+D3DKMT_HANDLE kmt_open_soft_adapter(LUID *luid);
+D3DKMT_HANDLE kmt_create_device(D3DKMT_HANDLE adapter);
+void kmt_close_adapter(D3DKMT_HANDLE adapter);
+void kmt_destroy_device(D3DKMT_HANDLE device);
+/* The soft adapter's live objects (its private GET_STATS escape). */
+KMT_SOFT_ESCAPE kmt_soft_stats(D3DKMT_HANDLE adapter);
+
+/* The subtests. */
+void kmtc_enum_adapters2(void);
+void kmtc_enum_adapters_legacy(void);
+void kmtc_open_close(void);
+void kmtc_handle_formats(void);
+void kmtc_query_adapter_info(void);
+void kmtc_video_memory(void);
+void kmtc_devices(void);
+void kmtc_create_allocation(void);
+void kmtc_create_resource(void);
+void kmtc_destroy_allocation(void);
+void kmtc_lock(void);
+void kmtc_escape(void);
+void kmtc_null_descriptors(void);
+
+#define KMT_CONFORMANCE_TESTS                                   \
+    { "enum_adapters2", kmtc_enum_adapters2 },                  \
+    { "enum_adapters_legacy", kmtc_enum_adapters_legacy },      \
+    { "open_close", kmtc_open_close },                          \
+    { "handle_formats", kmtc_handle_formats },                  \
+    { "query_adapter_info", kmtc_query_adapter_info },          \
+    { "video_memory", kmtc_video_memory },                      \
+    { "devices", kmtc_devices },                                \
+    { "create_allocation", kmtc_create_allocation },            \
+    { "create_resource", kmtc_create_resource },                \
+    { "destroy_allocation", kmtc_destroy_allocation },          \
+    { "lock", kmtc_lock },                                      \
+    { "escape", kmtc_escape },                                  \
+    { "null_descriptors", kmtc_null_descriptors }
+
+#endif /* KMTSHIM_CONFORMANCE_H */

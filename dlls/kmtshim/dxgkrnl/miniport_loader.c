@@ -9,6 +9,8 @@
  *   /path/x.so        a plugin exporting KmtMiniportDriverEntry
  *   name              a miniport registered with KmtRegisterMiniport()
  */
+#include "config.h"
+
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,177 @@
+/*
+ * DRM miniport: DriverEntry, adapter start and stop, devices, tracing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "drm_miniport.h"
+#include "miniports/builtin.h"
+
+void kdrm_trace(struct kdrm_adapter *a, KMT_TRACE_LEVEL level, const char *func, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+
+    if (!a || !a->dxgkrnl.KmtCbTrace)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    a->dxgkrnl.KmtCbTrace(a->dxgkrnl.DeviceHandle, level, func, msg);
+}
+
+NTSTATUS kdrm_status_from_errno(int err)
+{
+    switch (err < 0 ? -err : err) {
+    case 0:
+        return STATUS_SUCCESS;
+    case ENOMEM:
+        return STATUS_NO_MEMORY;
+    case ENOSPC:
+    case E2BIG:
+    case EFBIG:
+        return STATUS_GRAPHICS_NO_VIDEO_MEMORY;
+    case EBUSY:
+    case EAGAIN:
+    case ETIME:
+    case ETIMEDOUT:
+        return STATUS_GRAPHICS_ALLOCATION_BUSY;
+    case EINVAL:
+    case ENOENT:
+        return STATUS_INVALID_PARAMETER;
+    case ENOSYS:
+    case EOPNOTSUPP:
+    case ENOTTY:
+        return STATUS_NOT_SUPPORTED;
+    case ENODEV:
+    case EIO:
+        return STATUS_DEVICE_REMOVED;     /* unplugged, or a wedged GPU */
+    default:
+        return STATUS_UNSUCCESSFUL;
+    }
+}
+
+static NTSTATUS APIENTRY kdrm_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *ctx)
+{
+    const struct kdrm_physical *phys = pdo->Context;
+    struct kdrm_adapter *a;
+
+    if (!phys)
+        return STATUS_INVALID_PARAMETER;
+    if (!(a = calloc(1, sizeof(*a))))
+        return STATUS_NO_MEMORY;
+    a->phys = *phys;
+    a->family = phys->family;
+    a->render_fd = a->card_fd = a->fd = -1;
+    a->page_size = (UINT)sysconf(_SC_PAGESIZE);
+    *ctx = a;
+    return STATUS_SUCCESS;
+}
+
+static NTSTATUS APIENTRY kdrm_start_device(PVOID ctx, DXGK_START_INFO *start, DXGKRNL_INTERFACE *iface,
+                                           ULONG *sources, ULONG *children)
+{
+    struct kdrm_adapter *a = ctx;
+    int err;
+
+    a->dxgkrnl = *iface;
+    if ((err = kdrm_open_nodes(a)) < 0) {
+        kdrm_trace(a, KMT_TRACE_WARN, __func__, "%s: cannot open its node: %s\n", a->phys.location,
+                   strerror(-err));
+        return kdrm_status_from_errno(err);
+    }
+    if (a->family->start && (err = a->family->start(a)) < 0) {
+        kdrm_trace(a, KMT_TRACE_WARN, __func__, "%s: %s allocator start failed: %s\n", a->phys.location,
+                   a->family->name, strerror(-err));
+        kdrm_close_nodes(a);
+        return kdrm_status_from_errno(err);
+    }
+    kdrm_memory_probe(a);
+    kdrm_trace(a, KMT_TRACE_TRACE, __func__, "%s: %s (%s allocator), render fd %d, card fd %d\n",
+               a->phys.location, a->phys.driver, a->family->name, a->render_fd, a->card_fd);
+    *sources = 0;                        /* render only: no display through kmtshim yet */
+    *children = 0;
+    return STATUS_SUCCESS;
+}
+
+static NTSTATUS APIENTRY kdrm_stop_device(PVOID ctx)
+{
+    return STATUS_SUCCESS;
+}
+
+static NTSTATUS APIENTRY kdrm_remove_device(PVOID ctx)
+{
+    struct kdrm_adapter *a = ctx;
+
+    if (atomic_load(&a->buffers) || atomic_load(&a->devices))
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "removed with %llu devices, %llu buffers alive\n",
+                   (unsigned long long)atomic_load(&a->devices),
+                   (unsigned long long)atomic_load(&a->buffers));
+    if (a->family->stop && a->fd >= 0)
+        a->family->stop(a);
+    kdrm_close_nodes(a);
+    free(a);
+    return STATUS_SUCCESS;
+}
+
+static void APIENTRY kdrm_unload(void)
+{
+}
+
+static NTSTATUS APIENTRY kdrm_create_device(HANDLE hAdapter, DXGKARG_CREATEDEVICE *args)
+{
+    struct kdrm_adapter *a = hAdapter;
+    struct kdrm_device *d = calloc(1, sizeof(*d));
+
+    if (!d)
+        return STATUS_NO_MEMORY;
+    d->adapter = a;
+    d->core_device = args->hDevice;
+    if (args->pInfo)
+        memset(args->pInfo, 0, sizeof(*args->pInfo));
+    args->hDevice = d;
+    atomic_fetch_add(&a->devices, 1);
+    return STATUS_SUCCESS;
+}
+
+static NTSTATUS APIENTRY kdrm_destroy_device(HANDLE hDevice)
+{
+    struct kdrm_device *d = hDevice;
+
+    atomic_fetch_sub(&d->adapter->devices, 1);
+    free(d);
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS APIENTRY KmtDrmMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KMT_DXGKRNL_EXPORTS *dxgkrnl)
+{
+    DRIVER_INITIALIZATION_DATA init = {
+        .Version = KMT_MINIPORT_INTERFACE_VERSION,
+        .Size = sizeof(DRIVER_INITIALIZATION_DATA),
+        .DriverName = "drm",
+        .KmtDdiEnumPhysicalDevices = kdrm_enum_physical_devices,
+        .DxgkDdiAddDevice = kdrm_add_device,
+        .DxgkDdiStartDevice = kdrm_start_device,
+        .DxgkDdiStopDevice = kdrm_stop_device,
+        .DxgkDdiRemoveDevice = kdrm_remove_device,
+        .DxgkDdiUnload = kdrm_unload,
+        .DxgkDdiQueryAdapterInfo = kdrm_query_adapter_info,
+        .DxgkDdiCreateDevice = kdrm_create_device,
+        .DxgkDdiDestroyDevice = kdrm_destroy_device,
+        .DxgkDdiCreateAllocation = kdrm_create_allocation,
+        .DxgkDdiDestroyAllocation = kdrm_destroy_allocation,
+        .DxgkDdiOpenAllocation = kdrm_open_allocation,
+        .DxgkDdiCloseAllocation = kdrm_close_allocation,
+        .DxgkDdiLock = kdrm_lock,
+        .DxgkDdiUnlock = kdrm_unlock,
+        .DxgkDdiEscape = kdrm_escape,
+    };
+
+    kdrm_fault_arm_from_env();
+    return dxgkrnl->DxgkInitialize(driver, &init);
+}

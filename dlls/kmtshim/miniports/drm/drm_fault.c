@@ -1,0 +1,130 @@
+/*
+ * The miniport's DRM calls and their fault-injection hook.
+ *
+ * Every ioctl, open and mmap the miniport makes goes through here with a
+ * name (the ioctl's name without DRM_IOCTL_, "open", "mmap", or a
+ * libdrm_amdgpu function's name).  A test arms a failure with
+ *     KMTSHIM_DRM_FAULT=<call>:<n>[:<errno>]     (read when the miniport loads)
+ * or the KMT_DRM_ESCAPE_SET_FAULT escape: the n-th call named <call> from
+ * then on ("any": the n-th call of any name) fails once, with errno
+ * (ENOMEM when not given), without reaching the kernel.  Release calls
+ * (GEM_CLOSE, munmap, amdgpu_bo_free) never fail: a test that made them
+ * fail would only leak what nothing can free any more.
+ *
+ * When nothing is armed the cost is one relaxed atomic load per call.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include "drm_miniport.h"
+
+static struct {
+    pthread_mutex_t lock;
+    atomic_bool armed;
+    char call[32];
+    unsigned nth;
+    int err;
+    atomic_ullong seen, fired;
+} fault = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void kdrm_fault_arm(const char *call, unsigned nth, int err)
+{
+    pthread_mutex_lock(&fault.lock);
+    atomic_store(&fault.armed, false);
+    memset(fault.call, 0, sizeof(fault.call));
+    if (call && *call && nth) {
+        strncpy(fault.call, call, sizeof(fault.call) - 1);
+        fault.nth = nth;
+        fault.err = err > 0 ? err : ENOMEM;
+        atomic_store(&fault.armed, true);
+    }
+    atomic_store(&fault.seen, 0);
+    atomic_store(&fault.fired, 0);
+    pthread_mutex_unlock(&fault.lock);
+}
+
+/* "<call>:<n>[:<errno>]"; anything else disarms. */
+void kdrm_fault_arm_from_env(void)
+{
+    const char *spec = getenv("KMTSHIM_DRM_FAULT");
+    char call[32];
+    unsigned nth = 0;
+    int err = 0;
+
+    if (!spec || sscanf(spec, "%31[^:]:%u:%d", call, &nth, &err) < 2) {
+        kdrm_fault_arm(NULL, 0, 0);
+        return;
+    }
+    kdrm_fault_arm(call, nth, err);
+}
+
+void kdrm_fault_counts(UINT64 *fired, UINT64 *seen)
+{
+    *fired = atomic_load(&fault.fired);
+    *seen = atomic_load(&fault.seen);
+}
+
+int kdrm_fault_check(const char *name)
+{
+    int err = 0;
+
+    if (!atomic_load_explicit(&fault.armed, memory_order_relaxed))
+        return 0;
+    pthread_mutex_lock(&fault.lock);
+    if (atomic_load(&fault.armed) && (!strcmp(fault.call, "any") || !strcmp(fault.call, name))) {
+        if (atomic_fetch_add(&fault.seen, 1) + 1 == fault.nth) {
+            err = fault.err;
+            atomic_fetch_add(&fault.fired, 1);
+            atomic_store(&fault.armed, false);
+        }
+    }
+    pthread_mutex_unlock(&fault.lock);
+    return -err;
+}
+
+int kdrm_ioctl(int fd, unsigned long request, void *arg, const char *name)
+{
+    int err = kdrm_fault_check(name);
+
+    if (err)
+        return err;
+    return drmIoctl(fd, request, arg) ? -errno : 0;
+}
+
+int kdrm_open(const char *path, int flags)
+{
+    int err = kdrm_fault_check("open");
+    int fd;
+
+    if (err)
+        return err;
+    fd = open(path, flags | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+void *kdrm_mmap(size_t size, int prot, int fd, UINT64 offset)
+{
+    int err = kdrm_fault_check("mmap");
+    void *p;
+
+    if (err) {
+        errno = -err;
+        return MAP_FAILED;
+    }
+    p = mmap(NULL, size, prot, MAP_SHARED, fd, (off_t)offset);
+    return p;
+}
+
+int kdrm_gem_close(int fd, UINT32 handle)
+{
+    struct drm_gem_close args = { .handle = handle };
+
+    return drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &args) ? -errno : 0;
+}

@@ -1,0 +1,215 @@
+/*
+ * DRM miniport, i915 family (Intel integrated and DG1/DG2 discrete GPUs).
+ *
+ *   create        GEM_CREATE (system memory); on a discrete GPU with
+ *                 KMT_DRM_ALLOCATION_DEVICE_LOCAL, GEM_CREATE_EXT placed in
+ *                 local memory with system memory to spill to, and
+ *                 NEEDS_CPU_ACCESS since every allocation may be locked
+ *   existing sysmem  GEM_USERPTR over the caller's pages (zero copy)
+ *   map           GEM_MMAP_OFFSET: FIXED on discrete parts (the kernel
+ *                 picks), WB on LLC parts, WC otherwise or when asked
+ *   lock waits    GEM_WAIT (timeout 0 with DonotWait: ETIME -> busy)
+ *   memory        DRM_I915_QUERY_MEMORY_REGIONS: probed and unallocated
+ *                 sizes of local and system memory
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xf86drm.h>
+#include <i915_drm.h>
+
+#include "drm_miniport.h"
+
+struct i915_state {
+    bool has_llc;
+    bool discrete;
+    struct drm_i915_gem_memory_class_instance local, system;
+};
+
+static struct i915_state *state(struct kdrm_adapter *a)
+{
+    return a->family_data;
+}
+
+static int query_regions(struct kdrm_adapter *a, struct drm_i915_query_memory_regions **out)
+{
+    struct drm_i915_query_item item = { .query_id = DRM_I915_QUERY_MEMORY_REGIONS };
+    struct drm_i915_query q = { .num_items = 1, .items_ptr = (uintptr_t)&item };
+    void *buf;
+    int err;
+
+    if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_I915_QUERY, &q, "I915_QUERY")) < 0)
+        return err;
+    if (item.length <= 0)
+        return item.length < 0 ? item.length : -ENODATA;
+    if (!(buf = calloc(1, (size_t)item.length)))
+        return -ENOMEM;
+    item.data_ptr = (uintptr_t)buf;
+    if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_I915_QUERY, &q, "I915_QUERY")) < 0 || item.length <= 0) {
+        free(buf);
+        return err < 0 ? err : -ENODATA;
+    }
+    *out = buf;
+    return 0;
+}
+
+static int i915_memory(struct kdrm_adapter *a, struct kdrm_memory *m)
+{
+    struct drm_i915_query_memory_regions *r;
+    UINT64 sys_free = 0;
+    int err;
+
+    if ((err = query_regions(a, &r)) < 0)
+        return err;
+    memset(m, 0, sizeof(*m));
+    for (UINT i = 0; i < r->num_regions; i++) {
+        const struct drm_i915_memory_region_info *info = &r->regions[i];
+
+        if (info->region.memory_class == I915_MEMORY_CLASS_DEVICE) {
+            m->discrete = true;
+            m->local_size += info->probed_size;
+            m->local_free += info->unallocated_size;
+            m->local_visible += info->probed_cpu_visible_size;
+        } else if (info->region.memory_class == I915_MEMORY_CLASS_SYSTEM) {
+            sys_free += info->unallocated_size;
+        }
+    }
+    free(r);
+    if (m->discrete) {
+        m->nonlocal_size = kdrm_system_share();
+        m->nonlocal_free = sys_free;
+    } else {
+        m->local_size = kdrm_system_share();   /* integrated: UMA */
+        m->local_free = sys_free;
+    }
+    return 0;
+}
+
+static void find_regions(struct kdrm_adapter *a, struct i915_state *s)
+{
+    struct drm_i915_query_memory_regions *r;
+
+    if (query_regions(a, &r) < 0)
+        return;
+    for (UINT i = 0; i < r->num_regions; i++) {
+        if (r->regions[i].region.memory_class == I915_MEMORY_CLASS_DEVICE && !s->discrete) {
+            s->local = r->regions[i].region;
+            s->discrete = true;
+        } else if (r->regions[i].region.memory_class == I915_MEMORY_CLASS_SYSTEM) {
+            s->system = r->regions[i].region;
+        }
+    }
+    free(r);
+}
+
+static int i915_start(struct kdrm_adapter *a)
+{
+    struct i915_state *s = calloc(1, sizeof(*s));
+    int llc = 0;
+    struct drm_i915_getparam gp = { .param = I915_PARAM_HAS_LLC, .value = &llc };
+
+    if (!s)
+        return -ENOMEM;
+    if (!kdrm_ioctl(a->fd, DRM_IOCTL_I915_GETPARAM, &gp, "I915_GETPARAM"))
+        s->has_llc = llc != 0;
+    find_regions(a, s);
+    a->family_data = s;
+    return 0;
+}
+
+static void family_free(struct kdrm_adapter *a)
+{
+    free(a->family_data);
+    a->family_data = NULL;
+}
+
+static int create_local(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    struct drm_i915_gem_memory_class_instance regions[2] = { state(a)->local, state(a)->system };
+    struct drm_i915_gem_create_ext_memory_regions ext = {
+        .base = { .name = I915_GEM_CREATE_EXT_MEMORY_REGIONS },
+        .num_regions = 2,
+        .regions = (uintptr_t)regions,
+    };
+    struct drm_i915_gem_create_ext args = {
+        .size = bo->size,
+        .flags = I915_GEM_CREATE_EXT_FLAG_NEEDS_CPU_ACCESS,
+        .extensions = (uintptr_t)&ext,
+    };
+    int err = kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_CREATE_EXT, &args, "I915_GEM_CREATE_EXT");
+
+    if (err < 0)
+        return err;
+    bo->handle = args.handle;
+    bo->size = args.size;
+    return 0;
+}
+
+static int i915_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    struct drm_i915_gem_create args = { .size = bo->size };
+    int err;
+
+    if (state(a)->discrete && (bo->flags & KMT_DRM_ALLOCATION_DEVICE_LOCAL))
+        return create_local(a, bo);
+    if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_CREATE, &args, "I915_GEM_CREATE")) < 0)
+        return err;
+    bo->handle = args.handle;
+    bo->size = args.size;
+    return 0;
+}
+
+static int i915_create_userptr(struct kdrm_adapter *a, struct kdrm_bo *bo, void *mem)
+{
+    struct drm_i915_gem_userptr args = { .user_ptr = (uintptr_t)mem, .user_size = bo->size };
+    int err = kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_USERPTR, &args, "I915_GEM_USERPTR");
+
+    if (err < 0)
+        return err;
+    bo->handle = args.handle;
+    bo->backing = KMT_DRM_BACKING_USERPTR;
+    return 0;
+}
+
+static int i915_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr)
+{
+    if (!bo->has_offset) {
+        struct drm_i915_gem_mmap_offset args = { .handle = bo->handle };
+        int err;
+
+        if (state(a)->discrete)
+            args.flags = I915_MMAP_OFFSET_FIXED;
+        else if (state(a)->has_llc && !(bo->flags & KMT_DRM_ALLOCATION_WRITECOMBINE))
+            args.flags = I915_MMAP_OFFSET_WB;
+        else
+            args.flags = I915_MMAP_OFFSET_WC;
+        if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &args, "I915_GEM_MMAP_OFFSET")) < 0)
+            return err;
+        bo->mmap_offset = args.offset;
+        bo->has_offset = true;
+    }
+    return kdrm_map_offset(a, bo, prot, ptr);
+}
+
+static int i915_cpu_begin(struct kdrm_adapter *a, struct kdrm_bo *bo, DXGK_LOCKFLAGS flags)
+{
+    struct drm_i915_gem_wait w = { .bo_handle = bo->handle, .timeout_ns = flags.DonotWait ? 0 : -1 };
+
+    if (flags.IgnoreSync)
+        return 0;
+    return kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_WAIT, &w, "I915_GEM_WAIT");
+}
+
+const struct kdrm_family kdrm_family_i915 = {
+    .name = "i915",
+    .has_userptr = true,
+    .start = i915_start,
+    .stop = family_free,
+    .create = i915_create,
+    .create_userptr = i915_create_userptr,
+    .destroy = kdrm_gem_destroy,
+    .map = i915_map,
+    .unmap = kdrm_unmap_plain,
+    .cpu_begin = i915_cpu_begin,
+    .memory = i915_memory,
+};

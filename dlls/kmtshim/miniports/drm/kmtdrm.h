@@ -1,0 +1,111 @@
+/*
+ * The DRM miniport's driver-private interfaces, as a WDDM vendor defines
+ * them for its own user-mode driver: the allocation descriptor passed as
+ * per-allocation private data, the adapter's UMDRIVERPRIVATE blob, and the
+ * driver-private escapes.
+ *
+ * Layouts are fixed-size and versioned; every reserved field must be 0.
+ */
+#ifndef KMTSHIM_KMTDRM_H
+#define KMTSHIM_KMTDRM_H
+
+#include "kmtshim/kmt_wintypes.h"
+#include "kmtshim/d3dkmthk.h"
+
+#define KMT_DRM_MAGIC 0x4d52444bu           /* "KDRM" */
+#define KMT_DRM_VERSION 1u
+
+/* ---- allocations ---------------------------------------------------------
+ * Per-allocation private data of CreateAllocation (in/out).  In: Size and
+ * Flags.  Out: what the driver made of it.  Standard existing-heap
+ * allocations need no descriptor. */
+#define KMT_DRM_ALLOCATION_DEVICE_LOCAL  0x1u   /* prefer VRAM where the GPU has it */
+#define KMT_DRM_ALLOCATION_WRITECOMBINE  0x2u   /* CPU mapping write-combined where possible */
+#define KMT_DRM_ALLOCATION_VALID_FLAGS   0x3u
+
+/* How the buffer is backed (Backing, out). */
+#define KMT_DRM_BACKING_BO           1u     /* a GEM buffer object of the driver */
+#define KMT_DRM_BACKING_USERPTR      2u     /* a GEM object over the caller's pages */
+#define KMT_DRM_BACKING_COPY         3u     /* a GEM object holding a copy of the caller's pages */
+
+typedef struct _KMT_DRM_ALLOCATION_DESC {
+    UINT Magic;                  /* KMT_DRM_MAGIC */
+    UINT Version;                /* KMT_DRM_VERSION */
+    UINT64 Size;                 /* in: bytes (rounded up to pages) */
+    UINT Flags;                  /* in: KMT_DRM_ALLOCATION_* */
+    UINT Backing;                /* out: KMT_DRM_BACKING_* */
+    UINT64 AllocatedSize;        /* out */
+    UINT GemHandle;              /* out: on the adapter's DRM fd in this process */
+    UINT Reserved;
+} KMT_DRM_ALLOCATION_DESC;
+
+/* ---- KMTQAITYPE_UMDRIVERPRIVATE ----------------------------------------------
+ * Where a user-mode driver finds the kernel device behind the adapter. */
+#define KMT_DRM_CAP_SYNCOBJ          0x1u
+#define KMT_DRM_CAP_SYNCOBJ_TIMELINE 0x2u
+#define KMT_DRM_CAP_PRIME_IMPORT     0x4u
+#define KMT_DRM_CAP_PRIME_EXPORT     0x8u
+#define KMT_DRM_CAP_DUMB_BUFFER      0x10u
+#define KMT_DRM_CAP_USERPTR          0x20u  /* existing-sysmem allocations are zero-copy */
+
+typedef struct _KMT_DRM_UMD_PRIVATE {
+    UINT Magic;                  /* KMT_DRM_MAGIC */
+    UINT Version;
+    char DriverName[32];         /* the kernel driver: "virtio_gpu", "amdgpu" ... */
+    char Family[16];             /* the miniport's allocator for it: "virtio_gpu",
+                                    "dumb", "amdgpu", "i915", "xe", "generic" */
+    char RenderNode[64];         /* "/dev/dri/renderD128", "" if none */
+    char PrimaryNode[64];        /* "/dev/dri/card0", "" if none */
+    UINT Caps;                   /* KMT_DRM_CAP_* */
+    UINT PageSize;
+    INT DrmFd;                   /* the adapter's fd in this process (-1: none) */
+    BOOL AllocatorAvailable;     /* FALSE: an unknown driver, allocations fail */
+} KMT_DRM_UMD_PRIVATE;
+
+/* ---- escapes (D3DKMT_ESCAPE_DRIVERPRIVATE) ------------------------------------ */
+typedef enum _KMT_DRM_ESCAPE_CODE {
+    KMT_DRM_ESCAPE_GET_STATS = 1,        /* live objects of the adapter */
+    KMT_DRM_ESCAPE_QUERY_ALLOCATION = 2, /* a D3DKMT allocation's GEM object */
+    KMT_DRM_ESCAPE_SET_FAULT = 3,        /* test hook: arm/disarm a DRM call failure */
+} KMT_DRM_ESCAPE_CODE;
+
+typedef struct _KMT_DRM_STATS {
+    UINT64 Devices;
+    UINT64 Buffers;              /* GEM objects alive */
+    UINT64 BytesAllocated;
+    UINT64 Bindings;             /* open device bindings */
+    UINT64 Mappings;             /* CPU mappings alive (Lock without Unlock) */
+    UINT64 FaultsFired;          /* injected failures delivered since SET_FAULT */
+    UINT64 FaultCallsSeen;       /* calls that matched the armed name since SET_FAULT */
+    INT RenderFd;                /* this process's fds (-1: not open) */
+    INT CardFd;
+} KMT_DRM_STATS;
+
+typedef struct _KMT_DRM_ALLOCATION_INFO {
+    D3DKMT_HANDLE hAllocation;   /* in */
+    UINT GemHandle;              /* out */
+    INT Fd;                      /* out: the fd the handle belongs to */
+    UINT Backing;                /* out: KMT_DRM_BACKING_* */
+    UINT64 Size;                 /* out */
+    UINT ResourceId;             /* out: virtio_gpu resource id, else 0 */
+    UINT Mapped;                 /* out: 1 while locked */
+} KMT_DRM_ALLOCATION_INFO;
+
+typedef struct _KMT_DRM_FAULT {
+    char Call[32];               /* a call name (see drm_fault.c) or "any"; "" disarms */
+    UINT Nth;                    /* the Nth matching call from now fails, once */
+    INT Errno;                   /* the errno it fails with (0: ENOMEM) */
+} KMT_DRM_FAULT;
+
+typedef struct _KMT_DRM_ESCAPE {
+    UINT Code;                   /* KMT_DRM_ESCAPE_CODE */
+    UINT Reserved;
+    union {
+        KMT_DRM_STATS Stats;
+        KMT_DRM_ALLOCATION_INFO Allocation;
+        KMT_DRM_FAULT Fault;
+        BYTE Data[96];
+    };
+} KMT_DRM_ESCAPE;
+
+#endif /* KMTSHIM_KMTDRM_H */

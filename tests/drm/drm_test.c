@@ -1,0 +1,292 @@
+/*
+ * Helpers of the DRM miniport tests.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <xf86drm.h>
+#include <virtgpu_drm.h>
+
+#include "drm_test.h"
+
+unsigned drm_test_adapters(struct drm_test_adapter *out, unsigned max)
+{
+    D3DKMT_ADAPTERINFO info[DRM_TEST_MAX + 1];
+    D3DKMT_ENUMADAPTERS2 e = { DRM_TEST_MAX + 1, info };
+    unsigned n = 0;
+
+    ck_assert_status(D3DKMTEnumAdapters2(&e), STATUS_SUCCESS);
+    for (ULONG i = 0; i < e.NumAdapters; i++) {
+        struct drm_test_adapter a = { .handle = info[i].hAdapter, .luid = info[i].AdapterLuid };
+        D3DKMT_QUERYADAPTERINFO q = { 0 };
+
+        ck_assert_status(KmtQueryAdapterDescription(a.handle, &a.desc), STATUS_SUCCESS);
+        if (strcmp(a.desc.Miniport, "drm") || n == max) {
+            D3DKMT_CLOSEADAPTER c = { a.handle };
+            ck_assert_status(D3DKMTCloseAdapter(&c), STATUS_SUCCESS);
+            continue;
+        }
+        q.hAdapter = a.handle;
+        q.Type = KMTQAITYPE_UMDRIVERPRIVATE;
+        q.pPrivateDriverData = &a.umd;
+        q.PrivateDriverDataSize = sizeof(a.umd);
+        ck_assert_status(D3DKMTQueryAdapterInfo(&q), STATUS_SUCCESS);
+        ck_assert_uint_eq(a.umd.Magic, KMT_DRM_MAGIC);
+        out[n++] = a;
+    }
+    return n;
+}
+
+unsigned drm_test_allocating_adapters(struct drm_test_adapter *out, unsigned max)
+{
+    struct drm_test_adapter all[DRM_TEST_MAX];
+    unsigned n = drm_test_adapters(all, DRM_TEST_MAX), kept = 0;
+
+    for (unsigned i = 0; i < n; i++)
+        if (all[i].umd.AllocatorAvailable && kept < max)
+            out[kept++] = all[i];
+    return kept;
+}
+
+void drm_test_check_expected(const struct drm_test_adapter *a, unsigned n)
+{
+    const char *expect = getenv("KMTSHIM_DRM_EXPECT");
+    char *copy, *save = NULL;
+
+    if (!expect || !*expect)
+        return;
+    copy = strdup(expect);
+    for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        bool found = false;
+        for (unsigned i = 0; i < n; i++)
+            found |= !strcmp(a[i].umd.DriverName, name);
+        ck_assert_msg(found, "KMTSHIM_DRM_EXPECT names %s, but no drm adapter drives it", name);
+    }
+    free(copy);
+}
+
+unsigned drm_test_count_render_nodes(void)
+{
+    DIR *d = opendir("/dev/dri");
+    struct dirent *e;
+    unsigned n = 0;
+
+    if (!d)
+        return 0;
+    while ((e = readdir(d)))
+        n += !strncmp(e->d_name, "renderD", 7);
+    closedir(d);
+    return n;
+}
+
+D3DKMT_HANDLE drm_test_create_device(D3DKMT_HANDLE adapter)
+{
+    D3DKMT_CREATEDEVICE cd = { 0 };
+
+    cd.hAdapter = adapter;
+    ck_assert_status(D3DKMTCreateDevice(&cd), STATUS_SUCCESS);
+    ck_assert_local_handle(cd.hDevice);
+    return cd.hDevice;
+}
+
+void drm_test_destroy_device(D3DKMT_HANDLE device)
+{
+    D3DKMT_DESTROYDEVICE dd = { device };
+
+    ck_assert_status(D3DKMTDestroyDevice(&dd), STATUS_SUCCESS);
+}
+
+KMT_DRM_ALLOCATION_DESC drm_test_desc(UINT64 size, UINT flags)
+{
+    KMT_DRM_ALLOCATION_DESC d = { 0 };
+
+    d.Magic = KMT_DRM_MAGIC;
+    d.Version = KMT_DRM_VERSION;
+    d.Size = size;
+    d.Flags = flags;
+    return d;
+}
+
+NTSTATUS drm_test_create(D3DKMT_HANDLE device, UINT count, UINT64 size, D3DKMT_HANDLE *allocs,
+                         D3DKMT_HANDLE *res, KMT_DRM_ALLOCATION_DESC *descs)
+{
+    D3DDDI_ALLOCATIONINFO info[16] = { { 0 } };
+    KMT_DRM_ALLOCATION_DESC desc[16];
+    D3DKMT_CREATEALLOCATION ca = { 0 };
+    NTSTATUS status;
+
+    ck_assert_uint_le(count, 16);
+    for (UINT i = 0; i < count; i++) {
+        desc[i] = drm_test_desc(size, 0);
+        info[i].pPrivateDriverData = &desc[i];
+        info[i].PrivateDriverDataSize = sizeof(desc[i]);
+    }
+    ca.hDevice = device;
+    ca.NumAllocations = count;
+    ca.pAllocationInfo = info;
+    ca.Flags.CreateResource = res != NULL;
+    status = D3DKMTCreateAllocation(&ca);
+    if (status)
+        return status;
+    for (UINT i = 0; i < count; i++) {
+        allocs[i] = info[i].hAllocation;
+        if (descs)
+            descs[i] = desc[i];
+    }
+    if (res)
+        *res = ca.hResource;
+    return status;
+}
+
+NTSTATUS drm_test_create_sysmem(D3DKMT_HANDLE device, void *mem, SIZE_T size, D3DKMT_HANDLE *alloc)
+{
+    D3DKMT_CREATESTANDARDALLOCATION std = { 0 };
+    D3DDDI_ALLOCATIONINFO info = { 0 };
+    D3DKMT_CREATEALLOCATION ca = { 0 };
+    NTSTATUS status;
+
+    std.Type = D3DKMT_STANDARDALLOCATIONTYPE_EXISTINGHEAP;
+    std.ExistingHeapData.Size = size;
+    info.pSystemMem = mem;
+    ca.hDevice = device;
+    ca.pStandardAllocation = &std;
+    ca.NumAllocations = 1;
+    ca.pAllocationInfo = &info;
+    ca.Flags.StandardAllocation = 1;
+    ca.Flags.ExistingSysMem = 1;
+    status = D3DKMTCreateAllocation(&ca);
+    if (!status)
+        *alloc = info.hAllocation;
+    return status;
+}
+
+NTSTATUS drm_test_destroy(D3DKMT_HANDLE device, const D3DKMT_HANDLE *allocs, UINT count)
+{
+    D3DKMT_DESTROYALLOCATION da = { 0 };
+
+    da.hDevice = device;
+    da.phAllocationList = allocs;
+    da.AllocationCount = count;
+    return D3DKMTDestroyAllocation(&da);
+}
+
+NTSTATUS drm_test_destroy_resource(D3DKMT_HANDLE device, D3DKMT_HANDLE res)
+{
+    D3DKMT_DESTROYALLOCATION da = { 0 };
+
+    da.hDevice = device;
+    da.hResource = res;
+    return D3DKMTDestroyAllocation(&da);
+}
+
+NTSTATUS drm_test_lock(D3DKMT_HANDLE device, D3DKMT_HANDLE alloc, UINT flags, void **data)
+{
+    D3DKMT_LOCK l = { 0 };
+    NTSTATUS status;
+
+    l.hDevice = device;
+    l.hAllocation = alloc;
+    l.Flags.Value = flags;
+    status = D3DKMTLock(&l);
+    *data = l.pData;
+    return status;
+}
+
+NTSTATUS drm_test_unlock(D3DKMT_HANDLE device, D3DKMT_HANDLE alloc)
+{
+    D3DKMT_UNLOCK u = { 0 };
+
+    u.hDevice = device;
+    u.NumAllocations = 1;
+    u.phAllocations = &alloc;
+    return D3DKMTUnlock(&u);
+}
+
+static NTSTATUS escape(D3DKMT_HANDLE adapter, KMT_DRM_ESCAPE *e)
+{
+    D3DKMT_ESCAPE esc = { 0 };
+
+    esc.hAdapter = adapter;
+    esc.Type = D3DKMT_ESCAPE_DRIVERPRIVATE;
+    esc.pPrivateDriverData = e;
+    esc.PrivateDriverDataSize = sizeof(*e);
+    return D3DKMTEscape(&esc);
+}
+
+KMT_DRM_STATS drm_test_stats(D3DKMT_HANDLE adapter)
+{
+    KMT_DRM_ESCAPE e = { .Code = KMT_DRM_ESCAPE_GET_STATS };
+
+    ck_assert_status(escape(adapter, &e), STATUS_SUCCESS);
+    return e.Stats;
+}
+
+KMT_DRM_ALLOCATION_INFO drm_test_query(D3DKMT_HANDLE adapter, D3DKMT_HANDLE alloc)
+{
+    KMT_DRM_ESCAPE e = { .Code = KMT_DRM_ESCAPE_QUERY_ALLOCATION };
+
+    e.Allocation.hAllocation = alloc;
+    ck_assert_status(escape(adapter, &e), STATUS_SUCCESS);
+    ck_assert_uint_eq(e.Allocation.hAllocation, alloc);
+    return e.Allocation;
+}
+
+NTSTATUS drm_test_set_fault(D3DKMT_HANDLE adapter, const char *call, UINT nth, INT err)
+{
+    KMT_DRM_ESCAPE e = { .Code = KMT_DRM_ESCAPE_SET_FAULT };
+
+    snprintf(e.Fault.Call, sizeof(e.Fault.Call), "%s", call ? call : "");
+    e.Fault.Nth = nth;
+    e.Fault.Errno = err;
+    return escape(adapter, &e);
+}
+
+int drm_test_gem_close_errno(int fd, UINT handle)
+{
+    struct drm_gem_close c = { .handle = handle };
+
+    return ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c) ? errno : 0;
+}
+
+void *drm_test_raw_map(const struct drm_test_adapter *a, int fd, UINT handle, UINT64 size)
+{
+    UINT64 offset;
+    void *p;
+
+    if (!strcmp(a->umd.Family, "dumb")) {
+        struct drm_mode_map_dumb m = { .handle = handle };
+        ck_assert_int_eq(ioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m), 0);
+        offset = m.offset;
+    } else if (!strcmp(a->umd.Family, "virtio_gpu")) {
+        struct drm_virtgpu_map m = { .handle = handle };
+        ck_assert_int_eq(ioctl(fd, DRM_IOCTL_VIRTGPU_MAP, &m), 0);
+        offset = m.offset;
+    } else {
+        return NULL;
+    }
+    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+    ck_assert_ptr_ne(p, MAP_FAILED);
+    return p;
+}
+
+void drm_test_maps_perms(const void *p, char perms[8])
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    char line[512];
+
+    perms[0] = 0;
+    ck_assert_ptr_nonnull(f);
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi;
+        char pr[8];
+
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, pr) == 3 && (uintptr_t)p >= lo && (uintptr_t)p < hi) {
+            snprintf(perms, 8, "%s", pr);
+            break;
+        }
+    }
+    fclose(f);
+}

@@ -1,0 +1,66 @@
+/*
+ * Helpers of the DRM miniport tests.  These tests run wherever DRM devices
+ * exist: in the QEMU lane (virtio_gpu + vgem, scripts/qemu-drm-lane) and,
+ * unchanged, on a machine with a real GPU.  They never assume a device:
+ * they look at what the kernel has (/dev/dri, sysfs, the driver's own
+ * ioctls) and check the miniport against that.  KMTSHIM_DRM_EXPECT (a
+ * comma-separated list of kernel driver names) makes a missing driver a
+ * failure; the lane sets it to "virtio_gpu,vgem".
+ */
+#ifndef KMTSHIM_DRM_TEST_H
+#define KMTSHIM_DRM_TEST_H
+
+#include <stdbool.h>
+
+#include "test_util.h"
+#include "miniports/drm/kmtdrm.h"
+
+#define DRM_TEST_MAX 16
+
+struct drm_test_adapter {
+    D3DKMT_HANDLE handle;
+    LUID luid;
+    KMT_ADAPTER_DESCRIPTION desc;
+    KMT_DRM_UMD_PRIVATE umd;
+};
+
+/* Opens every adapter of the "drm" miniport; returns how many. */
+unsigned drm_test_adapters(struct drm_test_adapter *out, unsigned max);
+/* The adapters that can allocate (a known driver family). */
+unsigned drm_test_allocating_adapters(struct drm_test_adapter *out, unsigned max);
+/* Fails the test unless every driver named in KMTSHIM_DRM_EXPECT is present. */
+void drm_test_check_expected(const struct drm_test_adapter *a, unsigned n);
+/* The render nodes the kernel has, counted from /dev/dri. */
+unsigned drm_test_count_render_nodes(void);
+
+D3DKMT_HANDLE drm_test_create_device(D3DKMT_HANDLE adapter);
+void drm_test_destroy_device(D3DKMT_HANDLE device);
+
+KMT_DRM_ALLOCATION_DESC drm_test_desc(UINT64 size, UINT flags);
+/* Creates `count` allocations of `size` bytes (a resource when res != NULL);
+ * descs (optional) receive the driver's answers. */
+NTSTATUS drm_test_create(D3DKMT_HANDLE device, UINT count, UINT64 size, D3DKMT_HANDLE *allocs,
+                         D3DKMT_HANDLE *res, KMT_DRM_ALLOCATION_DESC *descs);
+/* A standard existing-heap allocation over `mem`. */
+NTSTATUS drm_test_create_sysmem(D3DKMT_HANDLE device, void *mem, SIZE_T size, D3DKMT_HANDLE *alloc);
+NTSTATUS drm_test_destroy(D3DKMT_HANDLE device, const D3DKMT_HANDLE *allocs, UINT count);
+NTSTATUS drm_test_destroy_resource(D3DKMT_HANDLE device, D3DKMT_HANDLE res);
+NTSTATUS drm_test_lock(D3DKMT_HANDLE device, D3DKMT_HANDLE alloc, UINT flags, void **data);
+NTSTATUS drm_test_unlock(D3DKMT_HANDLE device, D3DKMT_HANDLE alloc);
+
+KMT_DRM_STATS drm_test_stats(D3DKMT_HANDLE adapter);
+KMT_DRM_ALLOCATION_INFO drm_test_query(D3DKMT_HANDLE adapter, D3DKMT_HANDLE alloc);
+NTSTATUS drm_test_set_fault(D3DKMT_HANDLE adapter, const char *call, UINT nth, INT err);
+
+/* The kernel's view.  A closed GEM handle makes a second GEM_CLOSE fail
+ * with EINVAL; returns that errno (0 if the close succeeded: it was open). */
+int drm_test_gem_close_errno(int fd, UINT handle);
+/* Maps a GEM object through the driver's own ioctls, as the miniport's
+ * families do (dumb and virtio_gpu families); NULL if the family is not
+ * one the test knows how to map. */
+void *drm_test_raw_map(const struct drm_test_adapter *a, int fd, UINT handle, UINT64 size);
+/* Protection of the mapping holding `p` in /proc/self/maps ("rw-s"), or
+ * "" when nothing is mapped there. */
+void drm_test_maps_perms(const void *p, char perms[8]);
+
+#endif

@@ -794,11 +794,17 @@ START_TEST(assume_not_in_use_reclaims_at_once)
     D3DKMT_HANDLE device = setup();
     unsigned live;
 
+    struct dxgk_allocation *alloc;
+
     rec_create_ok(device, 1, false, &objs);
     live = KmtLiveObjectCount();
-    gpu_ref(device, objs.handles[0]);                     /* never completes: the caller says so */
+    alloc = gpu_ref(device, objs.handles[0]);             /* still queued: the caller says it won't touch it */
     ck_assert_status(rec_destroy2(device, 0, objs.handles, 1, ASSUME_NOT_IN_USE), STATUS_SUCCESS);
     ck_assert(destroyed_in_miniport(objs.driver[0]));
+    /* the memory is gone; the core's record lives while the queued work
+     * still points at it, and goes with it */
+    ck_assert_uint_eq(KmtLiveObjectCount(), live);
+    dxgk_allocation_gpu_unref(alloc);
     ck_assert_uint_eq(KmtLiveObjectCount(), live - 1);
     rec_finish();
 }
@@ -809,12 +815,16 @@ START_TEST(assume_not_in_use_resource)
     struct rec_objects objs;
     D3DKMT_HANDLE device = setup();
 
+    struct dxgk_allocation *a0, *a1;
+
     rec_create_ok(device, 2, true, &objs);
-    gpu_ref(device, objs.handles[0]);
-    gpu_ref(device, objs.handles[1]);
+    a0 = gpu_ref(device, objs.handles[0]);
+    a1 = gpu_ref(device, objs.handles[1]);
     ck_assert_status(rec_destroy2(device, objs.resource, NULL, 0, ASSUME_NOT_IN_USE), STATUS_SUCCESS);
     ck_assert_uint_eq(record_log_count_ddi(RECORD_DESTROY_ALLOCATION), 1);
     ck_assert_uint_eq(rec_entry(record_log_find(RECORD_DESTROY_ALLOCATION, 0))->flags, 1);
+    dxgk_allocation_gpu_unref(a0);               /* the queued work retires */
+    dxgk_allocation_gpu_unref(a1);
     rec_finish();
 }
 END_TEST
@@ -867,11 +877,14 @@ START_TEST(synchronous_assume_not_in_use_does_not_wait_for_the_gpu)
     struct rec_objects objs;
     D3DKMT_HANDLE device = setup();
 
+    struct dxgk_allocation *alloc;
+
     rec_create_ok(device, 1, false, &objs);
-    gpu_ref(device, objs.handles[0]);
+    alloc = gpu_ref(device, objs.handles[0]);
     ck_assert_status(rec_destroy2(device, 0, objs.handles, 1, ASSUME_NOT_IN_USE | SYNCHRONOUS_DESTROY),
                      STATUS_SUCCESS);
     ck_assert(destroyed_in_miniport(objs.driver[0]));
+    dxgk_allocation_gpu_unref(alloc);            /* the queued work retires */
     rec_finish();
 }
 END_TEST

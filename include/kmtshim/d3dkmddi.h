@@ -31,9 +31,11 @@ extern "C" {
 
 /* 1.0: adapters, devices, allocations, lock, escape.
  * 1.1: contexts, context allocations, submission, interrupts, GPU VA of
- *      system memory (monitored fences).  New DDIs and callbacks took slots
- *      of the Reserved arrays, so 1.0 miniports keep working unchanged. */
-#define KMT_MINIPORT_INTERFACE_VERSION 0x00010001u
+ *      system memory (monitored fences).
+ * 1.2: miniport-backed fences, Miracast.
+ * New DDIs and callbacks take slots of the Reserved arrays, so older
+ * miniports keep working unchanged. */
+#define KMT_MINIPORT_INTERFACE_VERSION 0x00010002u
 #define KMT_MINIPORT_INTERFACE_MAJOR(v) ((v) >> 16)
 
 /* ---- PnP stand-in (kmtshim extension) ----------------------------------
@@ -688,6 +690,33 @@ typedef NTSTATUS (APIENTRY *KMTDDI_MAPSYSTEMMEMORY)(HANDLE hAdapter, VOID *pCpuA
                                                     D3DGPU_VIRTUAL_ADDRESS *pGpuVirtualAddress);
 typedef NTSTATUS (APIENTRY *KMTDDI_UNMAPSYSTEMMEMORY)(HANDLE hAdapter, D3DGPU_VIRTUAL_ADDRESS GpuVirtualAddress);
 
+/* kmtshim extension (1.2): monitored fences backed by the miniport's own
+ * fence object (a DRM timeline syncobj).  The core keeps the fence value in
+ * memory the program reads; the miniport mirrors it: CPU signals reach it
+ * through KmtDdiSignalFence, and when its hardware signals the fence it
+ * writes *pValue and raises DXGK_INTERRUPT_MONITORED_FENCE_SIGNALED.
+ * Optional: without them fences live in memory only. */
+typedef struct _KMTARG_CREATEFENCE {
+    _Atomic UINT64 *pValue;             /* in: the fence value the core keeps */
+    UINT64 InitialValue;                /* in */
+    HANDLE hDriverFence;                /* out */
+} KMTARG_CREATEFENCE;
+
+typedef NTSTATUS (APIENTRY *KMTDDI_CREATEFENCE)(HANDLE hAdapter, KMTARG_CREATEFENCE *pCreateFence);
+typedef void (APIENTRY *KMTDDI_DESTROYFENCE)(HANDLE hAdapter, HANDLE hDriverFence);
+typedef NTSTATUS (APIENTRY *KMTDDI_SIGNALFENCE)(HANDLE hAdapter, HANDLE hDriverFence, UINT64 Value);
+
+/* Miracast (dispmprt.h, 1.2): the three form one class the core serializes;
+ * see include/kmtshim/dispmprt.h for the types. */
+struct _DXGK_MIRACAST_CALLBACKS;
+typedef NTSTATUS (APIENTRY *DXGKDDI_MIRACAST_CREATE_CONTEXT)(
+    PVOID DriverContext, struct _DXGK_MIRACAST_CALLBACKS *MiracastCallbacks,
+    PVOID *MiracastContext, UINT *MiracastTargetId);
+typedef void (APIENTRY *DXGKDDI_MIRACAST_DESTROY_CONTEXT)(PVOID DriverContext, PVOID MiracastContext);
+typedef NTSTATUS (APIENTRY *DXGKDDI_MIRACAST_HANDLE_IO_CONTROL)(
+    PVOID DriverContext, PVOID MiracastContext, ULONG InputBufferSize, VOID *pInputBuffer,
+    ULONG OutputBufferSize, VOID *pOutputBuffer, ULONG *BytesReturned);
+
 typedef struct _DRIVER_INITIALIZATION_DATA {
     ULONG Version;                      /* KMT_MINIPORT_INTERFACE_VERSION */
     ULONG Size;                         /* sizeof(DRIVER_INITIALIZATION_DATA) */
@@ -721,7 +750,15 @@ typedef struct _DRIVER_INITIALIZATION_DATA {
     KMTDDI_MAPSYSTEMMEMORY KmtDdiMapSystemMemory;
     KMTDDI_UNMAPSYSTEMMEMORY KmtDdiUnmapSystemMemory;
 
-    PVOID Reserved[25];                 /* later DDIs */
+    /* 1.2: miniport-backed fences, Miracast (all optional) */
+    KMTDDI_CREATEFENCE KmtDdiCreateFence;
+    KMTDDI_DESTROYFENCE KmtDdiDestroyFence;
+    KMTDDI_SIGNALFENCE KmtDdiSignalFence;
+    DXGKDDI_MIRACAST_CREATE_CONTEXT DxgkDdiMiracastCreateContext;
+    DXGKDDI_MIRACAST_DESTROY_CONTEXT DxgkDdiMiracastDestroyContext;
+    DXGKDDI_MIRACAST_HANDLE_IO_CONTROL DxgkDdiMiracastIoControl;
+
+    PVOID Reserved[19];                 /* later DDIs */
 } DRIVER_INITIALIZATION_DATA;
 
 /* ---- loading a miniport --------------------------------------------------

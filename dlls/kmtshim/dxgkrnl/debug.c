@@ -24,7 +24,7 @@ KMT_DEFINE_DEBUG_CHANNEL(drm);
 static const char *const class_names[] = { "err", "warn", "fixme", "trace" };
 
 /* Bumped by kmt_debug_reset() so channels re-parse lazily. */
-static atomic_uint debug_generation = 1;
+unsigned char kmt_debug_generation = 1;
 
 /* Applies one "[class]+channel" / "[class]-channel" item to `flags` if it
  * names this channel (or "all", or the umbrella "kmtshim"). */
@@ -77,10 +77,10 @@ static unsigned parse_spec(const char *spec, const char *channel, unsigned flags
     return flags;
 }
 
-static unsigned channel_flags(struct kmt_debug_channel *ch)
+unsigned kmt_debug_channel_flags(struct kmt_debug_channel *ch)
 {
     /* flags byte: low nibble classes, high nibble generation tag */
-    unsigned gen = atomic_load_explicit(&debug_generation, memory_order_relaxed) & 0xf;
+    unsigned gen = __atomic_load_n(&kmt_debug_generation, __ATOMIC_RELAXED) & 0xf;
     unsigned cur = __atomic_load_n(&ch->flags, __ATOMIC_RELAXED);
 
     if (cur != 0xff && (cur >> 4) == gen)
@@ -92,16 +92,11 @@ static unsigned channel_flags(struct kmt_debug_channel *ch)
     return cur & 0xf;
 }
 
-bool kmt_debug_on(struct kmt_debug_channel *ch, enum kmt_debug_class cls)
-{
-    return channel_flags(ch) & (1u << cls);
-}
-
 void kmt_debug_reset(void)
 {
-    unsigned gen = atomic_load(&debug_generation);
+    unsigned gen = __atomic_load_n(&kmt_debug_generation, __ATOMIC_SEQ_CST);
     /* generation tags are 4 bits and never 0xf (which 0xff would alias) */
-    atomic_store(&debug_generation, gen % 14 + 1);
+    __atomic_store_n(&kmt_debug_generation, (unsigned char)(gen % 14 + 1), __ATOMIC_SEQ_CST);
 }
 
 void kmt_debug_log(struct kmt_debug_channel *ch, enum kmt_debug_class cls,

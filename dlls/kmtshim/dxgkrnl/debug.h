@@ -37,7 +37,19 @@ KMT_DECLARE_DEBUG_CHANNEL(hmgr);
 KMT_DECLARE_DEBUG_CHANNEL(softgpu);
 KMT_DECLARE_DEBUG_CHANNEL(drm);
 
-bool kmt_debug_on(struct kmt_debug_channel *ch, enum kmt_debug_class cls);
+/* The parsed flags carry the generation they were parsed in (high nibble,
+ * 1..14; 0xff is "never parsed"): the hot path is one compare. */
+extern unsigned char kmt_debug_generation;
+unsigned kmt_debug_channel_flags(struct kmt_debug_channel *ch);
+
+static inline bool kmt_debug_on(struct kmt_debug_channel *ch, enum kmt_debug_class cls)
+{
+    unsigned cur = __atomic_load_n(&ch->flags, __ATOMIC_RELAXED);
+
+    if (__builtin_expect((cur >> 4) != __atomic_load_n(&kmt_debug_generation, __ATOMIC_RELAXED), 0))
+        cur = kmt_debug_channel_flags(ch);
+    return cur & (1u << cls);
+}
 void kmt_debug_log(struct kmt_debug_channel *ch, enum kmt_debug_class cls,
                    const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

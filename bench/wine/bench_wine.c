@@ -15,12 +15,28 @@
  * the gdi32 proxy (kmtshim-prefix --proxy-exe bench_wine.exe), through the
  * proxy too; Wine's numbers come from Wine's own gdi32 (gdi32_orig.dll
  * under the proxy).  Best of 5 runs, ns per call.
+ *
+ * Then monitored fences through kmtshim.dll on the software adapter (Wine
+ * has no sync objects to compare with), median of 5 runs, ns per round:
+ *   signal + wait, 1 thread     SignalFromCpu, then a WaitFromCpu it satisfied
+ *   async wait, 1 thread        WaitFromCpu with a Win32 event, SignalFromCpu
+ *                               (sets the event before it returns),
+ *                               WaitForSingleObject
+ *   ping-pong, 2 threads        signal the partner's fence, wait for one's
+ *                               own: blocking WaitFromCpu / async event +
+ *                               WaitForSingleObject; per round trip
+ *   submit + async wait         SubmitCommand [NOP, SIGNAL_FENCE], async wait,
+ *                               WaitForSingleObject (the engine's thread
+ *                               signals: the event pump sets the event)
+ *   Win32 events, 2 threads     SetEvent / WaitForSingleObject ping-pong, the
+ *                               floor under Wine
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kmtshim/d3dkmthk.h"
+#include "kmtshim/kmtsoft.h"
 
 typedef NTSTATUS (APIENTRY *d3dkmt_fn)(void *desc);
 
@@ -139,6 +155,344 @@ static void row(const struct side *s, unsigned noop_n, unsigned pair_n, BOOL noo
         printf(" %16s\n", s->adapter ? "failed" : "no adapter");
 }
 
+/* ---- monitored fences ------------------------------------------------------------ */
+
+#define RUNS 5
+#define WAIT_MS 10000
+
+struct fences {
+    HMODULE module;
+    d3dkmt_fn create_device, destroy_device, close_adapter, create_sync, destroy_sync, signal_cpu, wait_cpu;
+    d3dkmt_fn create_context, destroy_context, create_alloc2, lock2, submit, destroy_alloc2;
+    D3DKMT_HANDLE adapter, device;
+};
+
+static BOOL fences_init(struct fences *f, HMODULE module, D3DKMT_HANDLE adapter)
+{
+    D3DKMT_CREATEDEVICE cd = { 0 };
+
+    memset(f, 0, sizeof(*f));
+    f->module = module;
+#define GET(field, name) (f->field = (d3dkmt_fn)(void *)GetProcAddress(module, "D3DKMT" name))
+    if (!GET(create_device, "CreateDevice") || !GET(destroy_device, "DestroyDevice") ||
+        !GET(close_adapter, "CloseAdapter") || !GET(create_sync, "CreateSynchronizationObject2") ||
+        !GET(destroy_sync, "DestroySynchronizationObject") || !GET(signal_cpu, "SignalSynchronizationObjectFromCpu") ||
+        !GET(wait_cpu, "WaitForSynchronizationObjectFromCpu") || !GET(create_context, "CreateContextVirtual") ||
+        !GET(destroy_context, "DestroyContext") || !GET(create_alloc2, "CreateAllocation2") ||
+        !GET(lock2, "Lock2") || !GET(submit, "SubmitCommand") || !GET(destroy_alloc2, "DestroyAllocation2"))
+        return FALSE;
+#undef GET
+    cd.hAdapter = adapter;
+    if (!adapter || f->create_device(&cd))
+        return FALSE;
+    f->adapter = adapter;
+    f->device = cd.hDevice;
+    return TRUE;
+}
+
+static D3DKMT_HANDLE fence_new(const struct fences *f)
+{
+    D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
+
+    cs.hDevice = f->device;
+    cs.Info.Type = D3DDDI_MONITORED_FENCE;
+    return f->create_sync(&cs) ? 0 : cs.hSyncObject;
+}
+
+static void fence_free(const struct fences *f, D3DKMT_HANDLE h)
+{
+    D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { h };
+
+    f->destroy_sync(&d);
+}
+
+static NTSTATUS fence_signal(const struct fences *f, D3DKMT_HANDLE h, UINT64 value)
+{
+    D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = { 0 };
+
+    s.hDevice = f->device;
+    s.ObjectCount = 1;
+    s.ObjectHandleArray = &h;
+    s.FenceValueArray = &value;
+    return f->signal_cpu(&s);
+}
+
+/* event NULL: a blocking wait; else async, then WaitForSingleObject. */
+static NTSTATUS fence_wait(const struct fences *f, D3DKMT_HANDLE h, UINT64 value, HANDLE event)
+{
+    D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = { 0 };
+    NTSTATUS status;
+
+    w.hDevice = f->device;
+    w.ObjectCount = 1;
+    w.ObjectHandleArray = &h;
+    w.FenceValueArray = &value;
+    w.hAsyncEvent = event;
+    if ((status = f->wait_cpu(&w)) || !event)
+        return status;
+    return WaitForSingleObject(event, WAIT_MS) == WAIT_OBJECT_0 ? STATUS_SUCCESS : STATUS_TIMEOUT;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* One measurement: `run(ctx, n, base)` does n rounds with fence values from
+ * base + 1; median of RUNS runs after a warm-up, ns per round. */
+typedef BOOL (*bench_fn)(void *ctx, unsigned n, UINT64 base);
+
+static double median_of_runs(bench_fn run, void *ctx, unsigned n)
+{
+    double t[RUNS];
+    UINT64 base = 0;
+
+    if (!run(ctx, n / 10 + 1, base))
+        return -1;
+    base += n / 10 + 1;
+    for (int r = 0; r < RUNS; r++, base += n) {
+        double t0 = now_ns();
+        if (!run(ctx, n, base))
+            return -1;
+        t[r] = (now_ns() - t0) / n;
+    }
+    qsort(t, RUNS, sizeof(t[0]), cmp_double);
+    return t[RUNS / 2];
+}
+
+struct one_thread {
+    const struct fences *f;
+    D3DKMT_HANDLE fence;
+    HANDLE event;                        /* NULL: blocking (already satisfied) waits */
+};
+
+static BOOL run_signal_wait(void *arg, unsigned n, UINT64 base)
+{
+    struct one_thread *c = arg;
+
+    for (UINT64 v = base + 1; v <= base + n; v++) {
+        if (c->event) {
+            /* armed first: the signal satisfies it and sets the event */
+            D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = { 0 };
+
+            w.hDevice = c->f->device;
+            w.ObjectCount = 1;
+            w.ObjectHandleArray = &c->fence;
+            w.FenceValueArray = &v;
+            w.hAsyncEvent = c->event;
+            if (c->f->wait_cpu(&w) || fence_signal(c->f, c->fence, v) ||
+                WaitForSingleObject(c->event, WAIT_MS) != WAIT_OBJECT_0)
+                return FALSE;
+        } else if (fence_signal(c->f, c->fence, v) || fence_wait(c->f, c->fence, v, NULL)) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* Two threads, two fences: `ping` is signaled by the timing thread, `pong`
+ * by the partner, in rounds. */
+struct pingpong {
+    const struct fences *f;
+    D3DKMT_HANDLE ping, pong;
+    BOOL async;
+    unsigned n;
+    UINT64 base;
+    HANDLE start, done;                  /* the partner's round of work */
+    volatile LONG quit, failed;
+    HANDLE ev_main, ev_partner;          /* async waits; Win32 ping-pong */
+    BOOL raw;                            /* SetEvent / WaitForSingleObject only */
+};
+
+static DWORD WINAPI partner(void *arg)
+{
+    struct pingpong *p = arg;
+
+    for (;;) {
+        WaitForSingleObject(p->start, INFINITE);
+        if (p->quit)
+            return 0;
+        for (UINT64 v = p->base + 1; v <= p->base + p->n; v++) {
+            if (p->raw) {
+                if (WaitForSingleObject(p->ev_partner, WAIT_MS) != WAIT_OBJECT_0 || !SetEvent(p->ev_main))
+                    p->failed = 1;
+            } else if (fence_wait(p->f, p->ping, v, p->async ? p->ev_partner : NULL) ||
+                       fence_signal(p->f, p->pong, v)) {
+                p->failed = 1;
+            }
+            if (p->failed)
+                break;
+        }
+        SetEvent(p->done);
+    }
+}
+
+static BOOL run_pingpong(void *arg, unsigned n, UINT64 base)
+{
+    struct pingpong *p = arg;
+
+    p->n = n;
+    p->base = base;
+    SetEvent(p->start);
+    for (UINT64 v = base + 1; v <= base + n && !p->failed; v++) {
+        if (p->raw) {
+            if (!SetEvent(p->ev_partner) || WaitForSingleObject(p->ev_main, WAIT_MS) != WAIT_OBJECT_0)
+                p->failed = 1;
+        } else if (fence_signal(p->f, p->ping, v) || fence_wait(p->f, p->pong, v, p->async ? p->ev_main : NULL)) {
+            p->failed = 1;
+        }
+    }
+    WaitForSingleObject(p->done, WAIT_MS);
+    return !p->failed;
+}
+
+static double bench_pingpong(const struct fences *f, BOOL async, BOOL raw, unsigned n)
+{
+    struct pingpong p;
+    HANDLE thread;
+    double ns;
+
+    memset(&p, 0, sizeof(p));
+    p.f = f;
+    p.async = async;
+    p.raw = raw;
+    p.ping = fence_new(f);
+    p.pong = fence_new(f);
+    p.start = CreateEventW(NULL, FALSE, FALSE, NULL);
+    p.done = CreateEventW(NULL, FALSE, FALSE, NULL);
+    p.ev_main = CreateEventW(NULL, FALSE, FALSE, NULL);
+    p.ev_partner = CreateEventW(NULL, FALSE, FALSE, NULL);
+    thread = CreateThread(NULL, 0, partner, &p, 0, NULL);
+    ns = p.ping && p.pong && thread ? median_of_runs(run_pingpong, &p, n) : -1;
+    p.quit = 1;
+    SetEvent(p.start);
+    if (thread) {
+        WaitForSingleObject(thread, WAIT_MS);
+        CloseHandle(thread);
+    }
+    CloseHandle(p.start);
+    CloseHandle(p.done);
+    CloseHandle(p.ev_main);
+    CloseHandle(p.ev_partner);
+    fence_free(f, p.ping);
+    fence_free(f, p.pong);
+    return ns;
+}
+
+/* SubmitCommand of [NOP, SIGNAL_FENCE v] and an async wait for v. */
+struct submit_ctx {
+    const struct fences *f;
+    D3DKMT_HANDLE ctx, fence, cmdbuf;
+    D3DGPU_VIRTUAL_ADDRESS cmd_va, fence_va;
+    BYTE *cmds;
+    HANDLE event;
+};
+
+static BOOL run_submit(void *arg, unsigned n, UINT64 base)
+{
+    struct submit_ctx *c = arg;
+    KMT_SOFT_CMD_HEADER nop = { KMT_SOFT_OP_NOP, sizeof(nop) };
+    KMT_SOFT_CMD_FENCE sig = { { KMT_SOFT_OP_SIGNAL_FENCE, sizeof(sig) }, c->fence_va, 0 };
+    const UINT len = sizeof(nop) + sizeof(sig), slots = 4096 / 64;
+
+    for (UINT64 v = base + 1; v <= base + n; v++) {
+        D3DKMT_SUBMITCOMMAND sc = { 0 };
+        UINT slot = (UINT)(v % slots);   /* the previous round completed: its slot is free */
+
+        sig.Value = v;
+        memcpy(c->cmds + slot * 64, &nop, sizeof(nop));
+        memcpy(c->cmds + slot * 64 + sizeof(nop), &sig, sizeof(sig));
+        sc.Commands = c->cmd_va + slot * 64;
+        sc.CommandLength = len;
+        sc.BroadcastContextCount = 1;
+        sc.BroadcastContext[0] = c->ctx;
+        if (c->f->submit(&sc) || fence_wait(c->f, c->fence, v, c->event))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+static double bench_submit(const struct fences *f, unsigned n)
+{
+    KMT_SOFT_ALLOCATION_DESC desc = { KMT_SOFT_ALLOCATION_MAGIC, KMT_SOFT_ALLOCATION_VERSION, 4096, 0, 0 };
+    D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
+    D3DKMT_CREATECONTEXTVIRTUAL cv = { 0 };
+    D3DDDI_ALLOCATIONINFO2 info = { 0 };
+    D3DKMT_CREATEALLOCATION ca = { 0 };
+    D3DKMT_LOCK2 lock = { 0 };
+    struct submit_ctx c;
+    double ns = -1;
+
+    memset(&c, 0, sizeof(c));
+    c.f = f;
+    cv.hDevice = f->device;
+    info.pPrivateDriverData = &desc;
+    info.PrivateDriverDataSize = sizeof(desc);
+    ca.hDevice = f->device;
+    ca.NumAllocations = 1;
+    ca.pAllocationInfo2 = &info;
+    cs.hDevice = f->device;
+    cs.Info.Type = D3DDDI_MONITORED_FENCE;
+    if (f->create_context(&cv) || f->create_alloc2(&ca) || f->create_sync(&cs))
+        return -1;
+    c.ctx = cv.hContext;
+    c.cmdbuf = info.hAllocation;
+    c.cmd_va = info.GpuVirtualAddress;
+    c.fence = cs.hSyncObject;
+    c.fence_va = cs.Info.MonitoredFence.FenceValueGPUVirtualAddress;
+    lock.hDevice = f->device;
+    lock.hAllocation = c.cmdbuf;
+    c.event = CreateEventW(NULL, FALSE, FALSE, NULL);
+    if (!f->lock2(&lock) && (c.cmds = lock.pData))
+        ns = median_of_runs(run_submit, &c, n);
+    CloseHandle(c.event);
+    {
+        D3DKMT_DESTROYCONTEXT dc = { c.ctx };
+        f->destroy_context(&dc);
+    }
+    fence_free(f, c.fence);
+    return ns;                           /* the allocation dies with the device */
+}
+
+static void print_ns(const char *what, double ns)
+{
+    if (ns >= 0)
+        printf("  %-56s %10.0f\n", what, ns);
+    else
+        printf("  %-56s %10s\n", what, "failed");
+}
+
+static void fence_section(HMODULE kmtshim, D3DKMT_HANDLE adapter, unsigned calls)
+{
+    unsigned n1 = calls / 20 + 1, n2 = calls / 100 + 1, n3 = calls / 250 + 1;
+    struct one_thread one;
+    struct fences f;
+
+    if (!fences_init(&f, kmtshim, adapter)) {
+        printf("monitored fences: no device on kmtshim's adapter\n");
+        return;
+    }
+    printf("\nmonitored fences through kmtshim.dll (software adapter), ns per round, median of %d runs:\n", RUNS);
+    one.f = &f;
+    one.fence = fence_new(&f);
+    one.event = NULL;
+    print_ns("SignalFromCpu + WaitFromCpu (satisfied), 1 thread", median_of_runs(run_signal_wait, &one, n1));
+    one.event = CreateEventW(NULL, FALSE, FALSE, NULL);
+    print_ns("async WaitFromCpu + SignalFromCpu + WaitForSingleObject", median_of_runs(run_signal_wait, &one, n1));
+    CloseHandle(one.event);
+    fence_free(&f, one.fence);
+    print_ns("ping-pong, 2 threads, blocking WaitFromCpu", bench_pingpong(&f, FALSE, FALSE, n2));
+    print_ns("ping-pong, 2 threads, async event + WaitForSingleObject", bench_pingpong(&f, TRUE, FALSE, n2));
+    print_ns("SubmitCommand [NOP, SIGNAL_FENCE] + async wait (event pump)", bench_submit(&f, n3));
+    print_ns("Win32 events only: SetEvent/WaitForSingleObject ping-pong", bench_pingpong(&f, FALSE, TRUE, n2));
+    {
+        D3DKMT_DESTROYDEVICE dd = { f.device };
+        f.destroy_device(&dd);
+    }
+}
+
 int main(int argc, char **argv)
 {
     unsigned noop_n = argc > 1 ? (unsigned)atoi(argv[1]) : 1000000, pair_n = noop_n / 5;
@@ -173,5 +527,6 @@ int main(int argc, char **argv)
     } else {
         printf("(no gdi32 proxy in this process: run with kmtshim-prefix --proxy-exe bench_wine.exe for its rows)\n");
     }
+    fence_section(kmtshim, kmt.adapter, noop_n);
     return 0;
 }

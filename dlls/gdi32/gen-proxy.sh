@@ -14,8 +14,9 @@
 #                   (the import-thunk form: a real import of gdi32_orig.dll,
 #                   never a plain export forwarder, which breaks processes
 #                   that load user32 at run time)
-#   routes.h        KMT_ROUTE_HANDLE(Name, offset) / KMT_ROUTE_LUID(Name) /
-#                   KMT_PROXY_SHIM(Name) lines for proxy.c
+#   routes.h        KMT_ROUTE_HANDLE(Name, offset) / KMT_ROUTE_HANDLE_PTR(Name,
+#                   offset) / KMT_ROUTE_LUID(Name) / KMT_PROXY_SHIM(Name) lines
+#                   for proxy.c
 #   gdi32.def       the proxy's exports: Wine's names with Wine's ordinals,
 #                   then the D3DKMT names only kmtshim has
 set -e
@@ -69,6 +70,8 @@ END {
                 r = (short in rule) ? rule[short] : rule["default"]
                 if (r ~ /^handle@[0-9]+$/) {
                     printf "KMT_ROUTE_HANDLE(%s, %s)\n", short, substr(r, 8) > routes
+                } else if (r ~ /^handleptr@[0-9]+$/) {
+                    printf "KMT_ROUTE_HANDLE_PTR(%s, %s)\n", short, substr(r, 11) > routes
                 } else if (r == "luid") {
                     printf "KMT_ROUTE_LUID(%s)\n", short > routes
                 } else if (r == "kmtshim") {

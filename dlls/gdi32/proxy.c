@@ -93,6 +93,24 @@ static BOOL shim_owns(const void *desc, unsigned offset)
     return !handle || __atomic_load_n(&shim_owns_handle, __ATOMIC_ACQUIRE)(handle);
 }
 
+/* The same for the first handle of an array the descriptor points to
+ * (inline: no name of Wine 8 needs it, see routing.txt). */
+static inline BOOL shim_owns_ptr(const void *desc, unsigned offset)
+{
+    const D3DKMT_HANDLE *array;
+    D3DKMT_HANDLE handle;
+
+    if (!load_shim())
+        return FALSE;
+    if (!desc_ok(desc, offset + sizeof(array)))
+        return TRUE;
+    memcpy(&array, (const char *)desc + offset, sizeof(array));
+    if (!desc_ok(array, sizeof(handle)))
+        return TRUE;
+    memcpy(&handle, array, sizeof(handle));
+    return !handle || __atomic_load_n(&shim_owns_handle, __ATOMIC_ACQUIRE)(handle);
+}
+
 /* kmtshim-only names. */
 #define KMT_PROXY_SHIM(name)                                                \
     NTSTATUS APIENTRY shim_D3DKMT##name(void *desc);                        \
@@ -110,6 +128,18 @@ static BOOL shim_owns(const void *desc, unsigned offset)
     {                                                                       \
         static d3dkmt_fn fn;                                                \
         if (shim_owns(desc, offset))                                        \
+            return call_shim("D3DKMT" #name, &fn, desc);                    \
+        return px_D3DKMT##name(desc);                                       \
+    }
+
+/* Both have it: the owner of the first handle of the array at `offset`. */
+#define KMT_ROUTE_HANDLE_PTR(name, offset)                                  \
+    NTSTATUS APIENTRY px_D3DKMT##name(void *desc);                          \
+    NTSTATUS APIENTRY route_D3DKMT##name(void *desc);                       \
+    NTSTATUS APIENTRY route_D3DKMT##name(void *desc)                        \
+    {                                                                       \
+        static d3dkmt_fn fn;                                                \
+        if (shim_owns_ptr(desc, offset))                                    \
             return call_shim("D3DKMT" #name, &fn, desc);                    \
         return px_D3DKMT##name(desc);                                       \
     }

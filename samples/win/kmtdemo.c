@@ -5,7 +5,12 @@
  *
  *   enumerate adapters -> open the best one (a GPU, else the software
  *   adapter) -> create a device -> a resource with allocations -> lock one,
- *   write, read back -> destroy everything
+ *   write, read back -> GPU work: a context, a command buffer that fills
+ *   memory and signals a monitored fence, an async wait on a Win32 event,
+ *   the result read back -> destroy everything
+ *
+ * The GPU work runs on the software adapter: its engine's command format
+ * (kmtsoft.h) is the one this program knows.
  *
  * Exit status 0 and a last line "kmtdemo: OK" when every step worked.
  */
@@ -74,6 +79,7 @@ static void describe(unsigned index, struct adapter *a)
 
     a->type.Value = 0;
     a->version = 0;
+    memset(&a->ids, 0, sizeof(a->ids));
     query(a->info.hAdapter, KMTQAITYPE_ADAPTERTYPE, &a->type, sizeof(a->type));
     query(a->info.hAdapter, KMTQAITYPE_DRIVERVERSION, &a->version, sizeof(a->version));
     if (!query(a->info.hAdapter, KMTQAITYPE_PHYSICALADAPTERDEVICEIDS, &ids, sizeof(ids)))
@@ -83,6 +89,11 @@ static void describe(unsigned index, struct adapter *a)
            (unsigned long)a->info.AdapterLuid.LowPart, a->ids.VendorID, a->ids.DeviceID,
            a->type.SoftwareDevice ? "software" : "hardware", a->type.RenderSupported ? ", render" : "",
            a->version / 1000, a->version % 1000 / 100);
+}
+
+static BOOL is_soft(const struct adapter *a)
+{
+    return a->ids.VendorID == KMT_SOFT_VENDOR_ID && a->ids.DeviceID == KMT_SOFT_DEVICE_ID;
 }
 
 /* A GPU that renders beats the software adapter; the first of each kind wins. */
@@ -177,6 +188,227 @@ static void write_read_back(D3DKMT_HANDLE device, D3DKMT_HANDLE alloc, UINT64 si
         failures++;
 }
 
+/* ---- GPU work ------------------------------------------------------------------ */
+
+#define FILL_BYTES 4096
+#define FILL_VALUE 0xc0ffee11u
+#define WAIT_MS 5000
+
+/* A driver-private allocation of the software adapter with its GPU VA. */
+static NTSTATUS gpu_alloc(D3DKMT_HANDLE device, UINT size, D3DKMT_HANDLE *handle, D3DGPU_VIRTUAL_ADDRESS *va)
+{
+    KMT_SOFT_ALLOCATION_DESC desc = { KMT_SOFT_ALLOCATION_MAGIC, KMT_SOFT_ALLOCATION_VERSION, size, 0, 0 };
+    D3DDDI_ALLOCATIONINFO2 info = { 0 };
+    D3DKMT_CREATEALLOCATION ca = { 0 };
+    NTSTATUS s;
+
+    info.pPrivateDriverData = &desc;
+    info.PrivateDriverDataSize = sizeof(desc);
+    ca.hDevice = device;
+    ca.NumAllocations = 1;
+    ca.pAllocationInfo2 = &info;
+    s = D3DKMTCreateAllocation2(&ca);
+    *handle = info.hAllocation;
+    *va = info.GpuVirtualAddress;
+    return s;
+}
+
+static void gpu_free(D3DKMT_HANDLE device, D3DKMT_HANDLE handle)
+{
+    D3DKMT_DESTROYALLOCATION2 da = { 0 };
+
+    if (!handle)
+        return;
+    da.hDevice = device;
+    da.phAllocationList = &handle;
+    da.AllocationCount = 1;
+    step("DestroyAllocation2", D3DKMTDestroyAllocation2(&da));
+}
+
+/* The command buffer: FILL the target, then SIGNAL_FENCE 1. */
+static UINT write_commands(BYTE *at, D3DGPU_VIRTUAL_ADDRESS target, D3DGPU_VIRTUAL_ADDRESS fence)
+{
+    KMT_SOFT_CMD_FILL fill = { { KMT_SOFT_OP_FILL, sizeof(fill) }, target, FILL_BYTES, FILL_VALUE, 0 };
+    KMT_SOFT_CMD_FENCE signal = { { KMT_SOFT_OP_SIGNAL_FENCE, sizeof(signal) }, fence, 1 };
+
+    memcpy(at, &fill, sizeof(fill));
+    memcpy(at + sizeof(fill), &signal, sizeof(signal));
+    return sizeof(fill) + sizeof(signal);
+}
+
+/* Lock2 the target and count the words the GPU wrote. */
+static UINT read_back(D3DKMT_HANDLE device, D3DKMT_HANDLE target)
+{
+    D3DKMT_LOCK2 lock = { 0 };
+    D3DKMT_UNLOCK2 unlock = { device, target };
+    UINT good = 0;
+
+    lock.hDevice = device;
+    lock.hAllocation = target;
+    if (!step("Lock2 (read back)", D3DKMTLock2(&lock)))
+        return 0;
+    for (UINT i = 0; i < FILL_BYTES / 4; i++)
+        good += ((const UINT *)lock.pData)[i] == FILL_VALUE;
+    step("Unlock2", D3DKMTUnlock2(&unlock));
+    return good;
+}
+
+struct gpu_objects {
+    D3DKMT_HANDLE ctx, target, cmdbuf, fence;
+    D3DGPU_VIRTUAL_ADDRESS target_va, cmdbuf_va, fence_va;
+    const volatile UINT64 *fence_cpu;
+    BYTE *commands;
+    HANDLE event;
+};
+
+static BOOL gpu_setup(D3DKMT_HANDLE device, struct gpu_objects *g)
+{
+    D3DKMT_CREATECONTEXTVIRTUAL cv = { 0 };
+    D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
+    D3DKMT_LOCK2 lock = { 0 };
+
+    cv.hDevice = device;
+    if (!step("CreateContextVirtual", D3DKMTCreateContextVirtual(&cv)))
+        return FALSE;
+    g->ctx = cv.hContext;
+    printf("context:  %#x (GPU virtual addressing, engine 0)\n", g->ctx);
+    if (!step("CreateAllocation2 (target)", gpu_alloc(device, FILL_BYTES, &g->target, &g->target_va)) ||
+        !step("CreateAllocation2 (commands)", gpu_alloc(device, 4096, &g->cmdbuf, &g->cmdbuf_va)))
+        return FALSE;
+    lock.hDevice = device;
+    lock.hAllocation = g->cmdbuf;
+    if (!step("Lock2 (commands)", D3DKMTLock2(&lock)))
+        return FALSE;
+    g->commands = lock.pData;
+    cs.hDevice = device;
+    cs.Info.Type = D3DDDI_MONITORED_FENCE;
+    if (!step("CreateSynchronizationObject2", D3DKMTCreateSynchronizationObject2(&cs)))
+        return FALSE;
+    g->fence = cs.hSyncObject;
+    g->fence_cpu = cs.Info.MonitoredFence.FenceValueCPUVirtualAddress;
+    g->fence_va = cs.Info.MonitoredFence.FenceValueGPUVirtualAddress;
+    printf("fence:    %#x, a monitored fence at value %llu (CPU VA %p, GPU VA %#llx)\n", g->fence,
+           (unsigned long long)*g->fence_cpu, (const void *)g->fence_cpu, (unsigned long long)g->fence_va);
+    g->event = CreateEventW(NULL, TRUE, FALSE, NULL);
+    return g->event != NULL;
+}
+
+/* Arm an async wait for fence value 1 on a Win32 event, submit, wait. */
+static void gpu_run(struct gpu_objects *g, D3DKMT_HANDLE device)
+{
+    D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = { 0 };
+    D3DKMT_SUBMITCOMMAND sc = { 0 };
+    LARGE_INTEGER freq, t0, t1;
+    UINT64 one = 1;
+    UINT good;
+    DWORD r;
+
+    w.hDevice = device;
+    w.ObjectCount = 1;
+    w.ObjectHandleArray = &g->fence;
+    w.FenceValueArray = &one;
+    w.hAsyncEvent = g->event;
+    if (!step("WaitForSynchronizationObjectFromCpu", D3DKMTWaitForSynchronizationObjectFromCpu(&w)))
+        return;
+    printf("wait:     fence >= 1 armed on a Win32 event; the event is %s\n",
+           WaitForSingleObject(g->event, 0) == WAIT_TIMEOUT ? "not set yet" : "SET TOO EARLY");
+
+    sc.Commands = g->cmdbuf_va;
+    sc.CommandLength = write_commands(g->commands, g->target_va, g->fence_va);
+    sc.BroadcastContextCount = 1;
+    sc.BroadcastContext[0] = g->ctx;
+    QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&t0);
+    if (!step("SubmitCommand", D3DKMTSubmitCommand(&sc)))
+        return;
+    printf("submit:   %u bytes: FILL %u bytes with %#x at GPU VA %#llx, SIGNAL_FENCE 1\n",
+           sc.CommandLength, FILL_BYTES, FILL_VALUE, (unsigned long long)g->target_va);
+    r = WaitForSingleObject(g->event, WAIT_MS);
+    QueryPerformanceCounter(&t1);
+    if (r != WAIT_OBJECT_0) {
+        printf("  the event was not set within %u ms\n", WAIT_MS);
+        failures++;
+        return;
+    }
+    printf("signaled: WaitForSingleObject -> WAIT_OBJECT_0, %.2f ms after the submission; fence value %llu\n",
+           (t1.QuadPart - t0.QuadPart) * 1000.0 / freq.QuadPart, (unsigned long long)*g->fence_cpu);
+    good = read_back(device, g->target);
+    printf("result:   %u of %u words read back through Lock2 are %#x\n", good, FILL_BYTES / 4, FILL_VALUE);
+    if (*g->fence_cpu != 1 || good != FILL_BYTES / 4)
+        failures++;
+}
+
+static void gpu_teardown(struct gpu_objects *g, D3DKMT_HANDLE device)
+{
+    if (g->fence) {
+        D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { g->fence };
+        step("DestroySynchronizationObject", D3DKMTDestroySynchronizationObject(&d));
+    }
+    if (g->ctx) {
+        D3DKMT_DESTROYCONTEXT dc = { g->ctx };
+        step("DestroyContext", D3DKMTDestroyContext(&dc));
+    }
+    if (g->commands) {
+        D3DKMT_UNLOCK2 unlock = { device, g->cmdbuf };
+        step("Unlock2", D3DKMTUnlock2(&unlock));
+    }
+    gpu_free(device, g->cmdbuf);
+    gpu_free(device, g->target);
+    if (g->event)
+        CloseHandle(g->event);
+}
+
+static void gpu_work(D3DKMT_HANDLE device)
+{
+    struct gpu_objects g;
+
+    memset(&g, 0, sizeof(g));
+    if (gpu_setup(device, &g))
+        gpu_run(&g, device);
+    gpu_teardown(&g, device);
+}
+
+/* The software adapter among the enumerated ones, opened by LUID; 0 if none. */
+static D3DKMT_HANDLE open_soft_adapter(const struct adapter *a, unsigned count)
+{
+    D3DKMT_OPENADAPTERFROMLUID open = { { 0, 0 }, 0 };
+
+    for (unsigned i = 0; i < count; i++) {
+        if (a[i].ids.VendorID != KMT_SOFT_VENDOR_ID || a[i].ids.DeviceID != KMT_SOFT_DEVICE_ID)
+            continue;
+        open.AdapterLuid = a[i].info.AdapterLuid;
+        return step("OpenAdapterFromLuid (software)", D3DKMTOpenAdapterFromLuid(&open)) ? open.hAdapter : 0;
+    }
+    return 0;
+}
+
+/* On the picked device when it is the software adapter's, else on a device
+ * of the software adapter made for it. */
+static void gpu_work_on_soft(D3DKMT_HANDLE device, BOOL picked_soft, const struct adapter *a, unsigned count)
+{
+    D3DKMT_CREATEDEVICE cd = { 0 };
+
+    if (picked_soft) {
+        gpu_work(device);
+        return;
+    }
+    if (!(cd.hAdapter = open_soft_adapter(a, count))) {
+        printf("gpu work: skipped, no software adapter (its engine's commands are the ones this demo knows)\n");
+        return;
+    }
+    if (step("CreateDevice (software)", D3DKMTCreateDevice(&cd))) {
+        D3DKMT_DESTROYDEVICE dd = { cd.hDevice };
+
+        printf("gpu work: on the software adapter, device %#x\n", cd.hDevice);
+        gpu_work(cd.hDevice);
+        step("DestroyDevice", D3DKMTDestroyDevice(&dd));
+    }
+    {
+        D3DKMT_CLOSEADAPTER c = { cd.hAdapter };
+        step("CloseAdapter", D3DKMTCloseAdapter(&c));
+    }
+}
+
 static UINT64 usage(D3DKMT_HANDLE adapter)
 {
     D3DKMT_QUERYVIDEOMEMORYINFO q = { 0 };
@@ -253,6 +485,8 @@ int main(void)
             step("DestroyAllocation", D3DKMTDestroyAllocation(&da));
         }
     }
+    if (cd.hDevice)
+        gpu_work_on_soft(cd.hDevice, is_soft(&adapters[best]), adapters, e.NumAdapters);
     if (cd.hDevice) {
         D3DKMT_DESTROYDEVICE dd = { cd.hDevice };
         step("DestroyDevice", D3DKMTDestroyDevice(&dd));
@@ -264,7 +498,7 @@ int main(void)
         step("CloseAdapter", D3DKMTCloseAdapter(&c));
     }
     VirtualFree(heap, 0, MEM_RELEASE);
-    printf("destroyed: resource, device, adapter handle\n");
+    printf("destroyed: context, fence, allocations, resource, device, adapter handle\n");
     printf("kmtdemo: %s\n", failures ? "FAILED" : "OK");
     return failures ? 1 : 0;
 }

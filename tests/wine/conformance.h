@@ -72,6 +72,19 @@ void kmtc_destroy_allocation(void);
 void kmtc_lock(void);
 void kmtc_escape(void);
 void kmtc_null_descriptors(void);
+/* conformance_exec.c: execution and synchronization */
+void kmtc_contexts(void);
+void kmtc_device_state(void);
+void kmtc_submit(void);
+void kmtc_render(void);
+void kmtc_syncobj_rows(void);
+void kmtc_cpu_wait_blocking(void);
+void kmtc_cpu_wait_async(void);
+void kmtc_cpu_notification(void);
+void kmtc_enqueue_cpu_event(void);
+void kmtc_destroy_sets_event(void);
+void kmtc_event_closed_early(void);
+void kmtc_producer_consumer(void);
 
 #define KMT_CONFORMANCE_TESTS                                   \
     { "enum_adapters2", kmtc_enum_adapters2 },                  \
@@ -86,6 +99,21 @@ void kmtc_null_descriptors(void);
     { "destroy_allocation", kmtc_destroy_allocation },          \
     { "lock", kmtc_lock },                                      \
     { "escape", kmtc_escape },                                  \
-    { "null_descriptors", kmtc_null_descriptors }
+    { "null_descriptors", kmtc_null_descriptors },              \
+    KMT_CONFORMANCE_EXEC_TESTS
+
+#define KMT_CONFORMANCE_EXEC_TESTS                              \
+    { "contexts", kmtc_contexts },                              \
+    { "device_state", kmtc_device_state },                      \
+    { "submit", kmtc_submit },                                  \
+    { "render", kmtc_render },                                  \
+    { "syncobj_rows", kmtc_syncobj_rows },                      \
+    { "cpu_wait_blocking", kmtc_cpu_wait_blocking },            \
+    { "cpu_wait_async", kmtc_cpu_wait_async },                  \
+    { "cpu_notification", kmtc_cpu_notification },              \
+    { "enqueue_cpu_event", kmtc_enqueue_cpu_event },            \
+    { "destroy_sets_event", kmtc_destroy_sets_event },          \
+    { "event_closed_early", kmtc_event_closed_early },          \
+    { "producer_consumer", kmtc_producer_consumer }
 
 #endif /* KMTSHIM_CONFORMANCE_H */

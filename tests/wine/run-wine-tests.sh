@@ -181,6 +181,30 @@ if grep -q "trace:d3dkmt:D3DKMTOpenAdapterFromLuid luid " "$log" &&
 else
     tap_not_ok "WINEDEBUG=+kmtshim trace incomplete, see $log"
 fi
+# the execution calls, and the events' way through both halves (duplicate,
+# queued by the core's thread, set and released by the PE half)
+WINEDEBUG=-all,+kmtshim run_exe trace-exec "$tests/test_kmtshim.exe" submit cpu_notification
+missing=
+for pattern in "trace:d3dkmt:D3DKMTCreateContextVirtual -> STATUS_SUCCESS" \
+               "trace:d3dkmt:D3DKMTSubmitCommand Commands 0x" \
+               "trace:d3dkmt:D3DKMTSubmitCommand -> STATUS_INVALID_PARAMETER" \
+               "trace:d3dkmt:D3DKMTCreateSynchronizationObject2 -> STATUS_SUCCESS" \
+               "trace:d3dkmt:D3DKMTSignalSynchronizationObject -> STATUS_SUCCESS" \
+               "trace:d3dkmt:D3DKMTWaitForSynchronizationObjectFromCpu -> STATUS_SUCCESS" \
+               "trace:d3dkmt:D3DKMTDestroyContext -> STATUS_SUCCESS" \
+               "trace:kmtshim:pump_thread event pump running" \
+               "trace:kmtshim:capture_event event [0-9A-Fa-f]*, kmtshim's duplicate" \
+               "trace:kmtshim:event_set event 0x[0-9a-f]* queued" \
+               "trace:kmtshim:deliver_one event [0-9A-Fa-f]* set" \
+               "trace:kmtshim:deliver_one event [0-9A-Fa-f]* released"; do
+    grep -q "$pattern" "$log" || missing="$missing
+$pattern"
+done
+if [ "$rc" -eq 0 ] && [ -z "$missing" ]; then
+    tap_ok "WINEDEBUG=+kmtshim traces contexts, submissions, sync objects and each event's way"
+else
+    tap_not_ok "WINEDEBUG=+kmtshim execution trace incomplete (exit $rc), see $log; missing:$missing"
+fi
 WINEDEBUG=-all run_exe trace-off "$tests/test_kmtshim.exe" open_close
 if ! grep -q "trace:" "$log"; then
     tap_ok "WINEDEBUG=-all: no trace lines"
@@ -197,11 +221,37 @@ else
     tap_not_ok "stubs: $once FIXME lines, $twice functions twice, exit $rc"
 fi
 
+# ---- the proxy's routing of names a newer Wine may have ----------------------------------------
+# Wine 8 has none of the execution and sync-object names, so their routes
+# are generated from Wine 8's list plus three such names, and compiled.
+gen=$run/gen-proxy
+mkdir -p "$gen"
+{ cat "$builddir/dlls/gdi32/gdi32-exports.txt"
+  echo "  00001000  9001 D3DKMTCreateContext"
+  echo "  00001000  9002 D3DKMTSubmitCommand"
+  echo "  00001000  9003 D3DKMTSignalSynchronizationObjectFromGpu2"; } >"$gen/exports.txt"
+if AWK=${AWK:-awk} sh "$KMT_SRCDIR/dlls/gdi32/gen-proxy.sh" "$gen/exports.txt" \
+        "$builddir/dlls/kmtshim/wine/kmtshim.list" "$KMT_SRCDIR/dlls/gdi32/routing.txt" "$gen" >"$logs/gen-proxy.log" 2>&1 &&
+   grep -qx "KMT_ROUTE_HANDLE(CreateContext, 0)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_HANDLE(SubmitCommand, 28)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_HANDLE_PTR(SignalSynchronizationObjectFromGpu2, 24)" "$gen/routes.h" &&
+   grep -q "D3DKMTSubmitCommand = route_D3DKMTSubmitCommand @9002" "$gen/gdi32.def" &&
+   ! grep -q "KMT_PROXY_SHIM(SubmitCommand)" "$gen/routes.h" &&
+   "$MINGW_CC" -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -I"$KMT_SRCDIR/include" -I"$gen" \
+        -fsyntax-only "$KMT_SRCDIR/dlls/gdi32/proxy.c" >>"$logs/gen-proxy.log" 2>&1; then
+    tap_ok "gdi32 proxy: a Wine with the execution names routes them by hDevice/hContext (SubmitCommand: BroadcastContext[0], FromGpu2: *BroadcastContextArray)"
+else
+    tap_not_ok "gdi32 proxy routes for the execution names, see $logs/gen-proxy.log"
+    diag "$logs/gen-proxy.log"
+fi
+
 # ---- the sample program -------------------------------------------------------------------
 if [ -f "$builddir/samples/win/kmtdemo.exe" ]; then
     run_exe kmtdemo "$builddir/samples/win/kmtdemo.exe"
-    if [ "$rc" -eq 0 ] && grep -q "^kmtdemo: OK" "$log"; then
-        tap_ok "samples/win/kmtdemo.exe runs through kmtshim"
+    if [ "$rc" -eq 0 ] && grep -q "^kmtdemo: OK" "$log" &&
+       grep -q "^signaled: WaitForSingleObject -> WAIT_OBJECT_0, .* fence value 1" "$log" &&
+       grep -q "^result:   1024 of 1024 words read back" "$log"; then
+        tap_ok "samples/win/kmtdemo.exe runs through kmtshim (GPU fill, fence signaled, read back)"
     else
         tap_not_ok "kmtdemo.exe: exit $rc"
         diag "$log"

@@ -3,8 +3,10 @@
  * way Wine does and drive __wine_unix_call_funcs directly.  Checks what
  * Wine itself cannot show: the exported symbols, argument-struct
  * validation (NULL args, NULL descriptors, NULL arrays give Windows'
- * NTSTATUS, never a crash), the ownership query, and a full lifecycle on a
- * 256 KiB thread stack (Wine gives the Linux half about 1 MiB).
+ * NTSTATUS, never a crash), the ownership query, a full lifecycle on a
+ * 256 KiB thread stack (Wine gives the Linux half about 1 MiB), and the
+ * event queue the PE half's pump drains (which events are queued, in what
+ * order, when kmtshim lets a handle go), with made-up handle values.
  * Runs in sanitizer builds too.  Output: TAP.
  */
 #include "config.h"
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kmtshim/d3dkmthk.h"
 #include "kmtshim/kmtsoft.h"
@@ -39,11 +42,23 @@ static void tap(int pass, const char *fmt, ...)
         tap_failed++;
 }
 
+/* Every D3DKMT entry reads struct kmt_desc_params; the KMT_FUNC_EVENT ones
+ * read the longer struct kmt_event_params, of which it is the start. */
 static NTSTATUS call_desc(enum kmt_unix_code code, void *desc)
 {
-    struct kmt_desc_params params = { (uint64_t)(uintptr_t)desc };
+    struct kmt_event_params params = { (uint64_t)(uintptr_t)desc, 0, 0, 0 };
 
     return funcs[code](&params);
+}
+
+/* A KMT_FUNC_EVENT call handing `event` over; *owned: whether kmtshim kept it. */
+static NTSTATUS call_event(enum kmt_unix_code code, void *desc, HANDLE event, uint32_t *owned)
+{
+    struct kmt_event_params params = { (uint64_t)(uintptr_t)desc, (uint64_t)(uintptr_t)event, 0xff, 0 };
+    NTSTATUS status = funcs[code](&params);
+
+    *owned = params.owned;
+    return status;
 }
 
 static unsigned owned(D3DKMT_HANDLE handle)
@@ -173,6 +188,314 @@ static void run_on_small_stack(void)
     pthread_attr_destroy(&attr);
 }
 
+/* ---- the event queue ---------------------------------------------------------- */
+
+#define EV(n) ((HANDLE)(uintptr_t)(0x1000 + 4 * (n)))
+
+struct events_env {
+    D3DKMT_HANDLE adapters[34], device, ctx;
+    ULONG nadapters;
+    const volatile uint32_t *pending;
+};
+
+/* Takes what is queued: exactly `n` operations, equal to `want`. */
+static int take_is(const struct kmt_event_op *want, unsigned n)
+{
+    struct kmt_events_take_params take;
+
+    memset(&take, 0xcc, sizeof(take));
+    if (funcs[KMT_UNIX_EVENTS_TAKE](&take) || take.count != n)
+        return 0;
+    for (unsigned i = 0; i < n; i++)
+        if (take.ops[i].event != want[i].event || take.ops[i].ops != want[i].ops)
+            return 0;
+    return 1;
+}
+
+static NTSTATUS events_wait(void)
+{
+    struct kmt_events_wait_params wait = { 0, 0 };
+
+    return funcs[KMT_UNIX_EVENTS_WAIT](&wait);
+}
+
+static void *waiter(void *arg)
+{
+    *(NTSTATUS *)arg = events_wait();
+    return NULL;
+}
+
+static NTSTATUS create_notification(struct events_env *env, HANDLE event, uint32_t *owned, D3DKMT_HANDLE *out)
+{
+    D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs;
+    NTSTATUS status;
+
+    memset(&cs, 0, sizeof(cs));
+    cs.hDevice = env->device;
+    cs.Info.Type = D3DDDI_CPU_NOTIFICATION;
+    cs.Info.CPUNotification.Event = event;
+    status = call_event(KMT_UNIX_CreateSynchronizationObject2, &cs, event, owned);
+    *out = cs.hSyncObject;
+    return status;
+}
+
+static NTSTATUS create_fence(struct events_env *env, D3DKMT_HANDLE *out)
+{
+    D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs;
+    uint32_t owned;
+    NTSTATUS status;
+
+    memset(&cs, 0, sizeof(cs));
+    cs.hDevice = env->device;
+    cs.Info.Type = D3DDDI_MONITORED_FENCE;
+    status = call_event(KMT_UNIX_CreateSynchronizationObject2, &cs, NULL, &owned);
+    *out = cs.hSyncObject;
+    return status;
+}
+
+static NTSTATUS destroy_syncobj(D3DKMT_HANDLE h)
+{
+    D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { h };
+
+    return call_desc(KMT_UNIX_DestroySynchronizationObject, &d);
+}
+
+static NTSTATUS cpu_signal(struct events_env *env, D3DKMT_HANDLE fence, UINT64 value)
+{
+    D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s;
+
+    memset(&s, 0, sizeof(s));
+    s.hDevice = env->device;
+    s.ObjectCount = 1;
+    s.ObjectHandleArray = &fence;
+    s.FenceValueArray = &value;
+    return call_desc(KMT_UNIX_SignalSynchronizationObjectFromCpu, &s);
+}
+
+static NTSTATUS async_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value, HANDLE event,
+                           uint32_t *owned)
+{
+    D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w;
+
+    memset(&w, 0, sizeof(w));
+    w.hDevice = device;
+    w.ObjectCount = 1;
+    w.ObjectHandleArray = &fence;
+    w.FenceValueArray = &value;
+    w.hAsyncEvent = event;
+    return call_event(KMT_UNIX_WaitForSynchronizationObjectFromCpu, &w, event, owned);
+}
+
+static NTSTATUS gpu_signal_v1(struct events_env *env, D3DKMT_HANDLE obj)
+{
+    D3DKMT_SIGNALSYNCHRONIZATIONOBJECT s;
+
+    memset(&s, 0, sizeof(s));
+    s.hContext = env->ctx;
+    s.ObjectCount = 1;
+    s.ObjectHandleArray[0] = obj;
+    return call_desc(KMT_UNIX_SignalSynchronizationObject, &s);
+}
+
+static int events_setup(struct events_env *env)
+{
+    struct kmt_events_init_params init = { 0 };
+    D3DKMT_ENUMADAPTERS2 e = { 34, NULL };
+    D3DKMT_ADAPTERINFO info[34];
+    D3DKMT_CREATEDEVICE cd = { 0 };
+    D3DKMT_CREATECONTEXTVIRTUAL cv = { 0 };
+
+    memset(env, 0, sizeof(*env));
+    tap(funcs[KMT_UNIX_EVENTS_INIT](&init) == STATUS_SUCCESS && init.pending, "events: init gives the pending count");
+    env->pending = (const volatile uint32_t *)(uintptr_t)init.pending;
+    e.pAdapters = info;
+    if (call_desc(KMT_UNIX_EnumAdapters2, &e) || !e.NumAdapters || !env->pending)
+        return 0;
+    env->nadapters = e.NumAdapters;
+    for (ULONG i = 0; i < e.NumAdapters; i++)
+        env->adapters[i] = info[i].hAdapter;
+    cd.hAdapter = info[0].hAdapter;
+    cv.hDevice = call_desc(KMT_UNIX_CreateDevice, &cd) ? 0 : cd.hDevice;
+    if (!cv.hDevice || call_desc(KMT_UNIX_CreateContextVirtual, &cv))
+        return 0;
+    env->device = cd.hDevice;
+    env->ctx = cv.hContext;
+    return 1;
+}
+
+static void events_teardown(struct events_env *env)
+{
+    D3DKMT_DESTROYDEVICE dd = { env->device };
+    D3DKMT_CLOSEADAPTER close = { 0 };
+
+    tap(call_desc(KMT_UNIX_DestroyDevice, &dd) == STATUS_SUCCESS, "events: DestroyDevice");
+    for (ULONG i = 0; i < env->nadapters; i++) {
+        close.hAdapter = env->adapters[i];
+        call_desc(KMT_UNIX_CloseAdapter, &close);
+    }
+}
+
+/* CPU notifications: registered at create, set by the GPU queue, released
+ * at destroy, after the sets queued before. */
+static void test_notification_events(struct events_env *env)
+{
+    const struct kmt_event_op set1 = { (uintptr_t)EV(1), KMT_EVENT_SET, 0 };
+    const struct kmt_event_op set_close1 = { (uintptr_t)EV(1), KMT_EVENT_SET | KMT_EVENT_CLOSE, 0 };
+    const struct kmt_event_op close1 = { (uintptr_t)EV(1), KMT_EVENT_CLOSE, 0 };
+    D3DKMT_HANDLE note = 0, other;
+    uint32_t owned;
+    NTSTATUS status;
+
+    tap(create_notification(env, NULL, &owned, &other) == STATUS_INVALID_HANDLE && !owned,
+        "events: a CPU notification without an event is STATUS_INVALID_HANDLE");
+    {
+        /* a handle the PE half did not hand over is no event to the core */
+        D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs;
+
+        memset(&cs, 0, sizeof(cs));
+        cs.hDevice = env->device;
+        cs.Info.Type = D3DDDI_CPU_NOTIFICATION;
+        cs.Info.CPUNotification.Event = EV(9);
+        tap(call_event(KMT_UNIX_CreateSynchronizationObject2, &cs, NULL, &owned) == STATUS_INVALID_HANDLE,
+            "events: an unregistered handle is STATUS_INVALID_HANDLE");
+    }
+    status = create_notification(env, EV(1), &owned, &note);
+    tap(status == STATUS_SUCCESS && owned == 1, "events: CPU notification %#x keeps its event", note);
+    tap(*env->pending == 0, "events: creating it queues nothing");
+    {
+        D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs;
+
+        /* the same duplicate twice would be a PE-half bug: refused, not kept */
+        printf("# expected next: an err line \"event 0x1004 is registered twice\"\n");
+        memset(&cs, 0, sizeof(cs));
+        cs.hDevice = env->device;
+        cs.Info.Type = D3DDDI_CPU_NOTIFICATION;
+        cs.Info.CPUNotification.Event = EV(1);
+        tap(call_event(KMT_UNIX_CreateSynchronizationObject2, &cs, EV(1), &owned) == STATUS_INVALID_HANDLE &&
+            !owned, "events: a handle registered twice is refused and not kept");
+    }
+    {
+        /* a pump asleep in the Linux half wakes for a set on the core's thread */
+        pthread_t thread;
+        NTSTATUS woke = 1;
+
+        tap(pthread_create(&thread, NULL, waiter, &woke) == 0, "events: a pump thread waits");
+        usleep(50000);
+        tap(woke == 1, "events: the pump sleeps while nothing is queued");
+        tap(gpu_signal_v1(env, note) == STATUS_SUCCESS, "events: a GPU-queued signal of the notification");
+        pthread_join(thread, NULL);
+        tap(woke == STATUS_SUCCESS, "events: the scheduler's set woke the pump");
+    }
+    tap(take_is(&set1, 1) && *env->pending == 0, "events: one SET of the event, queue empty after");
+    /* two sets nobody delivered are one; the destroy's release follows them */
+    tap(gpu_signal_v1(env, note) == STATUS_SUCCESS && gpu_signal_v1(env, note) == STATUS_SUCCESS,
+        "events: signaled twice");
+    {
+        D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2 s;
+        HANDLE fence_event = EV(2);
+        const struct kmt_event_op marker = { (uintptr_t)EV(2), KMT_EVENT_SET | KMT_EVENT_CLOSE, 0 };
+
+        /* an EnqueueCpuEvent after both: once it is queued, both sets are too */
+        memset(&s, 0, sizeof(s));
+        s.hContext = env->ctx;
+        s.Flags.EnqueueCpuEvent = 1;
+        s.CpuEventHandle = fence_event;
+        tap(call_event(KMT_UNIX_SignalSynchronizationObject2, &s, fence_event, &owned) == STATUS_SUCCESS &&
+            owned == 1, "events: EnqueueCpuEvent keeps its event");
+        for (int i = 0; i < 1000 && *env->pending < 2; i++)
+            usleep(1000);
+        tap(*env->pending == 2, "events: %u queued (the two sets merged, and the marker)", *env->pending);
+        tap(destroy_syncobj(note) == STATUS_SUCCESS, "events: destroy the notification");
+        {
+            const struct kmt_event_op want[] = { set_close1, marker };
+            tap(take_is(want, 2), "events: SET+CLOSE of the notification's event, then the marker's");
+        }
+    }
+    tap(create_notification(env, EV(1), &owned, &note) == STATUS_SUCCESS && owned == 1,
+        "events: the released handle value can be registered again");
+    tap(destroy_syncobj(note) == STATUS_SUCCESS && take_is(&close1, 1),
+        "events: destroyed without a set: CLOSE alone");
+    tap(destroy_syncobj(note) == STATUS_INVALID_PARAMETER && *env->pending == 0,
+        "events: destroyed again: nothing queued");
+}
+
+/* One-shot events: released once set; a failed call gives the handle back. */
+static void test_oneshot_events(struct events_env *env)
+{
+    const struct kmt_event_op done3 = { (uintptr_t)EV(3), KMT_EVENT_SET | KMT_EVENT_CLOSE, 0 };
+    const struct kmt_event_op done4 = { (uintptr_t)EV(4), KMT_EVENT_SET | KMT_EVENT_CLOSE, 0 };
+    const struct kmt_event_op done5 = { (uintptr_t)EV(5), KMT_EVENT_SET | KMT_EVENT_CLOSE, 0 };
+    D3DKMT_HANDLE fence;
+    pthread_t thread;
+    NTSTATUS woke = 1;
+    uint32_t owned;
+
+    tap(create_fence(env, &fence) == STATUS_SUCCESS, "events: a monitored fence");
+    tap(async_wait(0, fence, 1, EV(3), &owned) == STATUS_INVALID_PARAMETER && owned == 0 && *env->pending == 0,
+        "events: a failed async wait gives its event back at once");
+    tap(async_wait(env->device, fence, 1, EV(3), &owned) == STATUS_SUCCESS && owned == 1 && *env->pending == 0,
+        "events: an async wait keeps its event, unset");
+    /* set inside the caller's call: queued for the caller, the pump sleeps on */
+    tap(pthread_create(&thread, NULL, waiter, &woke) == 0, "events: a pump thread waits");
+    usleep(50000);                       /* asleep before the signal */
+    tap(cpu_signal(env, fence, 1) == STATUS_SUCCESS && *env->pending == 1,
+        "events: the CPU signal satisfies the wait and queues its event");
+    usleep(50000);
+    tap(woke == 1 && take_is(&done3, 1), "events: the pump was not woken; SET+CLOSE, once, for the caller");
+    {
+        /* EnqueueCpuEvent: set on the scheduler's thread, the pump wakes */
+        const struct kmt_event_op marker = { (uintptr_t)EV(6), KMT_EVENT_SET | KMT_EVENT_CLOSE, 0 };
+        D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2 s;
+
+        memset(&s, 0, sizeof(s));
+        s.hContext = env->ctx;
+        s.Flags.EnqueueCpuEvent = 1;
+        s.CpuEventHandle = EV(6);
+        tap(call_event(KMT_UNIX_SignalSynchronizationObject2, &s, EV(6), &owned) == STATUS_SUCCESS && owned,
+            "events: EnqueueCpuEvent");
+        pthread_join(thread, NULL);
+        tap(woke == STATUS_SUCCESS && take_is(&marker, 1), "events: the pump woke for it; SET+CLOSE");
+    }
+    tap(async_wait(env->device, fence, 1, EV(4), &owned) == STATUS_SUCCESS && owned == 1 && take_is(&done4, 1),
+        "events: a wait satisfied already queues SET+CLOSE before it returns");
+    tap(async_wait(env->device, fence, 9, EV(5), &owned) == STATUS_SUCCESS && owned == 1,
+        "events: an async wait for 9");
+    tap(destroy_syncobj(fence) == STATUS_SUCCESS && take_is(&done5, 1),
+        "events: destroying the fence sets the waiting event and releases it");
+    tap(*env->pending == 0, "events: nothing left queued");
+}
+
+/* Last: the pump's way out (DLL detach). */
+static void test_events_stop(void)
+{
+    struct kmt_events_wait_params stop = { 0, 0 };
+    pthread_t thread;
+    NTSTATUS woke = 1;
+
+    tap(funcs[KMT_UNIX_EVENTS_STOP](NULL) == STATUS_INVALID_PARAMETER, "events: STOP without arguments");
+    tap(pthread_create(&thread, NULL, waiter, &woke) == 0, "events: a pump thread waits");
+    usleep(50000);
+    tap(woke == 1, "events: ... and still sleeps (the STOP without arguments did nothing)");
+    tap(funcs[KMT_UNIX_EVENTS_STOP](&stop) == STATUS_SUCCESS, "events: STOP");
+    pthread_join(thread, NULL);
+    tap(woke == KMT_STATUS_EVENTS_STOPPED && events_wait() == KMT_STATUS_EVENTS_STOPPED,
+        "events: the pump returns STATUS_CANCELLED, and every later wait at once");
+}
+
+static void test_events(void)
+{
+    struct events_env env;
+
+    if (!events_setup(&env)) {
+        tap(0, "events: no device and context on the first adapter");
+        return;
+    }
+    test_notification_events(&env);
+    test_oneshot_events(&env);
+    events_teardown(&env);
+    test_events_stop();
+}
+
 int main(void)
 {
     const char *builddir = getenv("KMTSHIM_TEST_BUILDDIR");
@@ -194,6 +517,7 @@ int main(void)
         test_exports(so);
         test_null_args();
         run_on_small_stack();
+        test_events();
     }
     /* kmtshim.so stays loaded, as in Wine: its state is the process's */
     printf("1..%u\n", tap_count);

@@ -19,9 +19,9 @@ test -r "$funcs" && test -r "$names" || { echo "usage: $0 def|stubs|list|gdi32-i
 
 ${AWK:-awk} -v mode="$mode" '
 FNR == 1 { file++ }
-file == 1 && /^KMT_FUNC(_PE)?\(/ {
+file == 1 && /^KMT_FUNC(_PE|_EVENT|_UNIX)?\(/ {
     name = $0
-    sub(/^KMT_FUNC(_PE)?\([ \t]*/, "", name)
+    sub(/^KMT_FUNC(_PE|_EVENT|_UNIX)?\([ \t]*/, "", name)
     sub(/[ \t]*,.*/, "", name)
     if (!(name in impl)) { impl[name] = 1; order[++n_impl] = name }
     next

@@ -20,6 +20,10 @@ enum kmt_unix_code {
 #define KMT_FUNC(name, type) KMT_UNIX_##name,
 #include "functions.h"
     KMT_UNIX_OWNS_HANDLE,       /* struct kmt_owns_handle_params */
+    KMT_UNIX_EVENTS_INIT,       /* struct kmt_events_init_params */
+    KMT_UNIX_EVENTS_WAIT,       /* struct kmt_events_wait_params */
+    KMT_UNIX_EVENTS_TAKE,       /* struct kmt_events_take_params */
+    KMT_UNIX_EVENTS_STOP,       /* struct kmt_events_wait_params */
     KMT_UNIX_CALL_COUNT
 };
 
@@ -28,6 +32,58 @@ struct kmt_desc_params {
     uint64_t desc;
 };
 KMT_STATIC_ASSERT(sizeof(struct kmt_desc_params) == 8, "kmt_desc_params layout");
+
+/* The KMT_FUNC_EVENT calls: the descriptor, and the event inside it that
+ * the PE half duplicated (0: none).  With `owned` 1 the Linux half kept the
+ * duplicate: it comes back through KMT_UNIX_EVENTS_TAKE with
+ * KMT_EVENT_CLOSE once the core is done with it (set, or its object
+ * destroyed).  With `owned` 0 (the call failed, or never got here) the PE
+ * half closes it at once. */
+struct kmt_event_params {
+    uint64_t desc;
+    uint64_t event;
+    uint32_t owned;             /* out */
+    uint32_t pad;
+};
+KMT_STATIC_ASSERT(sizeof(struct kmt_event_params) == 24, "kmt_event_params layout");
+
+/* ---- events: the core sets Win32 events on its own threads, where no Win32
+ * call is possible; the Linux half queues them and the PE half's pump
+ * thread (or the calling thread, right after a call) delivers them. */
+
+/* KMT_UNIX_EVENTS_INIT: the address of the count of queued operations (a
+ * uint32_t the PE half polls after each call to deliver what the call set). */
+struct kmt_events_init_params {
+    uint64_t pending;           /* out */
+};
+KMT_STATIC_ASSERT(sizeof(struct kmt_events_init_params) == 8, "kmt_events_init_params layout");
+
+/* KMT_UNIX_EVENTS_WAIT blocks until operations are queued (STATUS_SUCCESS)
+ * or KMT_UNIX_EVENTS_STOP was called (KMT_STATUS_EVENTS_STOPPED). */
+struct kmt_events_wait_params {
+    uint32_t reserved;          /* 0 */
+    uint32_t pad;
+};
+KMT_STATIC_ASSERT(sizeof(struct kmt_events_wait_params) == 8, "kmt_events_wait_params layout");
+#define KMT_STATUS_EVENTS_STOPPED ((NTSTATUS)0xC0000120L)   /* STATUS_CANCELLED */
+
+/* KMT_UNIX_EVENTS_TAKE: dequeues up to KMT_EVENTS_BATCH operations, in the
+ * order they were queued; never blocks. */
+#define KMT_EVENTS_BATCH 32
+#define KMT_EVENT_SET   1u          /* SetEvent(event) */
+#define KMT_EVENT_CLOSE 2u          /* then CloseHandle(event): the core is done with it */
+struct kmt_event_op {
+    uint64_t event;
+    uint32_t ops;               /* KMT_EVENT_SET | KMT_EVENT_CLOSE */
+    uint32_t pad;
+};
+struct kmt_events_take_params {
+    uint32_t count;             /* out */
+    uint32_t pad;
+    struct kmt_event_op ops[KMT_EVENTS_BATCH];
+};
+KMT_STATIC_ASSERT(sizeof(struct kmt_events_take_params) == 8 + 16 * KMT_EVENTS_BATCH,
+                  "kmt_events_take_params layout");
 
 /* KMT_UNIX_OWNS_HANDLE: is `handle` a live kmtshim handle of this process?
  * (the gdi32 proxy routes a call by the owner of the handle it names) */

@@ -64,6 +64,8 @@ BOOL WINAPI DllMain(HINSTANCE module, DWORD reason, void *reserved)
         DisableThreadLibraryCalls(module);
         kmt_pe_debug_init();
         init_unix_call(module);
+    } else if (reason == DLL_PROCESS_DETACH) {
+        kmt_events_detach();
     }
     return TRUE;
 }

@@ -16,13 +16,48 @@
 /* Calls the Linux half; STATUS_DLL_NOT_FOUND when it could not be loaded. */
 NTSTATUS kmt_unix_call(enum kmt_unix_code code, void *args);
 
+/* events.c: the Win32 events the core set, delivered by the pump thread or
+ * right after the call that set them.  kmt_events_pending points at the
+ * Linux half's count of queued operations once events are in use. */
+extern volatile LONG *volatile kmt_events_pending;
+extern volatile LONG kmt_events_delivering;
+void kmt_events_deliver(void);
+void kmt_events_detach(void);
+
+/* A call may have set events (an async wait it satisfied, an object it
+ * destroyed): set them before it returns, as Windows does.  One load when
+ * nothing is queued. */
+static inline void kmt_events_after_call(void)
+{
+    volatile LONG *pending = kmt_events_pending;
+
+    if (pending && (*pending || kmt_events_delivering))
+        kmt_events_deliver();
+}
+
 /* A D3DKMT call whose only argument is the caller's descriptor. */
 static inline NTSTATUS kmt_call_desc(enum kmt_unix_code code, const void *desc)
 {
     struct kmt_desc_params params = { (uint64_t)(uintptr_t)desc };
+    NTSTATUS status = kmt_unix_call(code, &params);
 
-    return kmt_unix_call(code, &params);
+    kmt_events_after_call();
+    return status;
 }
+
+/* The same bounds the Linux half applies: below 64 KiB or past the user
+ * address space is never a caller's buffer. */
+static inline BOOL pe_ptr_ok(const void *p, SIZE_T size)
+{
+    ULONG_PTR v = (ULONG_PTR)p;
+
+    return v >= 0x10000 && v <= 0x7fffffffffffull && size <= 0x7fffffffffffull - v;
+}
+
+/* The wrappers of the KMT_FUNC_EVENT functions (events.c). */
+#define KMT_FUNC(name, type)
+#define KMT_FUNC_EVENT(name, type) NTSTATUS pe_##name(type *desc);
+#include "functions.h"
 
 /* Wine-style tracing on the "kmtshim" channel (WINEDEBUG=+kmtshim), through
  * Wine's own debug output in ntdll, so lines look and interleave like

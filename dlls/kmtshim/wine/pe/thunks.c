@@ -4,7 +4,8 @@
  * Most go straight to the Linux half with the caller's descriptor (one
  * address space; the core validates and captures it there).  The ones
  * marked KMT_FUNC_PE first turn Windows objects inside the descriptor into
- * something the core understands, here.
+ * something the core understands, here; KMT_FUNC_EVENT ones (Win32 events)
+ * in events.c.
  */
 #include "pe.h"
 
@@ -19,16 +20,12 @@
     {                                                                   \
         return pe_##name(desc);                                         \
     }
+#define KMT_FUNC_EVENT(name, type)                                      \
+    NTSTATUS APIENTRY D3DKMT##name(type *desc)                          \
+    {                                                                   \
+        return pe_##name(desc);                                         \
+    }
 #include "functions.h"
-
-/* The same bounds the Linux half applies: below 64 KiB or past the user
- * address space is never a caller's buffer. */
-static BOOL pe_ptr_ok(const void *p, SIZE_T size)
-{
-    ULONG_PTR v = (ULONG_PTR)p;
-
-    return v >= 0x10000 && v <= 0x7fffffffffffull && size <= 0x7fffffffffffull - v;
-}
 
 /* QueryVideoMemoryInfo.hProcess: NULL, the pseudo-handle or a real handle
  * of the calling process all mean "this process" to the core.  A handle

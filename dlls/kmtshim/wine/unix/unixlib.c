@@ -7,7 +7,8 @@
  * caller's descriptor, traces the call (+d3dkmt, part of +kmtshim) and
  * returns Windows' NTSTATUS.  No Win32 call and no callback into PE code
  * happens here, and the entries keep big buffers off the stack: this runs
- * on Wine's ~1 MiB kernel stack.
+ * on Wine's ~1 MiB kernel stack.  Win32 events the core sets are queued
+ * for the PE half to set (events.c).
  */
 #include "config.h"
 
@@ -18,12 +19,16 @@
 #include "dxgkrnl/debug.h"
 #include "hmgr/hmgr.h"
 #include "unixlib.h"
+#include "events.h"
 
 KMT_DEFINE_DEBUG_CHANNEL(kmtshim);
 
 typedef NTSTATUS (*kmt_unix_entry)(void *args);
 
-/* unix_<Name>: the descriptor pointer out of the args struct, into the thunk. */
+/* unix_<Name>: the descriptor pointer out of the args struct, into the
+ * thunk.  (The KMT_FUNC_EVENT and KMT_FUNC_UNIX entries are in events.c.) */
+#define KMT_FUNC_EVENT(name, type)
+#define KMT_FUNC_UNIX(name, type)
 #define KMT_FUNC(name, type)                                            \
     static NTSTATUS unix_##name(void *args)                             \
     {                                                                   \
@@ -31,7 +36,7 @@ typedef NTSTATUS (*kmt_unix_entry)(void *args);
                                                                         \
         if (!params)                                                    \
             return STATUS_INVALID_PARAMETER;                            \
-        return D3DKMT##name((type *)(uintptr_t)params->desc);           \
+        return KMT_EVENTS_CALL(D3DKMT##name((type *)(uintptr_t)params->desc)); \
     }
 #include "functions.h"
 
@@ -60,6 +65,10 @@ __attribute__((visibility("default"))) const kmt_unix_entry __wine_unix_call_fun
 #define KMT_FUNC(name, type) unix_##name,
 #include "functions.h"
     unix_owns_handle,
+    unix_events_init,
+    unix_events_wait,
+    unix_events_take,
+    unix_events_stop,
 };
 
 KMT_STATIC_ASSERT(sizeof(__wine_unix_call_funcs) / sizeof(__wine_unix_call_funcs[0]) ==

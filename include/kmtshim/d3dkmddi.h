@@ -24,6 +24,7 @@
 #include "kmt_ntstatus.h"
 #include "d3dukmdt.h"
 #include "d3dkmthk.h"
+#include "dispmprt.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,6 +64,9 @@ typedef struct _DXGK_START_INFO {
 typedef enum _DXGK_HANDLE_TYPE {
     DXGK_HANDLE_ALLOCATION = 1,
     DXGK_HANDLE_RESOURCE = 2,
+    /* kmtshim extension (1.2): a monitored fence's hDriverFence (NULL for
+     * any other object; the miniport checks the fence is its own) */
+    DXGK_HANDLE_KMT_FENCE = 0x1000,
 } DXGK_HANDLE_TYPE;
 
 typedef struct _DXGKCB_GETHANDLEDATAFLAGS {
@@ -188,7 +192,9 @@ typedef struct _DXGKRNL_INTERFACE {
     DXGKCB_CREATECONTEXTALLOCATION DxgkCbCreateContextAllocation;
     DXGKCB_DESTROYCONTEXTALLOCATION DxgkCbDestroyContextAllocation;
     DXGKCB_NOTIFY_INTERRUPT DxgkCbNotifyInterrupt;
-    PVOID Reserved[13];
+    /* 1.2 */
+    DXGKCB_INDICATE_CHILD_STATUS DxgkCbIndicateChildStatus; /* Miracast targets (dispmprt.h) */
+    PVOID Reserved[12];
 } DXGKRNL_INTERFACE;
 
 /* ---- QueryAdapterInfo ----------------------------------------------------
@@ -695,7 +701,19 @@ typedef NTSTATUS (APIENTRY *KMTDDI_UNMAPSYSTEMMEMORY)(HANDLE hAdapter, D3DGPU_VI
  * memory the program reads; the miniport mirrors it: CPU signals reach it
  * through KmtDdiSignalFence, and when its hardware signals the fence it
  * writes *pValue and raises DXGK_INTERRUPT_MONITORED_FENCE_SIGNALED.
- * Optional: without them fences live in memory only. */
+ * Optional (all three or none): without them fences live in memory only.
+ *   CreateFence   may succeed with hDriverFence NULL: this adapter has no
+ *                 fence object of its own, the fence lives in memory only.
+ *   SignalFence   gets every value the core stores: CPU signals, scheduled
+ *                 (GPU) signals, rewinds (AllowFenceRewind: a lower Value;
+ *                 the miniport documents what a rewind means for it) and
+ *                 UINT64_MAX when the device faults.  Calls for one fence
+ *                 never overlap and come in the order of the stores; it must
+ *                 not raise interrupts itself.
+ *   the miniport  only ever raises *pValue (an atomic compare-and-swap to a
+ *                 higher value), then raises MONITORED_FENCE_SIGNALED with
+ *                 none of its locks held.
+ *   DestroyFence  after it returns the miniport never touches pValue. */
 typedef struct _KMTARG_CREATEFENCE {
     _Atomic UINT64 *pValue;             /* in: the fence value the core keeps */
     UINT64 InitialValue;                /* in */

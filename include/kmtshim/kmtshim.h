@@ -11,6 +11,7 @@
 
 #include "d3dkmthk.h"
 #include "d3dkmddi.h"
+#include "kmtmiracast.h"                /* Miracast sessions */
 
 #ifdef __cplusplus
 extern "C" {

@@ -44,6 +44,8 @@ KMT_CHECK_SIZE(KMT_SOFT_UMD_PRIVATE, 24);
 /* D3DKMT_ESCAPE (DRIVERPRIVATE) requests. */
 enum kmt_soft_escape_code {
     KMT_SOFT_ESCAPE_GET_STATS = 1,   /* live objects of the adapter */
+    KMT_SOFT_ESCAPE_GET_MIRACAST_STATS = 2, /* Data: the sink's KMT_SOFT_MIRACAST_STATS
+                                               (kmtmiracast.h), with or without a session */
 };
 
 typedef struct _KMT_SOFT_ESCAPE {

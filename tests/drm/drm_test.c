@@ -5,8 +5,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <xf86drm.h>
 #include <virtgpu_drm.h>
 
@@ -242,6 +244,91 @@ NTSTATUS drm_test_set_fault(D3DKMT_HANDLE adapter, const char *call, UINT nth, I
     e.Fault.Nth = nth;
     e.Fault.Errno = err;
     return escape(adapter, &e);
+}
+
+NTSTATUS drm_test_query_fence(D3DKMT_HANDLE adapter, D3DKMT_HANDLE fence, KMT_DRM_FENCE_INFO *info)
+{
+    KMT_DRM_ESCAPE e = { .Code = KMT_DRM_ESCAPE_QUERY_FENCE };
+    NTSTATUS status;
+
+    e.Fence.hSyncObject = fence;
+    status = escape(adapter, &e);
+    *info = e.Fence;
+    ck_assert_uint_eq(info->hSyncObject, fence);
+    return status;
+}
+
+KMT_DRM_CONTEXT_INFO drm_test_query_context(D3DKMT_HANDLE adapter, D3DKMT_HANDLE device, D3DKMT_HANDLE context)
+{
+    KMT_DRM_ESCAPE e = { .Code = KMT_DRM_ESCAPE_QUERY_CONTEXT };
+    D3DKMT_ESCAPE esc = { 0 };
+
+    esc.hAdapter = adapter;
+    esc.hDevice = device;
+    esc.hContext = context;
+    esc.Type = D3DKMT_ESCAPE_DRIVERPRIVATE;
+    esc.pPrivateDriverData = &e;
+    esc.PrivateDriverDataSize = sizeof(e);
+    ck_assert_status(D3DKMTEscape(&esc), STATUS_SUCCESS);
+    return e.Context;
+}
+
+UINT64 drm_test_timeline_value(int fd, UINT handle)
+{
+    UINT64 point = 0;
+    struct drm_syncobj_timeline_array q = {
+        .handles = (uintptr_t)&handle, .points = (uintptr_t)&point, .count_handles = 1,
+    };
+
+    ck_assert_int_eq(ioctl(fd, DRM_IOCTL_SYNCOBJ_QUERY, &q), 0);
+    return point;
+}
+
+bool drm_test_virgl(const struct drm_test_adapter *a)
+{
+    int value = 0;
+    struct drm_virtgpu_getparam gp = { .param = VIRTGPU_PARAM_3D_FEATURES, .value = (uintptr_t)&value };
+
+    if (strcmp(a->umd.DriverName, "virtio_gpu"))
+        return false;
+    ck_assert_int_eq(ioctl(a->umd.DrmFd, DRM_IOCTL_VIRTGPU_GETPARAM, &gp), 0);
+    return value != 0;
+}
+
+struct test_syncobj_eventfd {
+    UINT handle, flags;
+    UINT64 point;
+    INT fd;
+    UINT pad;
+};
+#define TEST_IOCTL_SYNCOBJ_EVENTFD DRM_IOWR(0xCF, struct test_syncobj_eventfd)
+
+bool drm_test_kernel_has_eventfd(int fd)
+{
+    struct drm_syncobj_create c = { 0 };
+    struct test_syncobj_eventfd r = { 0 };
+    int evfd = eventfd(0, EFD_CLOEXEC);
+    bool ok;
+
+    ck_assert_int_ge(evfd, 0);
+    if (ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c)) {
+        close(evfd);
+        return false;
+    }
+    r.handle = c.handle;
+    r.point = 1;
+    r.fd = evfd;
+    ok = ioctl(fd, TEST_IOCTL_SYNCOBJ_EVENTFD, &r) == 0;
+    ck_assert_int_eq(drm_test_syncobj_destroy_errno(fd, c.handle), 0);
+    close(evfd);
+    return ok;
+}
+
+int drm_test_syncobj_destroy_errno(int fd, UINT handle)
+{
+    struct drm_syncobj_destroy d = { .handle = handle };
+
+    return ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d) ? errno : 0;
 }
 
 int drm_test_gem_close_errno(int fd, UINT handle)

@@ -52,6 +52,19 @@ KMT_DRM_STATS drm_test_stats(D3DKMT_HANDLE adapter);
 KMT_DRM_ALLOCATION_INFO drm_test_query(D3DKMT_HANDLE adapter, D3DKMT_HANDLE alloc);
 NTSTATUS drm_test_set_fault(D3DKMT_HANDLE adapter, const char *call, UINT nth, INT err);
 
+/* Execution (test_drm_exec.c).  QUERY_FENCE hands the fence's syncobj out
+ * (status returned: INVALID_PARAMETER for a memory-only fence). */
+NTSTATUS drm_test_query_fence(D3DKMT_HANDLE adapter, D3DKMT_HANDLE fence, KMT_DRM_FENCE_INFO *info);
+KMT_DRM_CONTEXT_INFO drm_test_query_context(D3DKMT_HANDLE adapter, D3DKMT_HANDLE device, D3DKMT_HANDLE context);
+/* What the kernel says: a timeline's value (SYNCOBJ_QUERY), whether the
+ * adapter's virtio_gpu host runs 3D (VIRTGPU_GETPARAM), whether the kernel
+ * has SYNCOBJ_EVENTFD (a registration on a syncobj of our own). */
+UINT64 drm_test_timeline_value(int fd, UINT handle);
+bool drm_test_virgl(const struct drm_test_adapter *a);
+bool drm_test_kernel_has_eventfd(int fd);
+/* errno of a SYNCOBJ_DESTROY of `handle` (0: it existed, now destroyed) */
+int drm_test_syncobj_destroy_errno(int fd, UINT handle);
+
 /* The kernel's view.  A closed GEM handle makes a second GEM_CLOSE fail
  * with EINVAL; returns that errno (0 if the close succeeded: it was open). */
 int drm_test_gem_close_errno(int fd, UINT handle);

@@ -13,7 +13,7 @@ if [ -z "$cc" ] || ! command -v "$cc" >/dev/null 2>&1; then
     exit 0
 fi
 
-headers="kmt_wintypes.h kmt_ntstatus.h d3dukmdt.h d3dkmthk.h d3dkmddi.h kmtsoft.h kmtshim.h"
+headers="kmt_wintypes.h kmt_ntstatus.h d3dukmdt.h d3dkmthk.h d3dkmddi.h kmtsoft.h kmtshim.h d3dumddi.h dispmprt.h kmtmiracast.h"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kmt-abi.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 n=0

@@ -38,6 +38,8 @@ static const char *const exported[] = {
     "KmtSetEventCallbacks", "KmtWaitForSynchronizationObjectFromCpuTimeout",
     "KmtGetVersion", "KmtRegisterMiniport", "KmtProcessShutdown", "KmtQueryAdapterDescription",
     "KmtLiveObjectCount",
+    "KmtMiracastStartSession", "KmtMiracastStopSession", "KmtMiracastIoControl",
+    "KmtMiracastQueryStatus", "KmtMiracastReportSessionStatus",
 };
 #define N_EXPORTED ((int)(sizeof(exported) / sizeof(exported[0])))
 

@@ -8,6 +8,7 @@
 #include "dxgkrnl.h"
 #include "vidsch.h"
 #include "debug.h"
+#include "umd_config.h"
 
 /* ---- starting and stopping ------------------------------------------------ */
 
@@ -135,6 +136,9 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
     }
     adapter->desc.DriverName[sizeof(adapter->desc.DriverName) - 1] = 0;
     adapter->desc.Description[sizeof(adapter->desc.Description) - 1] = 0;
+    /* UMD and ICD names: the miniport's, unless configured (umd_config.c) */
+    dxgk_config_apply(&adapter->desc, &(struct dxgk_config_match){ mp->name,
+                      adapter->desc.DeviceIds.VendorID, adapter->desc.DeviceIds.DeviceID, adapter->luid });
     if (!adapter->caps.PhysicalAdapterCount)
         adapter->caps.PhysicalAdapterCount = 1;
     if (adapter->segments.NbSegment > KMT_MAX_SEGMENTS)

@@ -5,6 +5,8 @@
 
 #include "dxgkrnl.h"
 #include "vidsch.h"
+#include "sync.h"
+#include "miracast.h"
 #include "debug.h"
 
 static PVOID APIENTRY cb_get_handle_data(const DXGKARGCB_GETHANDLEDATA *args)
@@ -31,6 +33,8 @@ static PVOID APIENTRY cb_get_handle_data(const DXGKARGCB_GETHANDLEDATA *args)
             result = res->driver_resource;
             kmt_object_put(&res->obj);
         }
+    } else if (args->Type == DXGK_HANDLE_KMT_FENCE) {
+        result = dxgk_syncobj_driver_fence(args->hObject);
     }
     return result;
 }
@@ -60,4 +64,5 @@ void dxgk_fill_interface(struct dxgk_adapter *adapter, DXGKRNL_INTERFACE *iface)
     iface->KmtCbTrace = cb_trace;
     dxgk_context_callbacks(iface);
     dxgk_sched_callbacks(iface);
+    dxgk_miracast_callbacks(iface);
 }

@@ -32,6 +32,7 @@
 #include "list.h"
 
 struct dxgk_sched;
+struct dxgk_miracast;
 
 /* Largest private data blob accepted anywhere (dxgkrnl's VM-bus bound). */
 #define DXGK_MAX_PRIVATE_DATA (128u * 1024u)
@@ -66,6 +67,7 @@ struct dxgk_adapter {
     struct list fences;                  /* under fence_lock */
     pthread_mutex_t ctx_alloc_lock;
     struct list context_allocations;     /* DxgkCbCreateContextAllocation, under ctx_alloc_lock */
+    struct dxgk_miracast *miracast;      /* Miracast sessions, made on first use (miracast.c) */
 };
 
 struct dxgk_adapter_handle {

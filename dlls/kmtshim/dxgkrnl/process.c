@@ -7,6 +7,7 @@
 
 #include "dxgkrnl.h"
 #include "sync.h"
+#include "miracast.h"
 #include "debug.h"
 
 struct dxgk_process dxgk_process = {
@@ -54,6 +55,7 @@ void dxgk_process_shutdown(void)
     pthread_mutex_unlock(&dxgk_process.lock);
 
     TRACE_(dxgk, "tearing the process down\n");
+    dxgk_miracast_process_shutdown();   /* sessions hold adapters, not devices */
     /* Devices first, each with its full cascade, as at process exit. */
     for (;;) {
         D3DKMT_HANDLE h = 0;

@@ -54,6 +54,7 @@ struct dxgk_syncobj {
             void *cpu_va;                /* read-only view, given to the program */
             D3DGPU_VIRTUAL_ADDRESS gpu_va;
             unsigned slot;
+            HANDLE driver_fence;         /* KmtDdiCreateFence's, NULL: memory only */
         } monitored;
     };
 };
@@ -95,6 +96,8 @@ NTSTATUS dxgk_destroy_syncobj(D3DKMT_HANDLE h);
 /* Looks up a live sync object of the adapter; referenced. */
 struct dxgk_syncobj *dxgk_syncobj_lookup(D3DKMT_HANDLE h, struct dxgk_adapter *adapter);
 void dxgk_syncobj_put(struct dxgk_syncobj *obj);
+/* A monitored fence's hDriverFence (DxgkCbGetHandleData), or NULL. */
+HANDLE dxgk_syncobj_driver_fence(D3DKMT_HANDLE h);
 /* Destroys the device's monitored fences (DestroyDevice cascade). */
 void dxgk_device_destroy_syncobjs(struct dxgk_device *device);
 void dxgk_process_destroy_syncobjs(void);

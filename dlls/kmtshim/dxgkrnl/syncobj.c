@@ -11,6 +11,68 @@
 #include "vidsch.h"
 #include "debug.h"
 
+/* ---- miniport-backed fences (KmtDdiCreateFence, 1.2) ------------------------ */
+
+/* All three or none: a miniport that creates fences must also follow and
+ * free them. */
+static bool has_fence_ddis(const struct dxgk_adapter *adapter)
+{
+    const DRIVER_INITIALIZATION_DATA *ddi = adapter->ddi;
+
+    return ddi->KmtDdiCreateFence && ddi->KmtDdiDestroyFence && ddi->KmtDdiSignalFence;
+}
+
+/* Tells the miniport the value the core just stored; obj->lock is held, so
+ * the calls for one fence come one at a time and in the order of the
+ * stores.  A signal cannot fail: a miniport error is only reported. */
+static void driver_fence_signal(struct dxgk_syncobj *obj, UINT64 value)
+{
+    struct dxgk_adapter *adapter = obj->adapter;
+    NTSTATUS status;
+
+    if (!obj->monitored.driver_fence)
+        return;
+    status = adapter->ddi->KmtDdiSignalFence(adapter->ctx, obj->monitored.driver_fence, value);
+    if (status)
+        WARN_(dxgk, "%s: KmtDdiSignalFence(%#llx) -> %s\n", adapter->miniport->name,
+              (unsigned long long)value, kmt_debugstr_status(status));
+}
+
+/* Stores a monitored fence's new value; true if it changed.  Without
+ * AllowFenceRewind a lower value is ignored, and the store is a
+ * compare-and-swap: the miniport may raise the value at any time (its
+ * hardware signalled the fence) and must never be pulled back by a CPU
+ * signal that lost the race. */
+static bool fence_store(struct dxgk_syncobj *obj, UINT64 value, bool allow_rewind)
+{
+    UINT64 cur = dxgk_fence_value(obj);
+
+    if (allow_rewind) {
+        if (cur == value)
+            return false;
+        atomic_store_explicit(obj->monitored.value, value, memory_order_release);
+        return true;
+    }
+    while (value > cur)
+        if (atomic_compare_exchange_weak_explicit(obj->monitored.value, &cur, value, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            return true;
+    return false;
+}
+
+HANDLE dxgk_syncobj_driver_fence(D3DKMT_HANDLE h)
+{
+    struct dxgk_syncobj *obj = dxgk_syncobj_lookup(h, NULL);
+    HANDLE fence = NULL;
+
+    if (!obj)
+        return NULL;
+    if (obj->type == D3DDDI_MONITORED_FENCE)
+        fence = obj->monitored.driver_fence;
+    dxgk_syncobj_put(obj);
+    return fence;
+}
+
 /* ---- lifetime ------------------------------------------------------------- */
 
 static void syncobj_release(struct kmt_object *o)
@@ -19,6 +81,9 @@ static void syncobj_release(struct kmt_object *o)
     struct dxgk_adapter *adapter = obj->adapter;
 
     if (obj->type == D3DDDI_MONITORED_FENCE) {
+        /* first: the miniport stops writing the value before its slot goes */
+        if (obj->monitored.driver_fence)
+            adapter->ddi->KmtDdiDestroyFence(adapter->ctx, obj->monitored.driver_fence);
         if (obj->monitored.gpu_va && adapter->ddi->KmtDdiUnmapSystemMemory)
             adapter->ddi->KmtDdiUnmapSystemMemory(adapter->ctx, obj->monitored.gpu_va);
         dxgk_fence_slot_free(obj->monitored.slot);
@@ -115,6 +180,24 @@ static NTSTATUS init_monitored(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRONIZ
             dxgk_fence_slot_free(obj->monitored.slot);
             return status;
         }
+    }
+    if (has_fence_ddis(adapter)) {
+        KMTARG_CREATEFENCE args = {
+            .pValue = obj->monitored.value,
+            .InitialValue = info->MonitoredFence.InitialFenceValue,
+        };
+
+        status = adapter->ddi->KmtDdiCreateFence(adapter->ctx, &args);
+        TRACE_(dxgk, "KmtDdiCreateFence(%#llx) -> %s, %p\n", (unsigned long long)args.InitialValue,
+               kmt_debugstr_status(status), args.hDriverFence);
+        if (status) {
+            if (obj->monitored.gpu_va && adapter->ddi->KmtDdiUnmapSystemMemory)
+                adapter->ddi->KmtDdiUnmapSystemMemory(adapter->ctx, obj->monitored.gpu_va);
+            obj->monitored.gpu_va = 0;
+            dxgk_fence_slot_free(obj->monitored.slot);
+            return status;
+        }
+        obj->monitored.driver_fence = args.hDriverFence;   /* NULL: memory only */
     }
     return STATUS_SUCCESS;
 }
@@ -336,14 +419,12 @@ void dxgk_syncobj_signal(struct dxgk_syncobj *obj, UINT64 value, bool allow_rewi
         if (!obj->destroyed)
             dxgk_event_set(obj->cpu.event);
         break;
-    case D3DDDI_MONITORED_FENCE: {
+    case D3DDDI_MONITORED_FENCE:
         /* Monotonic unless rewinding is allowed: a lower value is ignored. */
-        UINT64 cur = dxgk_fence_value(obj);
-        if (value > cur || allow_rewind)
-            atomic_store_explicit(obj->monitored.value, value, memory_order_release);
+        if (fence_store(obj, value, allow_rewind))
+            driver_fence_signal(obj, value);
         dxgk_wake_waiters_locked(obj, false);
         break;
-    }
     default:
         break;
     }
@@ -434,7 +515,8 @@ void dxgk_device_fences_to_max(struct dxgk_device *device)
         if (obj->flags.NoSignalMaxValueOnTdr)
             continue;
         pthread_mutex_lock(&obj->lock);
-        atomic_store(obj->monitored.value, UINT64_MAX);
+        if (fence_store(obj, UINT64_MAX, false))
+            driver_fence_signal(obj, UINT64_MAX);
         dxgk_wake_waiters_locked(obj, false);
         pthread_mutex_unlock(&obj->lock);
     }

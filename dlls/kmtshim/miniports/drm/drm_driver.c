@@ -69,6 +69,7 @@ static NTSTATUS APIENTRY kdrm_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *
     a->family = phys->family;
     a->render_fd = a->card_fd = a->fd = -1;
     a->page_size = (UINT)sysconf(_SC_PAGESIZE);
+    kdrm_exec_init(a);
     *ctx = a;
     return STATUS_SUCCESS;
 }
@@ -85,6 +86,9 @@ static NTSTATUS APIENTRY kdrm_start_device(PVOID ctx, DXGK_START_INFO *start, DX
                    strerror(-err));
         return kdrm_status_from_errno(err);
     }
+    /* fences and contexts need timelines and a way to sleep on them */
+    if ((a->caps & KMT_DRM_CAP_SYNCOBJ_TIMELINE) && kdrm_syncobj_probe_eventfd(a))
+        a->caps |= KMT_DRM_CAP_SYNCOBJ_EVENTFD | KMT_DRM_CAP_FENCES;
     if (a->family->start && (err = a->family->start(a)) < 0) {
         kdrm_trace(a, KMT_TRACE_WARN, __func__, "%s: %s allocator start failed: %s\n", a->phys.location,
                    a->family->name, strerror(-err));
@@ -99,8 +103,10 @@ static NTSTATUS APIENTRY kdrm_start_device(PVOID ctx, DXGK_START_INFO *start, DX
     return STATUS_SUCCESS;
 }
 
+/* The watcher goes first: it may still raise interrupts into the core. */
 static NTSTATUS APIENTRY kdrm_stop_device(PVOID ctx)
 {
+    kdrm_exec_stop(ctx);
     return STATUS_SUCCESS;
 }
 
@@ -108,13 +114,17 @@ static NTSTATUS APIENTRY kdrm_remove_device(PVOID ctx)
 {
     struct kdrm_adapter *a = ctx;
 
-    if (atomic_load(&a->buffers) || atomic_load(&a->devices))
-        kdrm_trace(a, KMT_TRACE_ERR, __func__, "removed with %llu devices, %llu buffers alive\n",
-                   (unsigned long long)atomic_load(&a->devices),
-                   (unsigned long long)atomic_load(&a->buffers));
+    if (atomic_load(&a->buffers) || atomic_load(&a->devices) || atomic_load(&a->contexts) ||
+        atomic_load(&a->fences))
+        kdrm_trace(a, KMT_TRACE_ERR, __func__,
+                   "removed with %llu devices, %llu buffers, %llu contexts, %llu fences alive\n",
+                   (unsigned long long)atomic_load(&a->devices), (unsigned long long)atomic_load(&a->buffers),
+                   (unsigned long long)atomic_load(&a->contexts), (unsigned long long)atomic_load(&a->fences));
+    kdrm_exec_stop(a);
     if (a->family->stop && a->fd >= 0)
         a->family->stop(a);
     kdrm_close_nodes(a);
+    pthread_mutex_destroy(&a->exec.lock);
     free(a);
     return STATUS_SUCCESS;
 }
@@ -170,6 +180,14 @@ NTSTATUS APIENTRY KmtDrmMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KMT
         .DxgkDdiLock = kdrm_lock,
         .DxgkDdiUnlock = kdrm_unlock,
         .DxgkDdiEscape = kdrm_escape,
+        .DxgkDdiCreateContext = kdrm_create_context,
+        .DxgkDdiDestroyContext = kdrm_destroy_context,
+        .DxgkDdiRender = kdrm_render,
+        .DxgkDdiSubmitCommand = kdrm_submit_command,
+        .DxgkDdiSubmitCommandVirtual = kdrm_submit_command_virtual,
+        .KmtDdiCreateFence = kdrm_create_fence,
+        .KmtDdiDestroyFence = kdrm_destroy_fence,
+        .KmtDdiSignalFence = kdrm_signal_fence,
     };
 
     kdrm_fault_arm_from_env();

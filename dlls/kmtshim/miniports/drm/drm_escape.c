@@ -1,7 +1,8 @@
 /*
- * DRM miniport: driver-private escapes (see kmtdrm.h).  GET_STATS and
- * QUERY_ALLOCATION let a test check the kernel's side (the GEM handles, the
- * fds they live on); SET_FAULT is the fault-injection hook of drm_fault.c.
+ * DRM miniport: driver-private escapes (see kmtdrm.h).  GET_STATS,
+ * QUERY_ALLOCATION, QUERY_FENCE and QUERY_CONTEXT let a test (or a UMD)
+ * reach the kernel's side (GEM handles, syncobjs, the fds they live on);
+ * SET_FAULT is the fault-injection hook of drm_fault.c.
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -21,6 +22,10 @@ static void get_stats(struct kdrm_adapter *a, KMT_DRM_STATS *s)
     kdrm_fault_counts(&s->FaultsFired, &s->FaultCallsSeen);
     s->RenderFd = a->render_fd;
     s->CardFd = a->card_fd;
+    s->Contexts = atomic_load(&a->contexts);
+    s->Fences = atomic_load(&a->fences);
+    s->Syncobjs = atomic_load(&a->syncobjs);
+    s->Submissions = atomic_load(&a->submissions);
 }
 
 /* A copy of the object behind a driver allocation handle, if it is one of
@@ -78,6 +83,10 @@ NTSTATUS APIENTRY kdrm_escape(HANDLE hAdapter, const DXGKARG_ESCAPE *args)
         return query_allocation(a, &e->Allocation);
     case KMT_DRM_ESCAPE_SET_FAULT:
         return set_fault(&e->Fault);
+    case KMT_DRM_ESCAPE_QUERY_FENCE:
+        return kdrm_fence_export(a, e->Fence.hSyncObject, &e->Fence);
+    case KMT_DRM_ESCAPE_QUERY_CONTEXT:
+        return kdrm_context_info(a, args->hContext, &e->Context);
     default:
         return STATUS_INVALID_PARAMETER;
     }

@@ -18,9 +18,8 @@
  *                  amdgpu); otherwise a GEM object holding a copy of the
  *                  caller's pages taken at creation (KMT_DRM_BACKING_COPY).
  *                  The core serves CPU locks of such allocations from the
- *                  caller's memory itself, so the copy is the GPU's view;
- *                  the submission path (issue 5) refreshes it before each
- *                  submission that references it and copies back after.
+ *                  caller's memory itself, so the copy is the GPU's view,
+ *                  taken once: submissions do not refresh it (not done).
  *
  * Families (one file each):
  *   virtio_gpu     render node: VIRTGPU_RESOURCE_CREATE, VIRTGPU_MAP,
@@ -35,29 +34,40 @@
  *                  with STATUS_NOT_SUPPORTED (said in Description and the
  *                  UMD private data)
  *
- * Contexts and fences (issue 5, designed here, not implemented):
- *   DxgkDdiCreateContext maps to the driver's execution context on the
- *   adapter's fd: virtio_gpu - one VIRTGPU_CONTEXT_INIT per fd (capset from
- *   the UMD's private data) and a ring index per D3D context; amdgpu -
- *   amdgpu_cs_ctx_create per context, NodeOrdinal picking the HW IP;
- *   i915 - I915_GEM_CONTEXT_CREATE_EXT with the engine map of the node;
- *   xe - an exec queue (XE_EXEC_QUEUE_CREATE) on a per-device VM.
- *   A monitored fence is a timeline syncobj (DRM_CAP_SYNCOBJ_TIMELINE): its
- *   value is the timeline point; a submission signals point N through the
- *   driver's out-syncobj array (virtio_gpu: the 64-byte execbuffer with
- *   syncobj arrays, which libdrm 2.4.114 lacks and we declare ourselves);
- *   CPU waits use SYNCOBJ_TIMELINE_WAIT, and a waiter thread uses
- *   SYNCOBJ_EVENTFD (declared ourselves too) to wake the core's fence
- *   callbacks.  Drivers without syncobjs (vgem) get CPU-only fences.
- *   Queued work takes the core's GPU references on the allocations it names
- *   (dxgk_allocation_gpu_ref), so DestroyAllocation and Lock already wait
- *   for it.
+ * Fences (drm_fence.c): a monitored fence is a timeline syncobj on the
+ *   adapter's fd (KmtDdiCreateFence, 1.2) where the kernel has timelines and
+ *   SYNCOBJ_EVENTFD (virtio_gpu on 6.12); the core keeps the value the
+ *   program reads and the miniport mirrors every store of it into the
+ *   timeline (KmtDdiSignalFence; a rewind is SYNCOBJ_RESET + the lower
+ *   point).  QUERY_FENCE hands the syncobj out; from then on the watcher
+ *   follows it and raises the core's value when the kernel signals it (a
+ *   submission's out-syncobj, the UMD's own ioctl) - MONITORED_FENCE_SIGNALED.
+ *   Elsewhere (vgem) fences live in memory only.  GPU VA of the value: 0.
+ * Contexts (drm_context.c): where the kernel runs command buffers (virtio_gpu
+ *   on a virgl host: the fd's own virgl context; amdgpu, i915: a kernel
+ *   context each, made but not yet submitted to); elsewhere CreateContext is
+ *   STATUS_NOT_SUPPORTED.  Each context keeps its progress in a context
+ *   allocation (DxgkCbCreateContextAllocation).
+ * Submission (drm_submit.c): a command buffer is the driver's native stream
+ *   (virgl commands), handed to the kernel as it is: virtual submissions
+ *   pass its CPU address as the "GPU VA" (there is no GPU VA space here),
+ *   legacy ones the DMA buffer Render copied.  Each submission signals the
+ *   next point of the adapter's ring timeline; the watcher (drm_watch.c)
+ *   raises DMA_COMPLETED when the kernel signals it.  A refused submission
+ *   faults the device (DMA_PAGE_FAULTED for a bad address).
+ *   Legacy (Render) submissions hold the core's GPU references on their
+ *   allocation list (dxgk_allocation_gpu_ref), so DestroyAllocation and Lock
+ *   wait for them; a virtual one names GEM handles (KMT_DRM_SUBMIT) the core
+ *   does not see, but the kernel holds and fences those objects until the
+ *   host is done, so VIRTGPU_WAIT at Lock waits and an early GEM_CLOSE frees
+ *   nothing the host still uses.
  *
  * Test hook (drm_fault.c): KMTSHIM_DRM_FAULT=<call>:<n>[:<errno>] makes the
  * n-th DRM call named <call> ("any" for every call) in this process fail
  * once with errno (ENOMEM by default); the KMT_DRM_ESCAPE_SET_FAULT escape
- * re-arms it at run time.  Calls that release (GEM_CLOSE, munmap,
- * amdgpu_bo_free) are never failed: nothing could undo a failed release.
+ * re-arms it at run time.  Calls that release (GEM_CLOSE, SYNCOBJ_DESTROY,
+ * context destroys, munmap, amdgpu_bo_free) are never failed: nothing could
+ * undo a failed release.
  */
 #ifndef KMTSHIM_DRM_MINIPORT_H
 #define KMTSHIM_DRM_MINIPORT_H
@@ -70,10 +80,31 @@
 #include <stdint.h>
 
 #include "kmtshim/d3dkmddi.h"
+#include "dxgkrnl/list.h"
 #include "kmtdrm.h"
 
 struct kdrm_adapter;
 struct kdrm_bo;
+struct kdrm_context;
+
+/* A kernel timeline point, laid out as virtio_gpu's execbuffer takes it. */
+struct kdrm_sync_point {
+    UINT32 handle;                       /* syncobj on the adapter's fd */
+    UINT32 flags;
+    UINT64 point;
+};
+
+/* A command buffer for the kernel: the driver's native stream. */
+struct kdrm_job {
+    const void *cmds;
+    UINT size;
+    const UINT32 *bos;                   /* GEM handles it names */
+    UINT nbos;
+    const struct kdrm_sync_point *waits;
+    UINT nwaits;
+    const struct kdrm_sync_point *signals; /* [0] is the adapter's ring point */
+    UINT nsignals;
+};
 
 /* What the kernel says about the adapter's memory (0: not known). */
 struct kdrm_memory {
@@ -100,6 +131,13 @@ struct kdrm_family {
     int (*cpu_begin)(struct kdrm_adapter *a, struct kdrm_bo *bo, DXGK_LOCKFLAGS flags);
     void (*cpu_end)(struct kdrm_adapter *a, struct kdrm_bo *bo, DXGK_LOCKFLAGS flags);
     int (*memory)(struct kdrm_adapter *a, struct kdrm_memory *m);   /* optional */
+    /* Execution (optional).  ctx_create fails with -EOPNOTSUPP where this
+     * adapter runs no command buffers; submit queues a job and returns (the
+     * kernel signals job->signals when it completed), -ENOSYS where the
+     * family makes contexts but does not submit to them. */
+    int (*ctx_create)(struct kdrm_adapter *a, struct kdrm_context *c);
+    void (*ctx_destroy)(struct kdrm_adapter *a, struct kdrm_context *c);
+    int (*submit)(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job);
 };
 
 extern const struct kdrm_family kdrm_family_virtio_gpu;
@@ -126,6 +164,43 @@ struct kdrm_physical {
     const struct kdrm_family *family;
 };
 
+/* A monitored fence's timeline syncobj (drm_fence.c). */
+struct kdrm_fence {
+    struct list entry;                   /* kdrm_exec.fences */
+    _Atomic UINT64 *value;               /* the core's fence value */
+    UINT32 syncobj;
+    UINT64 point;                        /* the timeline's value as last set or seen */
+    UINT64 armed;                        /* pending SYNCOBJ_EVENTFD point, 0: none */
+    bool exported;                       /* handed out: others may signal it */
+};
+
+/* A submission the kernel has not completed yet (drm_submit.c). */
+struct kdrm_submission {
+    struct list entry;                   /* kdrm_exec.inflight, in ring point order */
+    struct kdrm_context *ctx;
+    UINT64 point;                        /* ring point that completes it */
+    UINT fence_id;
+    UINT node;
+};
+
+/* An adapter's fences and submissions, and the watcher thread that turns
+ * the kernel's signals into interrupts (drm_watch.c).  `lock` is a leaf:
+ * nothing calls into the core while holding it. */
+struct kdrm_exec {
+    pthread_mutex_t lock;
+    struct list fences;                  /* struct kdrm_fence */
+    struct list inflight;                /* struct kdrm_submission */
+    UINT32 ring;                         /* submission timeline, while contexts exist */
+    UINT64 ring_next;                    /* last ring point handed out */
+    UINT64 ring_armed;                   /* pending SYNCOBJ_EVENTFD point, 0: none */
+    unsigned contexts;
+    int evfd;                            /* the watcher's eventfd, -1 until started */
+    pthread_t thread;
+    bool watching;
+    bool stop;
+    bool degraded;                       /* a registration failed: the watcher polls */
+};
+
 struct kdrm_adapter {
     DXGKRNL_INTERFACE dxgkrnl;
     struct kdrm_physical phys;
@@ -137,12 +212,31 @@ struct kdrm_adapter {
     UINT page_size;
     struct kdrm_memory memory;           /* from the family's start */
     void *family_data;                   /* the family's own state */
+    struct kdrm_exec exec;
     atomic_ullong devices, buffers, bytes, bindings, mappings;
+    atomic_ullong contexts, fences, syncobjs, submissions;
 };
 
 struct kdrm_device {
     struct kdrm_adapter *adapter;
     HANDLE core_device;
+};
+
+/* The context's progress, kept in its context allocation: what a GPU
+ * writes into a context's save area, here written by the miniport. */
+struct kdrm_context_block {
+    UINT64 submitted_point, completed_point;
+    UINT submissions, faults;
+    UINT last_submitted_fence, last_completed_fence;
+};
+
+struct kdrm_context {
+    struct kdrm_device *device;
+    HANDLE core_context;
+    UINT node;
+    UINT kernel_ctx;                     /* amdgpu / i915 context id, 0 on virtio_gpu */
+    HANDLE block_allocation;             /* DxgkCbCreateContextAllocation's handle */
+    struct kdrm_context_block *block;    /* its CPU memory */
 };
 
 #define KDRM_BO_MAGIC 0x6f624b44u           /* "DKbo", cleared when freed */
@@ -203,6 +297,52 @@ void kdrm_unmap_plain(struct kdrm_adapter *a, struct kdrm_bo *bo, void *ptr);
 int kdrm_dumb_create(struct kdrm_adapter *a, struct kdrm_bo *bo);
 int kdrm_dumb_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr);
 void kdrm_gem_destroy(struct kdrm_adapter *a, struct kdrm_bo *bo);   /* GEM_CLOSE */
+
+/* drm_syncobj.c: the kernel's syncobj calls (0 or -errno) */
+int kdrm_syncobj_create(struct kdrm_adapter *a, UINT32 *handle);
+void kdrm_syncobj_destroy(struct kdrm_adapter *a, UINT32 handle);   /* never injected */
+int kdrm_syncobj_signal(struct kdrm_adapter *a, UINT32 handle, UINT64 point);
+int kdrm_syncobj_reset(struct kdrm_adapter *a, UINT32 handle);
+int kdrm_syncobj_query(struct kdrm_adapter *a, UINT32 handle, bool last_submitted, UINT64 *point);
+/* The kernel signals the eventfd once `point` signalled (one shot). */
+int kdrm_syncobj_eventfd(struct kdrm_adapter *a, UINT32 handle, UINT64 point, int evfd);
+/* Does the kernel have SYNCOBJ_EVENTFD?  (Creates and frees a syncobj.) */
+bool kdrm_syncobj_probe_eventfd(struct kdrm_adapter *a);
+
+/* drm_fence.c */
+NTSTATUS APIENTRY kdrm_create_fence(HANDLE hAdapter, KMTARG_CREATEFENCE *args);
+void APIENTRY kdrm_destroy_fence(HANDLE hAdapter, HANDLE hDriverFence);
+NTSTATUS APIENTRY kdrm_signal_fence(HANDLE hAdapter, HANDLE hDriverFence, UINT64 value);
+/* One of the adapter's fences by pointer or syncobj; exec.lock held. */
+struct kdrm_fence *kdrm_fence_find(struct kdrm_adapter *a, const void *ptr, UINT32 syncobj);
+NTSTATUS kdrm_fence_export(struct kdrm_adapter *a, D3DKMT_HANDLE h, KMT_DRM_FENCE_INFO *info);
+
+/* drm_watch.c */
+void kdrm_exec_init(struct kdrm_adapter *a);
+/* Starts the watcher if it is not running; exec.lock held. */
+int kdrm_watch_start_locked(struct kdrm_adapter *a);
+/* Stops it and frees what is left; no lock held. */
+void kdrm_exec_stop(struct kdrm_adapter *a);
+/* Makes the watcher look again (a record it may have missed). */
+void kdrm_watch_kick(struct kdrm_adapter *a);
+/* Keeps a SYNCOBJ_EVENTFD registration pending for the oldest submission
+ * and for an exported fence's next point; exec.lock held. */
+void kdrm_watch_arm_ring_locked(struct kdrm_adapter *a);
+void kdrm_watch_arm_fence_locked(struct kdrm_adapter *a, struct kdrm_fence *f);
+
+/* drm_context.c */
+NTSTATUS APIENTRY kdrm_create_context(HANDLE hDevice, DXGKARG_CREATECONTEXT *args);
+NTSTATUS APIENTRY kdrm_destroy_context(HANDLE hContext);
+NTSTATUS APIENTRY kdrm_render(HANDLE hContext, DXGKARG_RENDER *args);
+NTSTATUS kdrm_context_info(struct kdrm_adapter *a, HANDLE hContext, KMT_DRM_CONTEXT_INFO *info);
+
+/* drm_submit.c */
+NTSTATUS APIENTRY kdrm_submit_command(HANDLE hAdapter, const DXGKARG_SUBMITCOMMAND *args);
+NTSTATUS APIENTRY kdrm_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUBMITCOMMANDVIRTUAL *args);
+/* Retires the submissions up to ring point `done`; exec.lock held.  True
+ * if any: *irq is then their DMA_COMPLETED (the newest fence id). */
+bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq);
+void kdrm_raise(struct kdrm_adapter *a, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq);
 
 /* drm_escape.c */
 NTSTATUS APIENTRY kdrm_escape(HANDLE hAdapter, const DXGKARG_ESCAPE *args);

@@ -37,7 +37,7 @@ static NTSTATUS driver_caps(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERIN
         return STATUS_INVALID_PARAMETER;
     memset(caps, 0, sizeof(*caps));
     caps->WDDMVersion = KMT_DRIVERVERSION_WDDM_2_7;
-    caps->NodeCount = 1;                 /* engines arrive with contexts (issue 5) */
+    caps->NodeCount = 1;                 /* one engine: the kernel driver's queue */
     caps->PhysicalAdapterCount = 1;
     return STATUS_SUCCESS;
 }
@@ -96,6 +96,23 @@ static NTSTATUS adapter_desc(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERI
     return STATUS_SUCCESS;
 }
 
+static NTSTATUS node_metadata(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERINFO *q)
+{
+    DXGK_NODEMETADATA *meta = q->pOutputData;
+    char name[48];
+
+    if (q->InputDataSize != sizeof(UINT) || q->OutputDataSize != sizeof(*meta) ||
+        *(const UINT *)q->pInputData != 0)
+        return STATUS_INVALID_PARAMETER;
+    memset(meta, 0, sizeof(*meta));
+    meta->EngineType = DXGK_ENGINE_TYPE_3D;
+    snprintf(name, sizeof(name), "%.31s 3D", a->phys.driver);
+    for (unsigned i = 0; name[i] && i < sizeof(meta->FriendlyName) / sizeof(meta->FriendlyName[0]) - 1; i++)
+        meta->FriendlyName[i] = (WCHAR)name[i];
+    meta->GpuMmuSupported = FALSE;       /* no GPU virtual addresses through kmtshim */
+    return STATUS_SUCCESS;
+}
+
 static NTSTATUS memory_usage(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERINFO *q)
 {
     if (q->InputDataSize != sizeof(UINT) || q->OutputDataSize != sizeof(KMT_MEMORY_BUDGET))
@@ -118,6 +135,8 @@ NTSTATUS APIENTRY kdrm_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYAD
         return adapter_desc(a, q);
     case DXGKQAITYPE_KMT_MEMORYUSAGE:
         return memory_usage(a, q);
+    case DXGKQAITYPE_KMT_NODEMETADATA:
+        return node_metadata(a, q);
     default:
         return STATUS_NOT_SUPPORTED;
     }

@@ -11,11 +11,18 @@
  *   lock waits    amdgpu_bo_wait_for_idle (timeout 0 with DonotWait)
  *   memory        amdgpu_query_heap_info for VRAM and GTT; APUs (FUSION)
  *                 are UMA
- * libdrm_amdgpu keeps its own dup of the adapter's fd (amdgpu_device).
+ *   contexts      AMDGPU_CTX (ALLOC_CTX / FREE_CTX, normal priority), one per
+ *                 D3D context (its id goes to the UMD); submission through
+ *                 kmtshim (CS with an IB at a GPU VA and timeline syncobj
+ *                 chunks) is not written yet: it faults with
+ *                 STATUS_NOT_SUPPORTED
+ * libdrm_amdgpu keeps its own dup of the adapter's fd (amdgpu_device); a
+ * dup shares the DRM file, so context ids are the same on both.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xf86drm.h>
 #include <amdgpu.h>
 #include <amdgpu_drm.h>
 
@@ -156,6 +163,31 @@ static int amd_memory(struct kdrm_adapter *a, struct kdrm_memory *m)
     return 0;
 }
 
+static int amd_ctx_create(struct kdrm_adapter *a, struct kdrm_context *c)
+{
+    union drm_amdgpu_ctx args;
+    int err;
+
+    memset(&args, 0, sizeof(args));
+    args.in.op = AMDGPU_CTX_OP_ALLOC_CTX;
+    args.in.priority = AMDGPU_CTX_PRIORITY_NORMAL;
+    if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_AMDGPU_CTX, &args, "AMDGPU_CTX")) < 0)
+        return err;
+    c->kernel_ctx = args.out.alloc.ctx_id;
+    return 0;
+}
+
+static void amd_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
+{
+    union drm_amdgpu_ctx args;
+
+    memset(&args, 0, sizeof(args));
+    args.in.op = AMDGPU_CTX_OP_FREE_CTX;
+    args.in.ctx_id = c->kernel_ctx;
+    if (drmIoctl(a->fd, DRM_IOCTL_AMDGPU_CTX, &args))
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "AMDGPU_CTX free(%u) failed\n", c->kernel_ctx);
+}
+
 const struct kdrm_family kdrm_family_amdgpu = {
     .name = "amdgpu",
     .has_userptr = true,
@@ -168,4 +200,6 @@ const struct kdrm_family kdrm_family_amdgpu = {
     .unmap = amd_unmap,
     .cpu_begin = amd_cpu_begin,
     .memory = amd_memory,
+    .ctx_create = amd_ctx_create,
+    .ctx_destroy = amd_ctx_destroy,
 };

@@ -11,6 +11,10 @@
  *   lock waits    GEM_WAIT (timeout 0 with DonotWait: ETIME -> busy)
  *   memory        DRM_I915_QUERY_MEMORY_REGIONS: probed and unallocated
  *                 sizes of local and system memory
+ *   contexts      GEM_CONTEXT_CREATE_EXT / GEM_CONTEXT_DESTROY, one per D3D
+ *                 context (its id goes to the UMD); submission through
+ *                 kmtshim (EXECBUFFER2 with timeline fences) is not written
+ *                 yet: it faults with STATUS_NOT_SUPPORTED
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -200,6 +204,25 @@ static int i915_cpu_begin(struct kdrm_adapter *a, struct kdrm_bo *bo, DXGK_LOCKF
     return kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_WAIT, &w, "I915_GEM_WAIT");
 }
 
+static int i915_ctx_create(struct kdrm_adapter *a, struct kdrm_context *c)
+{
+    struct drm_i915_gem_context_create_ext args = { .flags = 0 };
+    int err = kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT, &args, "I915_GEM_CONTEXT_CREATE_EXT");
+
+    if (err < 0)
+        return err;
+    c->kernel_ctx = args.ctx_id;
+    return 0;
+}
+
+static void i915_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
+{
+    struct drm_i915_gem_context_destroy args = { .ctx_id = c->kernel_ctx };
+
+    if (drmIoctl(a->fd, DRM_IOCTL_I915_GEM_CONTEXT_DESTROY, &args))
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "GEM_CONTEXT_DESTROY(%u) failed\n", c->kernel_ctx);
+}
+
 const struct kdrm_family kdrm_family_i915 = {
     .name = "i915",
     .has_userptr = true,
@@ -212,4 +235,6 @@ const struct kdrm_family kdrm_family_i915 = {
     .unmap = kdrm_unmap_plain,
     .cpu_begin = i915_cpu_begin,
     .memory = i915_memory,
+    .ctx_create = i915_ctx_create,
+    .ctx_destroy = i915_ctx_destroy,
 };

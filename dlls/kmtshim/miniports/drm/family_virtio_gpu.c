@@ -13,6 +13,17 @@
  *                      it, unless the lock said Discard or WriteOnly (a 2D
  *                      host has no way back: ENOSYS, and nothing there
  *                      writes resources anyway)
+ *
+ * Execution, on a virgl host only (a 2D host answers EXECBUFFER with
+ * ENOSYS: no contexts there).  Every D3D context submits through the fd's
+ * own virgl context, which the kernel makes at the first 3D call, on its
+ * one ring: VIRTGPU_CONTEXT_INIT with per-context rings (RING_IDX) needs
+ * the host's CONTEXT_INIT feature, which QEMU 7.2's virgl device lacks.
+ * A submission is one VIRTGPU_EXECBUFFER in the kernel's 64-byte form
+ * (with syncobj arrays; libdrm 2.4.114 has only the older 40-byte one):
+ * the virgl stream as it is, the GEM handles it names (the kernel fences
+ * them, so VIRTGPU_WAIT at Lock waits for it), in-syncobjs, and out
+ * timeline points (the adapter's ring point first).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +42,26 @@ struct virtio_state {
     bool virgl;                          /* the host runs 3D commands */
 };
 
+/* The kernel's 64-byte execbuffer (Linux 6.4+). */
+struct kdrm_virtgpu_execbuffer {
+    UINT32 flags;
+    UINT32 size;
+    UINT64 command;                      /* a pointer to the stream */
+    UINT64 bo_handles;
+    UINT32 num_bo_handles;
+    INT fence_fd;
+    UINT32 ring_idx;
+    UINT32 syncobj_stride;               /* sizeof(struct kdrm_sync_point) */
+    UINT32 num_in_syncobjs;
+    UINT32 num_out_syncobjs;
+    UINT64 in_syncobjs;
+    UINT64 out_syncobjs;
+};
+_Static_assert(sizeof(struct kdrm_virtgpu_execbuffer) == 64, "the kernel's layout");
+_Static_assert(sizeof(struct kdrm_sync_point) == 16, "drm_virtgpu_execbuffer_syncobj");
+#define KDRM_IOCTL_VIRTGPU_EXECBUFFER \
+    DRM_IOWR(DRM_COMMAND_BASE + DRM_VIRTGPU_EXECBUFFER, struct kdrm_virtgpu_execbuffer)
+
 static struct virtio_state *state(struct kdrm_adapter *a)
 {
     return a->family_data;
@@ -48,6 +79,8 @@ static int virtio_start(struct kdrm_adapter *a)
     if (!kdrm_ioctl(a->fd, DRM_IOCTL_VIRTGPU_GETPARAM, &gp, "VIRTGPU_GETPARAM"))
         s->virgl = value != 0;
     a->family_data = s;
+    if (s->virgl && (a->caps & KMT_DRM_CAP_FENCES))
+        a->caps |= KMT_DRM_CAP_SUBMIT;
     return 0;
 }
 
@@ -140,6 +173,34 @@ static void virtio_cpu_end(struct kdrm_adapter *a, struct kdrm_bo *bo, DXGK_LOCK
                    bo->resource_id, strerror(-err));
 }
 
+static int virtio_ctx_create(struct kdrm_adapter *a, struct kdrm_context *c)
+{
+    c->kernel_ctx = 0;                   /* the fd's own context */
+    return state(a)->virgl ? 0 : -EOPNOTSUPP;
+}
+
+static void virtio_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
+{
+}
+
+static int virtio_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job)
+{
+    struct kdrm_virtgpu_execbuffer args = {
+        .size = job->size,
+        .command = (uintptr_t)job->cmds,
+        .bo_handles = (uintptr_t)job->bos,
+        .num_bo_handles = job->nbos,
+        .fence_fd = -1,
+        .syncobj_stride = sizeof(struct kdrm_sync_point),
+        .num_in_syncobjs = job->nwaits,
+        .num_out_syncobjs = job->nsignals,
+        .in_syncobjs = (uintptr_t)job->waits,
+        .out_syncobjs = (uintptr_t)job->signals,
+    };
+
+    return kdrm_ioctl(a->fd, KDRM_IOCTL_VIRTGPU_EXECBUFFER, &args, "VIRTGPU_EXECBUFFER");
+}
+
 const struct kdrm_family kdrm_family_virtio_gpu = {
     .name = "virtio_gpu",
     .start = virtio_start,
@@ -150,4 +211,7 @@ const struct kdrm_family kdrm_family_virtio_gpu = {
     .unmap = kdrm_unmap_plain,
     .cpu_begin = virtio_cpu_begin,
     .cpu_end = virtio_cpu_end,
+    .ctx_create = virtio_ctx_create,
+    .ctx_destroy = virtio_ctx_destroy,
+    .submit = virtio_submit,
 };

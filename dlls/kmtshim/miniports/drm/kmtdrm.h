@@ -47,6 +47,9 @@ typedef struct _KMT_DRM_ALLOCATION_DESC {
 #define KMT_DRM_CAP_PRIME_EXPORT     0x8u
 #define KMT_DRM_CAP_DUMB_BUFFER      0x10u
 #define KMT_DRM_CAP_USERPTR          0x20u  /* existing-sysmem allocations are zero-copy */
+#define KMT_DRM_CAP_SYNCOBJ_EVENTFD  0x40u  /* DRM_IOCTL_SYNCOBJ_EVENTFD (Linux 6.6+) */
+#define KMT_DRM_CAP_FENCES           0x80u  /* monitored fences are timeline syncobjs */
+#define KMT_DRM_CAP_SUBMIT           0x100u /* D3DKMT submissions run on this adapter */
 
 typedef struct _KMT_DRM_UMD_PRIVATE {
     UINT Magic;                  /* KMT_DRM_MAGIC */
@@ -62,11 +65,58 @@ typedef struct _KMT_DRM_UMD_PRIVATE {
     BOOL AllocatorAvailable;     /* FALSE: an unknown driver, allocations fail */
 } KMT_DRM_UMD_PRIVATE;
 
+/* ---- contexts ------------------------------------------------------------------
+ * Optional private data of CreateContext / CreateContextVirtual (in/out).
+ * Contexts exist where the kernel driver runs command buffers (virtio_gpu on
+ * a virgl host; amdgpu and i915 contexts are made, but kmtshim does not
+ * submit to them yet: CanSubmit 0); elsewhere CreateContext fails with
+ * STATUS_NOT_SUPPORTED. */
+typedef struct _KMT_DRM_CONTEXT_DESC {
+    UINT Magic;                  /* KMT_DRM_MAGIC */
+    UINT Version;                /* KMT_DRM_VERSION */
+    UINT KernelContext;          /* out: amdgpu/i915 context id; 0 on virtio_gpu
+                                    (the fd's own virgl context) */
+    UINT CanSubmit;              /* out: 1 if D3DKMT submissions run on it */
+} KMT_DRM_CONTEXT_DESC;
+
+/* ---- submissions ---------------------------------------------------------------
+ * On this miniport a command buffer is the kernel driver's native stream
+ * (virgl commands on virtio_gpu), passed as it is.  There is no GPU virtual
+ * address space: D3DKMT_SUBMITCOMMAND.Commands is the stream's CPU address in
+ * the submitting process (read when the scheduler hands it to the kernel:
+ * keep it unchanged until the submission completed; a bad address faults the
+ * device with DMA_PAGE_FAULTED at that address).  Its optional private data
+ * is a KMT_DRM_SUBMIT: the GEM handles the stream names (the kernel fences
+ * them) and kernel timeline points to wait for before and signal after,
+ * named by the syncobj handles KMT_DRM_ESCAPE_QUERY_FENCE gives out. */
+#define KMT_DRM_SUBMIT_MAX_BOS 64u
+#define KMT_DRM_SUBMIT_MAX_SYNCS 8u
+
+typedef struct _KMT_DRM_SYNC_POINT {
+    UINT SyncobjHandle;          /* of a monitored fence (QUERY_FENCE) */
+    UINT Reserved;
+    UINT64 Point;
+} KMT_DRM_SYNC_POINT;
+
+typedef struct _KMT_DRM_SUBMIT {
+    UINT Magic;                  /* KMT_DRM_MAGIC */
+    UINT Version;                /* KMT_DRM_VERSION */
+    UINT NumBoHandles;
+    UINT NumWaits;               /* points that must be signalled or submitted already */
+    UINT NumSignals;
+    UINT Reserved;
+    UINT BoHandles[KMT_DRM_SUBMIT_MAX_BOS];
+    KMT_DRM_SYNC_POINT Waits[KMT_DRM_SUBMIT_MAX_SYNCS];
+    KMT_DRM_SYNC_POINT Signals[KMT_DRM_SUBMIT_MAX_SYNCS];
+} KMT_DRM_SUBMIT;
+
 /* ---- escapes (D3DKMT_ESCAPE_DRIVERPRIVATE) ------------------------------------ */
 typedef enum _KMT_DRM_ESCAPE_CODE {
     KMT_DRM_ESCAPE_GET_STATS = 1,        /* live objects of the adapter */
     KMT_DRM_ESCAPE_QUERY_ALLOCATION = 2, /* a D3DKMT allocation's GEM object */
     KMT_DRM_ESCAPE_SET_FAULT = 3,        /* test hook: arm/disarm a DRM call failure */
+    KMT_DRM_ESCAPE_QUERY_FENCE = 4,      /* a monitored fence's timeline syncobj */
+    KMT_DRM_ESCAPE_QUERY_CONTEXT = 5,    /* a context's progress (needs hDevice, hContext) */
 } KMT_DRM_ESCAPE_CODE;
 
 typedef struct _KMT_DRM_STATS {
@@ -79,6 +129,10 @@ typedef struct _KMT_DRM_STATS {
     UINT64 FaultCallsSeen;       /* calls that matched the armed name since SET_FAULT */
     INT RenderFd;                /* this process's fds (-1: not open) */
     INT CardFd;
+    UINT64 Contexts;
+    UINT64 Fences;               /* monitored fences backed by a timeline syncobj */
+    UINT64 Syncobjs;             /* kernel syncobjs the miniport holds (fences, rings) */
+    UINT64 Submissions;          /* handed to the kernel, not completed yet */
 } KMT_DRM_STATS;
 
 typedef struct _KMT_DRM_ALLOCATION_INFO {
@@ -90,6 +144,29 @@ typedef struct _KMT_DRM_ALLOCATION_INFO {
     UINT ResourceId;             /* out: virtio_gpu resource id, else 0 */
     UINT Mapped;                 /* out: 1 while locked */
 } KMT_DRM_ALLOCATION_INFO;
+
+/* QUERY_FENCE hands the syncobj out: from then on the miniport also watches
+ * it for signals from elsewhere (a KMT_DRM_SUBMIT, the UMD's own ioctls). */
+typedef struct _KMT_DRM_FENCE_INFO {
+    D3DKMT_HANDLE hSyncObject;   /* in: a monitored fence of this adapter */
+    UINT SyncobjHandle;          /* out: on Fd */
+    INT Fd;                      /* out */
+    UINT Reserved;
+    UINT64 KernelValue;          /* out: SYNCOBJ_QUERY of the timeline */
+} KMT_DRM_FENCE_INFO;
+
+/* The context's progress block lives in its context allocation. */
+typedef struct _KMT_DRM_CONTEXT_INFO {
+    UINT RingSyncobj;            /* out: the adapter's submission timeline (0: none) */
+    INT Fd;                      /* out */
+    UINT64 RingKernelValue;      /* out: SYNCOBJ_QUERY of the ring */
+    UINT64 SubmittedPoint;       /* out: ring point of the context's last submission */
+    UINT64 CompletedPoint;       /* out: ring point of its last completed one */
+    UINT Submissions;            /* out: handed to the kernel */
+    UINT Faults;                 /* out: refused by the kernel */
+    UINT LastFenceId;            /* out: SubmissionFenceId of the last completed one */
+    UINT KernelContext;          /* out: as KMT_DRM_CONTEXT_DESC */
+} KMT_DRM_CONTEXT_INFO;
 
 typedef struct _KMT_DRM_FAULT {
     char Call[32];               /* a call name (see drm_fault.c) or "any"; "" disarms */
@@ -104,6 +181,8 @@ typedef struct _KMT_DRM_ESCAPE {
         KMT_DRM_STATS Stats;
         KMT_DRM_ALLOCATION_INFO Allocation;
         KMT_DRM_FAULT Fault;
+        KMT_DRM_FENCE_INFO Fence;
+        KMT_DRM_CONTEXT_INFO Context;
         BYTE Data[96];
     };
 } KMT_DRM_ESCAPE;

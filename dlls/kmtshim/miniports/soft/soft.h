@@ -12,6 +12,7 @@
 
 #include "kmtshim/d3dkmddi.h"
 #include "kmtshim/kmtsoft.h"
+#include "kmtshim/kmtmiracast.h"
 
 /* The adapter's GPU virtual address space: every allocation and every
  * piece of core memory mapped for the engine owns a range. */
@@ -32,6 +33,17 @@ struct soft_va_range {
 };
 
 struct soft_engine;
+struct soft_miracast_context;
+
+/* The virtual Miracast sink (soft_miracast.c): one target, one context. */
+struct soft_miracast_sink {
+    pthread_mutex_t lock;
+    struct soft_miracast_context *live;  /* the one context, or NULL */
+    UINT64 last_id;                      /* context ids, never reused */
+    KMT_SOFT_MIRACAST_STATS stats;       /* under lock, except Overlaps */
+    atomic_uint in_ddi;                  /* Miracast-class DDIs running now */
+    atomic_ullong overlaps;
+};
 
 struct soft_adapter {
     DXGKRNL_INTERFACE dxgkrnl;
@@ -39,6 +51,7 @@ struct soft_adapter {
     atomic_ullong devices, allocations, resources, bytes, bindings, contexts, commands;
     struct soft_vaspace va;
     struct soft_engine *engine;
+    struct soft_miracast_sink miracast;
 };
 
 struct soft_device {
@@ -79,6 +92,16 @@ NTSTATUS APIENTRY soft_close_allocation(HANDLE hDevice, const DXGKARG_CLOSEALLOC
 NTSTATUS APIENTRY soft_lock(HANDLE hAdapter, DXGKARG_LOCK *args);
 NTSTATUS APIENTRY soft_unlock(HANDLE hAdapter, const DXGKARG_UNLOCK *args);
 NTSTATUS APIENTRY soft_escape(HANDLE hAdapter, const DXGKARG_ESCAPE *args);
+
+/* soft_miracast.c */
+void soft_miracast_init(struct soft_adapter *a);
+void soft_miracast_fini(struct soft_adapter *a);
+void soft_miracast_stats(struct soft_adapter *a, KMT_SOFT_MIRACAST_STATS *stats);
+NTSTATUS APIENTRY soft_miracast_create_context(PVOID ctx, DXGK_MIRACAST_CALLBACKS *callbacks,
+                                               PVOID *miracast_context, UINT *target_id);
+void APIENTRY soft_miracast_destroy_context(PVOID ctx, PVOID miracast_context);
+NTSTATUS APIENTRY soft_miracast_io_control(PVOID ctx, PVOID miracast_context, ULONG in_size,
+                                           VOID *in, ULONG out_size, VOID *out, ULONG *returned);
 
 /* soft_va.c */
 void soft_va_init(struct soft_vaspace *va);

@@ -53,6 +53,7 @@ static NTSTATUS APIENTRY soft_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *
         return STATUS_NO_MEMORY;
     a->budget = system_memory_budget();
     soft_va_init(&a->va);
+    soft_miracast_init(a);
     *ctx = a;
     return STATUS_SUCCESS;
 }
@@ -86,6 +87,7 @@ static NTSTATUS APIENTRY soft_remove_device(PVOID ctx)
                    (unsigned long long)atomic_load(&a->devices),
                    (unsigned long long)atomic_load(&a->allocations));
     soft_va_destroy(&a->va);
+    soft_miracast_fini(a);
     free(a);
     return STATUS_SUCCESS;
 }
@@ -231,6 +233,9 @@ NTSTATUS APIENTRY KmtSoftMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KM
         .DxgkDdiSubmitCommandVirtual = soft_submit_command_virtual,
         .KmtDdiMapSystemMemory = soft_map_system_memory,
         .KmtDdiUnmapSystemMemory = soft_unmap_system_memory,
+        .DxgkDdiMiracastCreateContext = soft_miracast_create_context,
+        .DxgkDdiMiracastDestroyContext = soft_miracast_destroy_context,
+        .DxgkDdiMiracastIoControl = soft_miracast_io_control,
     };
     return dxgkrnl->DxgkInitialize(driver, &init);
 }

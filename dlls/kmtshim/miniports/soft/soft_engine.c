@@ -40,6 +40,7 @@ struct run {
     struct soft_adapter *a;
     UINT64 fault_va;
     NTSTATUS fault_status;
+    bool signalled;                      /* a SIGNAL_FENCE ran: interrupt once it is counted */
 };
 
 static void interrupt(struct soft_adapter *a, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *data)
@@ -150,10 +151,7 @@ static enum outcome run_command(struct run *r, const KMT_SOFT_CMD_HEADER *h)
         if (h->Size < sizeof(*c) || c->Va % 8)
             break;
         out = with_memory(r, c->Va, 8, 0, 0, op_store, c);
-        if (out == RAN && h->Opcode == KMT_SOFT_OP_SIGNAL_FENCE) {
-            DXGKARGCB_NOTIFY_INTERRUPT_DATA data = { .InterruptType = DXGK_INTERRUPT_MONITORED_FENCE_SIGNALED };
-            interrupt(r->a, &data);
-        }
+        r->signalled = out == RAN && h->Opcode == KMT_SOFT_OP_SIGNAL_FENCE;
         return out;
     }
     case KMT_SOFT_OP_WAIT_FENCE: {
@@ -192,6 +190,12 @@ static enum outcome run_stream(struct run *r, const unsigned char *cmds, UINT le
         if ((out = run_command(r, (const KMT_SOFT_CMD_HEADER *)(cmds + offset))) != RAN)
             return out;
         atomic_fetch_add(&r->a->commands, 1);
+        /* counted before the waiter it wakes can read the statistics */
+        if (r->signalled) {
+            DXGKARGCB_NOTIFY_INTERRUPT_DATA data = { .InterruptType = DXGK_INTERRUPT_MONITORED_FENCE_SIGNALED };
+            r->signalled = false;
+            interrupt(r->a, &data);
+        }
         offset += h.Size;
     }
     if (offset == length)

@@ -23,6 +23,15 @@ NTSTATUS APIENTRY soft_escape(HANDLE hAdapter, const DXGKARG_ESCAPE *args)
         e->Stats.Contexts = atomic_load(&a->contexts);
         e->Stats.CommandsExecuted = atomic_load(&a->commands);
         return STATUS_SUCCESS;
+    case KMT_SOFT_ESCAPE_GET_MIRACAST_STATS: {
+        KMT_SOFT_MIRACAST_STATS stats;
+
+        _Static_assert(sizeof(stats) <= sizeof(e->Data), "Miracast stats fit the escape");
+        soft_miracast_stats(a, &stats);
+        memset(e->Data, 0, sizeof(e->Data));
+        memcpy(e->Data, &stats, sizeof(stats));
+        return STATUS_SUCCESS;
+    }
     default:
         return STATUS_INVALID_PARAMETER;
     }

@@ -61,7 +61,7 @@ NTSTATUS soft_va_insert(struct soft_vaspace *va, UINT64 start, UINT64 size,
                         struct soft_allocation *alloc, void *cpu)
 {
     struct soft_va_range *r = malloc(sizeof(*r));
-    void *node;
+    bool inserted;
 
     if (!r)
         return STATUS_NO_MEMORY;
@@ -70,9 +70,14 @@ NTSTATUS soft_va_insert(struct soft_vaspace *va, UINT64 start, UINT64 size,
     r->alloc = alloc;
     r->cpu = cpu;
     pthread_rwlock_wrlock(&va->lock);
-    node = tsearch(r, &va->tree, range_cmp);
+    {
+        /* the node is only ours to read while the lock is held: a
+         * concurrent tdelete may free or reuse it right after */
+        void *node = tsearch(r, &va->tree, range_cmp);
+        inserted = node && *(struct soft_va_range **)node == r;
+    }
     pthread_rwlock_unlock(&va->lock);
-    if (!node || *(struct soft_va_range **)node != r) {
+    if (!inserted) {
         free(r);
         return STATUS_NO_MEMORY;
     }

@@ -1,0 +1,218 @@
+/*
+ * DRM miniport: DxgkDdiSubmitCommand and DxgkDdiSubmitCommandVirtual.
+ *
+ * A command buffer is the kernel driver's native stream, handed over as it
+ * is (kmtdrm.h): on virtio_gpu, virgl commands in one VIRTGPU_EXECBUFFER.
+ * There is no GPU virtual address space behind the adapter, so a virtual
+ * submission's DmaBufferVirtualAddress is the stream's CPU address in this
+ * process (D3DKMT_SUBMITCOMMAND.Commands), read by the kernel right here;
+ * a legacy one is the DMA buffer DxgkDdiRender filled, with the GEM objects
+ * of its allocation list.
+ *
+ * Completion: every submission also signals the next point of the
+ * adapter's ring (a timeline syncobj, kernel out-syncobj [0]); the watcher
+ * reports DMA_COMPLETED when the ring reaches it.  A submission the kernel
+ * refuses faults the device like hardware would (DMA_PAGE_FAULTED at the
+ * stream's address for EFAULT, DMA_FAULTED with the errno's status
+ * otherwise) and completes after the submissions before it; the DDI itself
+ * then succeeds, so the core never sees the two interrupts out of order.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drm_miniport.h"
+
+#define MAX_LIST_BOS 256u                /* the context's allocation list (drm_context.c) */
+
+struct plan {
+    struct kdrm_job job;
+    UINT32 bos[MAX_LIST_BOS];
+    struct kdrm_sync_point waits[KMT_DRM_SUBMIT_MAX_SYNCS];
+    struct kdrm_sync_point signals[1 + KMT_DRM_SUBMIT_MAX_SYNCS];
+};
+
+static void plan_init(struct plan *p, const void *cmds, UINT size)
+{
+    memset(&p->job, 0, sizeof(p->job));
+    p->job.cmds = cmds;
+    p->job.size = size;
+    p->job.bos = p->bos;
+    p->job.waits = p->waits;
+    p->job.signals = p->signals;
+    p->job.nsignals = 1;                 /* the ring point, filled at submission */
+}
+
+bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq)
+{
+    bool any = false;
+
+    while (!list_empty(&a->exec.inflight)) {
+        struct kdrm_submission *s = LIST_ENTRY(a->exec.inflight.next, struct kdrm_submission, entry);
+
+        if (s->point > done)
+            break;
+        list_remove(&s->entry);
+        s->ctx->block->completed_point = s->point;
+        s->ctx->block->last_completed_fence = s->fence_id;
+        /* fence ids rise per node: the newest retires every older one */
+        irq->InterruptType = DXGK_INTERRUPT_DMA_COMPLETED;
+        irq->DmaCompleted.SubmissionFenceId = s->fence_id;
+        irq->DmaCompleted.NodeOrdinal = s->node;
+        atomic_fetch_sub(&a->submissions, 1);
+        free(s);
+        any = true;
+    }
+    return any;
+}
+
+static void raise_fault(struct kdrm_adapter *a, UINT fence_id, UINT node, int err, const void *cmds)
+{
+    DXGKARGCB_NOTIFY_INTERRUPT_DATA irq = { 0 };
+
+    if (err == -EFAULT) {
+        irq.InterruptType = DXGK_INTERRUPT_DMA_PAGE_FAULTED;
+        irq.DmaPageFaulted.FaultedFenceId = fence_id;
+        irq.DmaPageFaulted.NodeOrdinal = node;
+        irq.DmaPageFaulted.FaultedVirtualAddress = (D3DGPU_VIRTUAL_ADDRESS)(uintptr_t)cmds;
+    } else {
+        irq.InterruptType = DXGK_INTERRUPT_DMA_FAULTED;
+        irq.DmaFaulted.FaultedFenceId = fence_id;
+        irq.DmaFaulted.NodeOrdinal = node;
+        irq.DmaFaulted.Status = kdrm_status_from_errno(err);
+    }
+    kdrm_raise(a, &irq);
+}
+
+/* Hands the plan to the kernel (unless `err` already refused it or it is
+ * NullRendering) and records its completion point. */
+static NTSTATUS submit_plan(struct kdrm_adapter *a, struct kdrm_context *c, UINT fence_id, UINT node,
+                            struct plan *p, int err, bool null_rendering)
+{
+    struct kdrm_exec *x = &a->exec;
+    struct kdrm_submission *s = calloc(1, sizeof(*s));
+    UINT64 point;
+
+    if (!s)
+        return STATUS_NO_MEMORY;
+    pthread_mutex_lock(&x->lock);
+    point = ++x->ring_next;
+    p->signals[0].handle = x->ring;
+    p->signals[0].flags = 0;
+    p->signals[0].point = point;
+    pthread_mutex_unlock(&x->lock);
+
+    if (!err && !null_rendering)
+        err = a->family->submit ? a->family->submit(a, c, &p->job) : -ENOSYS;
+    if (err) {
+        /* the fault first: once recorded, the watcher may complete it */
+        kdrm_trace(a, KMT_TRACE_WARN, __func__, "submission %u refused: %s\n", fence_id, strerror(-err));
+        raise_fault(a, fence_id, node, err, p->job.cmds);
+    }
+
+    pthread_mutex_lock(&x->lock);
+    if (err || null_rendering) {
+        /* no ring point was added: it completes with the one before it */
+        if (x->ring_next == point)
+            x->ring_next--;
+        point = x->ring_next;
+    }
+    s->ctx = c;
+    s->point = point;
+    s->fence_id = fence_id;
+    s->node = node;
+    list_add_tail(&x->inflight, &s->entry);
+    atomic_fetch_add(&a->submissions, 1);
+    c->block->submitted_point = point;
+    c->block->last_submitted_fence = fence_id;
+    if (err)
+        c->block->faults++;
+    else if (!null_rendering)
+        c->block->submissions++;
+    kdrm_watch_arm_ring_locked(a);
+    if (err || null_rendering)
+        kdrm_watch_kick(a);              /* its point may have signalled long ago */
+    pthread_mutex_unlock(&x->lock);
+    return STATUS_SUCCESS;
+}
+
+/* Waits and signals name fences whose syncobj was handed out; never the
+ * ring or a syncobj the miniport does not own. */
+static int take_points(struct kdrm_adapter *a, const KMT_DRM_SYNC_POINT *in, UINT n, struct kdrm_sync_point *out)
+{
+    for (UINT i = 0; i < n; i++) {
+        struct kdrm_fence *f = kdrm_fence_find(a, NULL, in[i].SyncobjHandle);
+
+        if (!in[i].SyncobjHandle || in[i].Reserved || !f || !f->exported)
+            return -EINVAL;
+        out[i].handle = in[i].SyncobjHandle;
+        out[i].flags = 0;
+        out[i].point = in[i].Point;
+    }
+    return 0;
+}
+
+static int parse_private(struct kdrm_adapter *a, const void *data, UINT size, struct plan *p)
+{
+    const KMT_DRM_SUBMIT *d = data;
+    int err;
+
+    if (!size)
+        return 0;
+    if (size != sizeof(*d) || d->Magic != KMT_DRM_MAGIC || d->Version != KMT_DRM_VERSION || d->Reserved ||
+        d->NumBoHandles > KMT_DRM_SUBMIT_MAX_BOS || d->NumWaits > KMT_DRM_SUBMIT_MAX_SYNCS ||
+        d->NumSignals > KMT_DRM_SUBMIT_MAX_SYNCS)
+        return -EINVAL;
+    memcpy(p->bos, d->BoHandles, d->NumBoHandles * sizeof(UINT32));
+    p->job.nbos = d->NumBoHandles;
+    pthread_mutex_lock(&a->exec.lock);
+    err = take_points(a, d->Waits, d->NumWaits, p->waits);
+    if (!err)
+        err = take_points(a, d->Signals, d->NumSignals, p->signals + 1);
+    pthread_mutex_unlock(&a->exec.lock);
+    p->job.nwaits = d->NumWaits;
+    p->job.nsignals = 1 + d->NumSignals;
+    return err;
+}
+
+NTSTATUS APIENTRY kdrm_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUBMITCOMMANDVIRTUAL *args)
+{
+    struct kdrm_adapter *a = hAdapter;
+    struct kdrm_context *c = args->hContext;
+    struct plan *p = malloc(sizeof(*p));
+    NTSTATUS status;
+    int err;
+
+    if (!p)
+        return STATUS_NO_MEMORY;
+    plan_init(p, (const void *)(uintptr_t)args->DmaBufferVirtualAddress, args->DmaBufferSize);
+    err = parse_private(a, args->pDmaBufferPrivateData, args->DmaBufferPrivateDataSize, p);
+    status = submit_plan(a, c, args->SubmissionFenceId, args->NodeOrdinal, p, err, args->Flags.NullRendering);
+    free(p);
+    return status;
+}
+
+NTSTATUS APIENTRY kdrm_submit_command(HANDLE hAdapter, const DXGKARG_SUBMITCOMMAND *args)
+{
+    struct kdrm_adapter *a = hAdapter;
+    struct kdrm_context *c = args->hContext;
+    UINT start = args->DmaBufferSubmissionStartOffset, end = args->DmaBufferSubmissionEndOffset;
+    struct plan *p = malloc(sizeof(*p));
+    NTSTATUS status;
+    int err = 0;
+
+    if (!p)
+        return STATUS_NO_MEMORY;
+    plan_init(p, (const char *)args->pKmtDmaBuffer + start, end >= start ? end - start : 0);
+    if (end < start || end > args->DmaBufferSize || args->KmtAllocationListSize > MAX_LIST_BOS)
+        err = -EINVAL;
+    for (UINT i = 0; !err && i < args->KmtAllocationListSize; i++) {
+        const struct kdrm_bo *bo = args->pKmtAllocationList[i].hDeviceSpecificAllocation;
+
+        if (bo)
+            p->bos[p->job.nbos++] = bo->handle;
+    }
+    status = submit_plan(a, c, args->SubmissionFenceId, args->NodeOrdinal, p, err, args->Flags.NullRendering);
+    free(p);
+    return status;
+}

@@ -1,0 +1,251 @@
+/*
+ * DRM miniport: the watcher, the adapter's interrupt line.
+ *
+ * One thread per adapter (started with the first context or the first
+ * fence handed out) sleeps on an eventfd.  The kernel signals it through
+ * SYNCOBJ_EVENTFD registrations, one pending at a time per timeline:
+ *   the ring      the adapter's submission timeline: a registration on the
+ *                 oldest submission's point; when it fires, every submission
+ *                 up to the ring's value completed -> DMA_COMPLETED
+ *   a fence       handed out by QUERY_FENCE: a registration on its next
+ *                 point; when the kernel signalled it (a submission's
+ *                 out-syncobj, the UMD's own ioctl) the watcher raises the
+ *                 core's value to the timeline's (compare-and-swap, never
+ *                 lower) -> MONITORED_FENCE_SIGNALED
+ * Registrations are one-shot and cannot be taken back; the kernel frees
+ * them when they fire or their syncobj is destroyed.  If one cannot be
+ * made (the fault hook, a kernel without memory), the watcher polls every
+ * millisecond instead of sleeping, so no completion is ever lost.
+ * Interrupts are raised with no lock held.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "drm_miniport.h"
+
+/* Set when the adapter was stopped from inside one of the watcher's own
+ * interrupts: the adapter is gone when the interrupt returns. */
+static __thread bool stopped_under_me;
+
+void kdrm_exec_init(struct kdrm_adapter *a)
+{
+    pthread_mutex_init(&a->exec.lock, NULL);
+    list_init(&a->exec.fences);
+    list_init(&a->exec.inflight);
+    a->exec.evfd = -1;
+}
+
+void kdrm_raise(struct kdrm_adapter *a, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq)
+{
+    if (a->dxgkrnl.DxgkCbNotifyInterrupt)
+        a->dxgkrnl.DxgkCbNotifyInterrupt(a->dxgkrnl.DeviceHandle, irq);
+}
+
+void kdrm_watch_kick(struct kdrm_adapter *a)
+{
+    UINT64 one = 1;
+
+    if (a->exec.evfd >= 0 && write(a->exec.evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "eventfd write failed: %s\n", strerror(errno));
+}
+
+static bool arm(struct kdrm_adapter *a, UINT32 syncobj, UINT64 point)
+{
+    int err = kdrm_syncobj_eventfd(a, syncobj, point, a->exec.evfd);
+
+    if (err < 0) {
+        kdrm_trace(a, KMT_TRACE_WARN, __func__, "SYNCOBJ_EVENTFD(%u, %llu): %s; polling\n", syncobj,
+                   (unsigned long long)point, strerror(-err));
+        a->exec.degraded = true;
+        kdrm_watch_kick(a);
+        return false;
+    }
+    return true;
+}
+
+void kdrm_watch_arm_ring_locked(struct kdrm_adapter *a)
+{
+    struct kdrm_exec *x = &a->exec;
+    struct kdrm_submission *oldest;
+
+    if (x->ring_armed || list_empty(&x->inflight) || x->evfd < 0)
+        return;
+    oldest = LIST_ENTRY(x->inflight.next, struct kdrm_submission, entry);
+    if (!oldest->point) {
+        kdrm_watch_kick(a);                  /* completes with nothing before it */
+        return;
+    }
+    if (arm(a, x->ring, oldest->point))
+        x->ring_armed = oldest->point;
+}
+
+void kdrm_watch_arm_fence_locked(struct kdrm_adapter *a, struct kdrm_fence *f)
+{
+    if (!f->exported || f->armed || f->point == UINT64_MAX || a->exec.evfd < 0)
+        return;
+    if (arm(a, f->syncobj, f->point + 1))
+        f->armed = f->point + 1;
+}
+
+/* Raises the core's value to the kernel's; true if it rose. */
+static bool raise_value(_Atomic UINT64 *value, UINT64 to)
+{
+    UINT64 cur = atomic_load_explicit(value, memory_order_acquire);
+
+    while (to > cur)
+        if (atomic_compare_exchange_weak_explicit(value, &cur, to, memory_order_acq_rel, memory_order_acquire))
+            return true;
+    return false;
+}
+
+static bool scan_fences(struct kdrm_adapter *a)
+{
+    struct kdrm_fence *f;
+    bool raised = false;
+
+    LIST_FOR_EACH_ENTRY(f, &a->exec.fences, struct kdrm_fence, entry) {
+        UINT64 now;
+
+        if (!f->exported || kdrm_syncobj_query(a, f->syncobj, false, &now) < 0)
+            continue;
+        if (now > f->point) {
+            f->point = now;
+            raised |= raise_value(f->value, now);
+        }
+        if (f->armed && now >= f->armed)
+            f->armed = 0;                    /* it fired */
+    }
+    return raised;
+}
+
+static bool scan_ring(struct kdrm_adapter *a, DXGKARGCB_NOTIFY_INTERRUPT_DATA *done)
+{
+    struct kdrm_exec *x = &a->exec;
+    UINT64 now = 0;
+    bool retired;
+
+    if (list_empty(&x->inflight))
+        return false;
+    if (x->ring && kdrm_syncobj_query(a, x->ring, false, &now) < 0)
+        return false;
+    retired = kdrm_submissions_retire_locked(a, now, done);
+    if (x->ring_armed && now >= x->ring_armed)
+        x->ring_armed = 0;
+    return retired;
+}
+
+/* After the interrupts: a registration for a point that signalled in
+ * between fires at once, so nothing is lost by arming late. */
+static void rearm(struct kdrm_adapter *a)
+{
+    struct kdrm_fence *f;
+
+    LIST_FOR_EACH_ENTRY(f, &a->exec.fences, struct kdrm_fence, entry)
+        kdrm_watch_arm_fence_locked(a, f);
+    kdrm_watch_arm_ring_locked(a);
+}
+
+static void wait_for_kernel(struct kdrm_adapter *a, bool poll_only)
+{
+    struct pollfd p = { .fd = a->exec.evfd, .events = POLLIN };
+    UINT64 count;
+
+    if (poll(&p, 1, poll_only ? 1 : -1) > 0 && read(a->exec.evfd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "eventfd read failed: %s\n", strerror(errno));
+}
+
+static void *watch_thread(void *arg)
+{
+    struct kdrm_adapter *a = arg;
+    struct kdrm_exec *x = &a->exec;
+    bool degraded = false;
+
+    for (;;) {
+        DXGKARGCB_NOTIFY_INTERRUPT_DATA done = { 0 };
+        bool fences, retired;
+
+        wait_for_kernel(a, degraded);
+        pthread_mutex_lock(&x->lock);
+        if (x->stop) {
+            pthread_mutex_unlock(&x->lock);
+            break;
+        }
+        fences = scan_fences(a);
+        retired = scan_ring(a, &done);
+        pthread_mutex_unlock(&x->lock);
+        if (fences) {
+            DXGKARGCB_NOTIFY_INTERRUPT_DATA irq = { .InterruptType = DXGK_INTERRUPT_MONITORED_FENCE_SIGNALED };
+            kdrm_raise(a, &irq);
+        }
+        if (retired && !stopped_under_me)
+            kdrm_raise(a, &done);
+        if (stopped_under_me)
+            break;
+        pthread_mutex_lock(&x->lock);
+        x->degraded = false;                 /* set again by a failed registration */
+        if (!x->stop)
+            rearm(a);
+        degraded = x->degraded || (x->ring_armed == 0 && !list_empty(&x->inflight));
+        pthread_mutex_unlock(&x->lock);
+    }
+    return NULL;
+}
+
+int kdrm_watch_start_locked(struct kdrm_adapter *a)
+{
+    struct kdrm_exec *x = &a->exec;
+    int err;
+
+    if (x->watching)
+        return 0;
+    if ((x->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+        return -errno;
+    x->stop = false;
+    if ((err = pthread_create(&x->thread, NULL, watch_thread, a))) {
+        close(x->evfd);
+        x->evfd = -1;
+        return -err;
+    }
+    x->watching = true;
+    return 0;
+}
+
+void kdrm_exec_stop(struct kdrm_adapter *a)
+{
+    struct kdrm_exec *x = &a->exec;
+    struct kdrm_fence *f, *next;
+
+    pthread_mutex_lock(&x->lock);
+    x->stop = true;
+    kdrm_watch_kick(a);
+    pthread_mutex_unlock(&x->lock);
+    if (x->watching) {
+        /* the core may drop the adapter from an interrupt of the watcher itself */
+        if (pthread_equal(x->thread, pthread_self())) {
+            pthread_detach(x->thread);
+            stopped_under_me = true;
+        } else {
+            pthread_join(x->thread, NULL);
+        }
+        x->watching = false;
+    }
+    if (x->evfd >= 0)
+        close(x->evfd);
+    x->evfd = -1;
+    /* the core destroys fences and contexts before the adapter: normally empty */
+    LIST_FOR_EACH_ENTRY_SAFE(f, next, &x->fences, struct kdrm_fence, entry) {
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "fence %p left at adapter stop\n", (void *)f);
+        list_remove(&f->entry);
+        kdrm_syncobj_destroy(a, f->syncobj);
+        free(f);
+    }
+    if (x->ring)
+        kdrm_syncobj_destroy(a, x->ring);
+    x->ring = 0;
+}

@@ -1,0 +1,806 @@
+/*
+ * DRM miniport on real kernel drivers: monitored fences as timeline
+ * syncobjs, contexts, submission.  Expectations come from the kernel
+ * itself: a driver with timeline syncobjs and SYNCOBJ_EVENTFD gets fences
+ * backed by the kernel (the test reads the timeline with its own
+ * SYNCOBJ_QUERY); a virtio_gpu whose host runs 3D (VIRTGPU_GETPARAM) runs
+ * command buffers; everything else gets memory-only fences and refuses
+ * contexts with STATUS_NOT_SUPPORTED.  Nothing may be left in the kernel:
+ * a SYNCOBJ_DESTROY of a handle the miniport freed fails with EINVAL.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include "drm_test.h"
+#include "exec_util.h"
+
+#define REWIND 4u                        /* D3DDDICB_SIGNALFLAGS.AllowFenceRewind */
+#define VIRGL_NOP 0u                     /* a virgl command header: NOP, no payload */
+
+static UINT32 nop_stream[64];            /* zeros: up to 64 virgl NOPs */
+
+static bool kernel_fences(const struct drm_test_adapter *a)
+{
+    return (a->umd.Caps & KMT_DRM_CAP_SYNCOBJ_TIMELINE) && drm_test_kernel_has_eventfd(a->umd.DrmFd);
+}
+
+/* Kernel contexts exist for these families (no submission through kmtshim
+ * yet); on virtio_gpu only a virgl host runs command buffers. */
+static bool makes_contexts(const struct drm_test_adapter *a)
+{
+    return kernel_fences(a) && (drm_test_virgl(a) || !strcmp(a->umd.Family, "amdgpu") ||
+                                !strcmp(a->umd.Family, "i915"));
+}
+
+static unsigned open_adapters(struct drm_test_adapter *a)
+{
+    unsigned n;
+
+    kmt_test_use_miniport("drm");
+    n = drm_test_adapters(a, DRM_TEST_MAX);
+    drm_test_check_expected(a, n);
+    return n;
+}
+
+static unsigned open_virgl(struct drm_test_adapter *out)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_adapters(a), kept = 0;
+
+    for (unsigned i = 0; i < n; i++)
+        if (drm_test_virgl(&a[i]))
+            out[kept++] = a[i];
+    return kept;
+}
+
+static KMT_DRM_FENCE_INFO export_fence(D3DKMT_HANDLE adapter, D3DKMT_HANDLE fence)
+{
+    KMT_DRM_FENCE_INFO info;
+
+    ck_assert_status(drm_test_query_fence(adapter, fence, &info), STATUS_SUCCESS);
+    ck_assert_uint_ne(info.SyncobjHandle, 0);
+    return info;
+}
+
+static int raw_signal(int fd, UINT handle, UINT64 point)
+{
+    struct drm_syncobj_timeline_array s = {
+        .handles = (uintptr_t)&handle, .points = (uintptr_t)&point, .count_handles = 1,
+    };
+
+    return ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &s) ? errno : 0;
+}
+
+/* The kernel's own wait: 0, or ETIME when the point has not signalled. */
+static int raw_wait_now(int fd, UINT handle, UINT64 point)
+{
+    struct drm_syncobj_timeline_wait w = {
+        .handles = (uintptr_t)&handle, .points = (uintptr_t)&point, .timeout_nsec = 0, .count_handles = 1,
+        .flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+    };
+
+    return ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w) ? errno : 0;
+}
+
+static void assert_destroyed(int fd, UINT handle)
+{
+    ck_assert_msg(drm_test_syncobj_destroy_errno(fd, handle) == EINVAL, "syncobj %u is still alive on fd %d",
+                  handle, fd);
+}
+
+static NTSTATUS submit(D3DKMT_HANDLE context, const void *cmds, UINT length, KMT_DRM_SUBMIT *priv)
+{
+    D3DKMT_SUBMITCOMMAND sc = { 0 };
+
+    sc.Commands = (D3DGPU_VIRTUAL_ADDRESS)(uintptr_t)cmds;
+    sc.CommandLength = length;
+    sc.BroadcastContextCount = 1;
+    sc.BroadcastContext[0] = context;
+    sc.pPrivateDriverData = priv;
+    sc.PrivateDriverDataSize = priv ? sizeof(*priv) : 0;
+    return D3DKMTSubmitCommand(&sc);
+}
+
+static KMT_DRM_SUBMIT submit_desc(void)
+{
+    KMT_DRM_SUBMIT d;
+
+    memset(&d, 0, sizeof(d));
+    d.Magic = KMT_DRM_MAGIC;
+    d.Version = KMT_DRM_VERSION;
+    return d;
+}
+
+/* ---- fences ------------------------------------------------------------------------- */
+
+START_TEST(fence_backing_follows_the_kernel)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_adapters(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle);
+        bool backed = kernel_fences(&a[i]);
+        KMT_DRM_STATS before = drm_test_stats(a[i].handle), after;
+        KMT_DRM_FENCE_INFO info;
+        struct kmt_fence f;
+
+        ck_assert_uint_eq((a[i].umd.Caps & KMT_DRM_CAP_FENCES) != 0, backed);
+        ck_assert_uint_eq((a[i].umd.Caps & KMT_DRM_CAP_SYNCOBJ_EVENTFD) != 0, backed);
+        ck_assert_status(kmt_fence_create(device, 3, 0, &f), STATUS_SUCCESS);
+        after = drm_test_stats(a[i].handle);
+        ck_assert_uint_eq(after.Fences, before.Fences + backed);
+        ck_assert_uint_eq(after.Syncobjs, before.Syncobjs + backed);
+        /* the monitored fence works either way */
+        ck_assert_uint_eq(*f.cpu, 3);
+        ck_assert_uint_eq(f.gpu, 0);       /* no GPU VA behind this miniport */
+        ck_assert_status(kmt_fence_signal(device, f.handle, 8, 0), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 8, 0), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 9, 10), STATUS_TIMEOUT);
+        if (backed) {
+            /* signalled before it was handed out: the kernel has it too */
+            info = export_fence(a[i].handle, f.handle);
+            ck_assert_int_eq(info.Fd, a[i].umd.DrmFd);
+            ck_assert_uint_eq(info.KernelValue, 8);
+            ck_assert_uint_eq(drm_test_timeline_value(info.Fd, info.SyncobjHandle), 8);
+            ck_assert_int_eq(raw_wait_now(info.Fd, info.SyncobjHandle, 8), 0);
+            ck_assert_int_eq(raw_wait_now(info.Fd, info.SyncobjHandle, 9), ETIME);
+        } else {
+            ck_assert_status(drm_test_query_fence(a[i].handle, f.handle, &info), STATUS_INVALID_PARAMETER);
+            ck_assert_uint_eq(info.SyncobjHandle, 0);
+        }
+        ck_assert_status(kmt_syncobj_destroy(f.handle), STATUS_SUCCESS);
+        if (backed)
+            assert_destroyed(a[i].umd.DrmFd, info.SyncobjHandle);
+        after = drm_test_stats(a[i].handle);
+        ck_assert_uint_eq(after.Fences, before.Fences);
+        ck_assert_uint_eq(after.Syncobjs, before.Syncobjs);
+        drm_test_destroy_device(device);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+START_TEST(cpu_signals_and_rewinds_move_the_timeline)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_adapters(a), tested = 0;
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device;
+        KMT_DRM_FENCE_INFO info;
+        struct kmt_fence f;
+        int fd = a[i].umd.DrmFd;
+
+        if (!kernel_fences(&a[i]))
+            continue;
+        tested++;
+        device = drm_test_create_device(a[i].handle);
+        ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+        info = export_fence(a[i].handle, f.handle);
+        ck_assert_uint_eq(info.KernelValue, 0);
+        ck_assert_status(kmt_fence_signal(device, f.handle, 10, 0), STATUS_SUCCESS);
+        ck_assert_uint_eq(drm_test_timeline_value(fd, info.SyncobjHandle), 10);
+        /* lower without the flag: ignored everywhere */
+        ck_assert_status(kmt_fence_signal(device, f.handle, 4, 0), STATUS_SUCCESS);
+        ck_assert_uint_eq(*f.cpu, 10);
+        ck_assert_uint_eq(drm_test_timeline_value(fd, info.SyncobjHandle), 10);
+        /* a rewind restarts the timeline at the lower value */
+        ck_assert_status(kmt_fence_signal(device, f.handle, 4, REWIND), STATUS_SUCCESS);
+        ck_assert_uint_eq(*f.cpu, 4);
+        ck_assert_uint_eq(drm_test_timeline_value(fd, info.SyncobjHandle), 4);
+        ck_assert_int_eq(raw_wait_now(fd, info.SyncobjHandle, 4), 0);
+        ck_assert_int_eq(raw_wait_now(fd, info.SyncobjHandle, 5), ETIME);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 5, 10), STATUS_TIMEOUT);
+        ck_assert_status(kmt_fence_signal(device, f.handle, 6, 0), STATUS_SUCCESS);
+        ck_assert_uint_eq(drm_test_timeline_value(fd, info.SyncobjHandle), 6);
+        /* rewinding to 0 empties it */
+        ck_assert_status(kmt_fence_signal(device, f.handle, 0, REWIND), STATUS_SUCCESS);
+        ck_assert_uint_eq(drm_test_timeline_value(fd, info.SyncobjHandle), 0);
+        ck_assert_uint_eq(*f.cpu, 0);
+        drm_test_destroy_device(device);
+        assert_destroyed(fd, info.SyncobjHandle);
+    }
+    ck_assert_msg(tested || !getenv("KMTSHIM_DRM_EXPECT"), "no adapter with timeline syncobjs in the lane");
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+struct waiter {
+    D3DKMT_HANDLE device, fence;
+    UINT64 value;
+    _Atomic NTSTATUS status;
+};
+
+static void *wait_thread(void *arg)
+{
+    struct waiter *w = arg;
+
+    atomic_store(&w->status, kmt_fence_wait(w->device, w->fence, w->value, KMT_EXEC_WAIT_MS));
+    return NULL;
+}
+
+static void start_waiter(struct waiter *w, pthread_t *t)
+{
+    atomic_store(&w->status, STATUS_PENDING);
+    ck_assert_int_eq(pthread_create(t, NULL, wait_thread, w), 0);
+    kmt_sleep_ms(50);
+    ck_assert_uint_eq(atomic_load(&w->status), STATUS_PENDING);
+}
+
+START_TEST(waiter_thread_woken_by_a_cpu_signal)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_adapters(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle);
+        struct waiter w = { .device = device, .value = 3 };
+        struct kmt_fence f;
+        pthread_t t;
+
+        ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+        w.fence = f.handle;
+        start_waiter(&w, &t);
+        ck_assert_status(kmt_fence_signal(device, f.handle, 2, 0), STATUS_SUCCESS);
+        kmt_sleep_ms(20);
+        ck_assert_uint_eq(atomic_load(&w.status), STATUS_PENDING);
+        ck_assert_status(kmt_fence_signal(device, f.handle, 3, 0), STATUS_SUCCESS);
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        ck_assert_status(atomic_load(&w.status), STATUS_SUCCESS);
+        if (kernel_fences(&a[i]))
+            ck_assert_uint_eq(export_fence(a[i].handle, f.handle).KernelValue, 3);
+        drm_test_destroy_device(device);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* Someone else signals the syncobj in the kernel (here: this test, with
+ * the raw ioctl): the watcher raises the core's value and wakes waiters. */
+START_TEST(kernel_signal_wakes_a_waiter)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_adapters(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device;
+        KMT_DRM_FENCE_INFO info;
+        struct waiter w = { .value = 9 };
+        struct kmt_fence f;
+        pthread_t t;
+
+        if (!kernel_fences(&a[i]))
+            continue;
+        device = w.device = drm_test_create_device(a[i].handle);
+        ck_assert_status(kmt_fence_create(device, 1, 0, &f), STATUS_SUCCESS);
+        info = export_fence(a[i].handle, f.handle);
+        w.fence = f.handle;
+        start_waiter(&w, &t);
+        ck_assert_int_eq(raw_signal(info.Fd, info.SyncobjHandle, 5), 0);
+        for (int ms = 0; ms < KMT_EXEC_WAIT_MS && *f.cpu != 5; ms++)
+            kmt_sleep_ms(1);
+        ck_assert_uint_eq(*f.cpu, 5);        /* raised, not enough for the waiter */
+        ck_assert_uint_eq(atomic_load(&w.status), STATUS_PENDING);
+        ck_assert_int_eq(raw_signal(info.Fd, info.SyncobjHandle, 12), 0);
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        ck_assert_status(atomic_load(&w.status), STATUS_SUCCESS);
+        ck_assert_uint_eq(*f.cpu, 12);
+        /* and again: the watcher re-armed itself */
+        ck_assert_int_eq(raw_signal(info.Fd, info.SyncobjHandle, 13), 0);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 13, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        drm_test_destroy_device(device);
+        assert_destroyed(info.Fd, info.SyncobjHandle);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+struct racer {
+    D3DKMT_HANDLE device, fence;
+    int fd;
+    UINT syncobj;
+    unsigned rounds;
+    bool kernel;                         /* raw ioctls on the syncobj, else D3DKMT */
+    int failures;
+};
+
+static _Atomic unsigned racers_done;
+
+static void *race_thread(void *arg)
+{
+    struct racer *r = arg;
+
+    for (unsigned i = 1; i <= r->rounds; i++) {
+        UINT64 v = 2 * i - (r->kernel ? 0 : 1);   /* CPU: odd values, kernel: even */
+        if (r->kernel)
+            r->failures += raw_signal(r->fd, r->syncobj, v) != 0;
+        else
+            r->failures += kmt_fence_signal(r->device, r->fence, v, 0) != STATUS_SUCCESS;
+    }
+    atomic_fetch_add(&racers_done, 1);
+    return NULL;
+}
+
+/* CPU signals and kernel signals of one fence interleave: its value only
+ * ever rises, ends at the highest, and the kernel's timeline agrees. */
+START_TEST(cpu_and_kernel_signals_race)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_adapters(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        struct racer cpu = { .rounds = 400 }, kernel = { .rounds = 400, .kernel = true };
+        KMT_DRM_FENCE_INFO info;
+        struct kmt_fence f;
+        pthread_t t[2];
+        UINT64 last = 0;
+
+        if (!kernel_fences(&a[i]))
+            continue;
+        cpu.device = drm_test_create_device(a[i].handle);
+        ck_assert_status(kmt_fence_create(cpu.device, 0, 0, &f), STATUS_SUCCESS);
+        info = export_fence(a[i].handle, f.handle);
+        cpu.fence = f.handle;
+        kernel.fd = info.Fd;
+        kernel.syncobj = info.SyncobjHandle;
+        atomic_store(&racers_done, 0);
+        ck_assert_int_eq(pthread_create(&t[0], NULL, race_thread, &cpu), 0);
+        ck_assert_int_eq(pthread_create(&t[1], NULL, race_thread, &kernel), 0);
+        while (atomic_load(&racers_done) < 2) {
+            UINT64 now = *f.cpu;
+            ck_assert_msg(now >= last, "fence value fell from %llu to %llu", (unsigned long long)last,
+                          (unsigned long long)now);
+            last = now;
+            sched_yield();
+        }
+        ck_assert_int_eq(pthread_join(t[0], NULL), 0);
+        ck_assert_int_eq(pthread_join(t[1], NULL), 0);
+        ck_assert_int_eq(cpu.failures, 0);
+        ck_assert_int_eq(kernel.failures, 0);
+        ck_assert_status(kmt_fence_wait(cpu.device, f.handle, 800, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        ck_assert_uint_eq(*f.cpu, 800);
+        ck_assert_uint_eq(drm_test_timeline_value(info.Fd, info.SyncobjHandle), 800);
+        ck_assert_status(kmt_syncobj_destroy(f.handle), STATUS_SUCCESS);
+
+        /* fences destroyed while the kernel side still signals them */
+        for (unsigned k = 0; k < 20; k++) {
+            ck_assert_status(kmt_fence_create(cpu.device, 0, 0, &f), STATUS_SUCCESS);
+            info = export_fence(a[i].handle, f.handle);
+            kernel.syncobj = info.SyncobjHandle;
+            kernel.rounds = 50;
+            kernel.failures = 0;
+            ck_assert_int_eq(pthread_create(&t[1], NULL, race_thread, &kernel), 0);
+            ck_assert_status(kmt_syncobj_destroy(f.handle), STATUS_SUCCESS);
+            ck_assert_int_eq(pthread_join(t[1], NULL), 0);
+        }
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Syncobjs, 0);
+        drm_test_destroy_device(cpu.device);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+START_TEST(no_syncobj_outlives_its_fence)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_adapters(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        UINT handles[8];
+        struct kmt_fence f[8];
+        D3DKMT_HANDLE device;
+        struct drm_syncobj_create c = { 0 };
+        int fd = a[i].umd.DrmFd;
+
+        if (!kernel_fences(&a[i]))
+            continue;
+        device = drm_test_create_device(a[i].handle);
+        for (unsigned k = 0; k < 8; k++) {
+            ck_assert_status(kmt_fence_create(device, k, 0, &f[k]), STATUS_SUCCESS);
+            handles[k] = export_fence(a[i].handle, f[k].handle).SyncobjHandle;
+        }
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Syncobjs, 8);
+        for (unsigned k = 0; k < 4; k++)
+            ck_assert_status(kmt_syncobj_destroy(f[k].handle), STATUS_SUCCESS);
+        drm_test_destroy_device(device);    /* the other four */
+        for (unsigned k = 0; k < 8; k++)
+            assert_destroyed(fd, handles[k]);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Syncobjs, 0);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Fences, 0);
+        /* the kernel hands out the lowest free id: nothing is left below */
+        ck_assert_int_eq(ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c), 0);
+        ck_assert_uint_eq(c.handle, 1);
+        ck_assert_int_eq(drm_test_syncobj_destroy_errno(fd, c.handle), 0);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+START_TEST(fence_faults_leave_nothing)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_adapters(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device;
+        struct kmt_fence f;
+
+        if (!kernel_fences(&a[i]))
+            continue;
+        device = drm_test_create_device(a[i].handle);
+        ck_assert_status(drm_test_set_fault(a[i].handle, "SYNCOBJ_CREATE", 1, ENOMEM), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_NO_MEMORY);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).FaultsFired, 1);
+        /* the initial value cannot be set: the syncobj made goes again */
+        ck_assert_status(drm_test_set_fault(a[i].handle, "SYNCOBJ_TIMELINE_SIGNAL", 1, EINVAL), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_create(device, 7, 0, &f), STATUS_INVALID_PARAMETER);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Syncobjs, 0);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Fences, 0);
+        /* a failed mirror does not fail the signal: the core's value moves */
+        ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+        ck_assert_status(drm_test_set_fault(a[i].handle, "SYNCOBJ_TIMELINE_SIGNAL", 1, ENOMEM), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_signal(device, f.handle, 2, 0), STATUS_SUCCESS);
+        ck_assert_uint_eq(*f.cpu, 2);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).FaultsFired, 1);
+        ck_assert_status(drm_test_set_fault(a[i].handle, "", 0, 0), STATUS_SUCCESS);
+        drm_test_destroy_device(device);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Syncobjs, 0);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* ---- contexts ------------------------------------------------------------------------- */
+
+START_TEST(contexts_only_where_the_kernel_runs_commands)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_adapters(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle);
+        bool runs = drm_test_virgl(&a[i]) && kernel_fences(&a[i]), makes = makes_contexts(&a[i]);
+        KMT_DRM_CONTEXT_DESC desc = { KMT_DRM_MAGIC, KMT_DRM_VERSION, 0xffff, 0xffff };
+        D3DKMT_CREATECONTEXTVIRTUAL cv = { 0 };
+        D3DKMT_CREATECONTEXT cc = { 0 };
+        UINT64 objects = KmtLiveObjectCount();
+        KMT_DRM_STATS s;
+
+        ck_assert_uint_eq((a[i].umd.Caps & KMT_DRM_CAP_SUBMIT) != 0, runs);
+        cv.hDevice = cc.hDevice = device;
+        cv.pPrivateDriverData = &desc;
+        cv.PrivateDriverDataSize = sizeof(desc);
+        if (!makes) {
+            ck_assert_status(D3DKMTCreateContextVirtual(&cv), STATUS_NOT_SUPPORTED);
+            ck_assert_status(D3DKMTCreateContext(&cc), STATUS_NOT_SUPPORTED);
+            ck_assert_uint_eq(cv.hContext, 0);
+            ck_assert_uint_eq(KmtLiveObjectCount(), objects);
+            s = drm_test_stats(a[i].handle);
+            ck_assert_uint_eq(s.Contexts, 0);
+            ck_assert_uint_eq(s.Syncobjs, 0);
+            drm_test_destroy_device(device);
+            continue;
+        }
+        ck_assert_status(D3DKMTCreateContextVirtual(&cv), STATUS_SUCCESS);
+        ck_assert_local_handle(cv.hContext);
+        if (runs)
+            ck_assert_uint_eq(desc.KernelContext, 0);  /* virtio_gpu: the fd's own virgl context */
+        else
+            ck_assert_uint_ne(desc.KernelContext, 0);  /* amdgpu / i915 context ids start at 1 */
+        ck_assert_uint_eq(desc.CanSubmit, runs);
+        ck_assert_status(D3DKMTCreateContext(&cc), STATUS_SUCCESS);
+        ck_assert_ptr_nonnull(cc.pCommandBuffer);
+        ck_assert_uint_eq(cc.CommandBufferSize, 64 * 1024);
+        ck_assert_uint_eq(cc.AllocationListSize, 256);
+        s = drm_test_stats(a[i].handle);
+        ck_assert_uint_eq(s.Contexts, 2);
+        ck_assert_uint_eq(s.Syncobjs, 1);          /* the adapter's ring */
+        /* context, its context allocation (the progress block) and handle */
+        ck_assert_uint_gt(KmtLiveObjectCount(), objects);
+        {
+            KMT_DRM_CONTEXT_INFO info = drm_test_query_context(a[i].handle, device, cv.hContext);
+            ck_assert_uint_ne(info.RingSyncobj, 0);
+            ck_assert_uint_eq(info.RingKernelValue, 0);
+            ck_assert_uint_eq(info.Submissions, 0);
+            ck_assert_status(kmt_exec_destroy_context(cv.hContext), STATUS_SUCCESS);
+            ck_assert_uint_eq(drm_test_stats(a[i].handle).Syncobjs, 1);
+            ck_assert_status(kmt_exec_destroy_context(cc.hContext), STATUS_SUCCESS);
+            /* the last context frees the ring */
+            assert_destroyed(a[i].umd.DrmFd, info.RingSyncobj);
+        }
+        s = drm_test_stats(a[i].handle);
+        ck_assert_uint_eq(s.Contexts, 0);
+        ck_assert_uint_eq(s.Syncobjs, 0);
+        ck_assert_uint_eq(KmtLiveObjectCount(), objects);
+        /* a descriptor that is not ours is refused */
+        desc.Magic = 0;
+        ck_assert_status(D3DKMTCreateContextVirtual(&cv), STATUS_INVALID_PARAMETER);
+        drm_test_destroy_device(device);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* ---- submission (a virgl host) ---------------------------------------------------------- */
+
+START_TEST(virgl_submission_completes_and_fence_follows)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_virgl(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx = kmt_exec_virtual_context(device);
+        KMT_DRM_CONTEXT_INFO info;
+        KMT_DRM_FENCE_INFO fi;
+        struct kmt_fence f;
+
+        ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+        fi = export_fence(a[i].handle, f.handle);
+        ck_assert_status(submit(ctx, nop_stream, 4, NULL), STATUS_SUCCESS);
+        ck_assert_status(kmt_gpu_signal(ctx, f.handle, 1), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        info = drm_test_query_context(a[i].handle, device, ctx);
+        /* the fence moved after the kernel signalled the submission's point */
+        ck_assert_uint_eq(info.Submissions, 1);
+        ck_assert_uint_eq(info.Faults, 0);
+        ck_assert_uint_eq(info.SubmittedPoint, 1);
+        ck_assert_uint_eq(info.CompletedPoint, 1);
+        ck_assert_uint_ge(info.RingKernelValue, 1);
+        ck_assert_uint_eq(info.LastFenceId, 1);
+        ck_assert_uint_eq(drm_test_timeline_value(fi.Fd, fi.SyncobjHandle), 1);
+        ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+
+        /* many, in order, with the fence signalled after the last */
+        for (unsigned k = 0; k < 40; k++)
+            ck_assert_status(submit(ctx, nop_stream, 4 * (1 + k % 8), NULL), STATUS_SUCCESS);
+        ck_assert_status(kmt_gpu_signal(ctx, f.handle, 41), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 41, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        info = drm_test_query_context(a[i].handle, device, ctx);
+        ck_assert_uint_eq(info.Submissions, 41);
+        ck_assert_uint_eq(info.CompletedPoint, 41);
+        ck_assert_uint_ge(info.RingKernelValue, 41);
+        ck_assert_uint_eq(info.LastFenceId, 41);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Submissions, 0);
+        ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+        drm_test_destroy_device(device);
+        assert_destroyed(info.Fd, info.RingSyncobj);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* The submission's own out-syncobj signals the monitored fence: no CPU
+ * signal in between, the watcher raises the value when the host is done. */
+START_TEST(virgl_submission_signals_a_fence_itself)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_virgl(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx = kmt_exec_virtual_context(device);
+        KMT_DRM_SUBMIT d = submit_desc();
+        KMT_DRM_ALLOCATION_DESC ad;
+        KMT_DRM_FENCE_INFO in, out;
+        struct kmt_fence fin, fout;
+        struct waiter w = { .device = device, .value = 5 };
+        D3DKMT_HANDLE alloc;
+        pthread_t t;
+        void *p;
+
+        ck_assert_status(drm_test_create(device, 1, 4096, &alloc, NULL, &ad), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_create(device, 2, 0, &fin), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_create(device, 0, 0, &fout), STATUS_SUCCESS);
+        in = export_fence(a[i].handle, fin.handle);
+        out = export_fence(a[i].handle, fout.handle);
+        w.fence = fout.handle;
+        start_waiter(&w, &t);
+        d.NumBoHandles = 1;
+        d.BoHandles[0] = ad.GemHandle;
+        d.NumWaits = 1;
+        d.Waits[0].SyncobjHandle = in.SyncobjHandle;
+        d.Waits[0].Point = 2;
+        d.NumSignals = 1;
+        d.Signals[0].SyncobjHandle = out.SyncobjHandle;
+        d.Signals[0].Point = 5;
+        ck_assert_status(submit(ctx, nop_stream, 8, &d), STATUS_SUCCESS);
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        ck_assert_status(atomic_load(&w.status), STATUS_SUCCESS);
+        ck_assert_uint_eq(*fout.cpu, 5);
+        ck_assert_uint_eq(drm_test_timeline_value(out.Fd, out.SyncobjHandle), 5);
+        /* the object it named was fenced by the kernel: Lock waits and works */
+        ck_assert_status(drm_test_lock(device, alloc, 0, &p), STATUS_SUCCESS);
+        ck_assert_status(drm_test_unlock(device, alloc), STATUS_SUCCESS);
+        ck_assert_uint_eq(drm_test_query_context(a[i].handle, device, ctx).Faults, 0);
+
+        /* the ring and anything not handed out cannot be named */
+        d.Signals[0].SyncobjHandle = drm_test_query_context(a[i].handle, device, ctx).RingSyncobj;
+        ck_assert_status(submit(ctx, nop_stream, 4, &d), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, fout.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+        ck_assert_uint_eq(drm_test_query_context(a[i].handle, device, ctx).Faults, 1);
+        drm_test_destroy_device(device);
+        assert_destroyed(in.Fd, in.SyncobjHandle);
+        assert_destroyed(out.Fd, out.SyncobjHandle);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+START_TEST(virgl_legacy_render_path)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_virgl(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), alloc;
+        D3DKMT_CREATECONTEXT cc;
+        D3DKMT_HANDLE ctx = kmt_exec_legacy_context(device, &cc);
+        D3DKMT_RENDER r = { 0 };
+        KMT_DRM_CONTEXT_INFO info;
+        struct kmt_fence f;
+
+        ck_assert_status(drm_test_create(device, 1, 4096, &alloc, NULL, NULL), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+        memset(cc.pCommandBuffer, 0, 16);  /* four virgl NOPs */
+        cc.pAllocationList[0].hAllocation = alloc;
+        cc.pAllocationList[0].WriteOperation = 1;
+        r.hContext = ctx;
+        r.CommandLength = 16;
+        r.AllocationCount = 1;
+        ck_assert_status(D3DKMTRender(&r), STATUS_SUCCESS);
+        ck_assert_status(kmt_gpu_signal(ctx, f.handle, 1), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        info = drm_test_query_context(a[i].handle, device, ctx);
+        ck_assert_uint_eq(info.Submissions, 1);
+        ck_assert_uint_eq(info.CompletedPoint, 1);
+        /* no GPU addresses to patch here */
+        r.PatchLocationCount = 1;
+        ck_assert_status(D3DKMTRender(&r), STATUS_INVALID_PARAMETER);
+        ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+        drm_test_destroy_device(device);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+START_TEST(virgl_bad_stream_address_page_faults)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_virgl(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx = kmt_exec_virtual_context(device);
+        D3DKMT_GETDEVICESTATE gs = { 0 };
+        struct kmt_fence f;
+
+        ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+        ck_assert_status(submit(ctx, nop_stream, 4, NULL), STATUS_SUCCESS);
+        ck_assert_status(submit(ctx, (const void *)(uintptr_t)0x1000, 64, NULL), STATUS_SUCCESS);
+        /* the device faults: its fences jump to the maximum */
+        ck_assert_status(kmt_fence_wait(device, f.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT);
+        gs.hDevice = device;
+        gs.StateType = D3DKMT_DEVICESTATE_PAGE_FAULT;
+        ck_assert_status(D3DKMTGetDeviceState(&gs), STATUS_SUCCESS);
+        ck_assert_uint_eq(gs.PageFaultState.FaultedVirtualAddress, 0x1000);
+        ck_assert_status(submit(ctx, nop_stream, 4, NULL), STATUS_DEVICE_REMOVED);
+        ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Submissions, 0);
+        drm_test_destroy_device(device);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+START_TEST(virgl_destroy_device_with_work_in_flight)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_virgl(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx[2];
+        UINT ring, fences[2];
+        struct kmt_fence f[2];
+        KMT_DRM_STATS s;
+
+        ctx[0] = kmt_exec_virtual_context(device);
+        ctx[1] = kmt_exec_virtual_context(device);
+        for (unsigned k = 0; k < 2; k++) {
+            ck_assert_status(kmt_fence_create(device, 0, 0, &f[k]), STATUS_SUCCESS);
+            fences[k] = export_fence(a[i].handle, f[k].handle).SyncobjHandle;
+        }
+        ring = drm_test_query_context(a[i].handle, device, ctx[0]).RingSyncobj;
+        for (unsigned k = 0; k < 30; k++) {
+            ck_assert_status(submit(ctx[k % 2], nop_stream, sizeof(nop_stream), NULL), STATUS_SUCCESS);
+            ck_assert_status(kmt_gpu_signal(ctx[k % 2], f[k % 2].handle, k + 1), STATUS_SUCCESS);
+        }
+        ck_assert_status(kmt_gpu_wait(ctx[0], f[1].handle, 1000), STATUS_SUCCESS); /* never signalled */
+        drm_test_destroy_device(device);
+        s = drm_test_stats(a[i].handle);
+        ck_assert_uint_eq(s.Contexts, 0);
+        ck_assert_uint_eq(s.Submissions, 0);
+        ck_assert_uint_eq(s.Fences, 0);
+        ck_assert_uint_eq(s.Syncobjs, 0);
+        assert_destroyed(a[i].umd.DrmFd, ring);
+        assert_destroyed(a[i].umd.DrmFd, fences[0]);
+        assert_destroyed(a[i].umd.DrmFd, fences[1]);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+START_TEST(virgl_kernel_faults)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_virgl(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx;
+        D3DKMT_CREATECONTEXTVIRTUAL cv = { 0 };
+        struct kmt_fence f;
+
+        /* no ring, no context */
+        cv.hDevice = device;
+        ck_assert_status(drm_test_set_fault(a[i].handle, "SYNCOBJ_CREATE", 1, ENOMEM), STATUS_SUCCESS);
+        ck_assert_status(D3DKMTCreateContextVirtual(&cv), STATUS_NO_MEMORY);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Contexts, 0);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Syncobjs, 0);
+
+        /* a registration the watcher cannot make: it polls, nothing is lost */
+        ctx = kmt_exec_virtual_context(device);
+        ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+        ck_assert_status(drm_test_set_fault(a[i].handle, "SYNCOBJ_EVENTFD", 1, ENOMEM), STATUS_SUCCESS);
+        ck_assert_status(submit(ctx, nop_stream, 4, NULL), STATUS_SUCCESS);
+        ck_assert_status(kmt_gpu_signal(ctx, f.handle, 1), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).FaultsFired, 1);
+
+        /* the kernel refuses a submission: a DMA fault, in order */
+        ck_assert_status(drm_test_set_fault(a[i].handle, "VIRTGPU_EXECBUFFER", 1, EINVAL), STATUS_SUCCESS);
+        ck_assert_status(submit(ctx, nop_stream, 4, NULL), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+        ck_assert_uint_eq(drm_test_query_context(a[i].handle, device, ctx).Faults, 1);
+        drm_test_destroy_device(device);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Syncobjs, 0);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Submissions, 0);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("drm_exec");
+    TCase *fences = tcase_create("fences");
+    TCase *exec = tcase_create("exec");
+
+    tcase_set_timeout(fences, 60);
+    tcase_add_test(fences, fence_backing_follows_the_kernel);
+    tcase_add_test(fences, cpu_signals_and_rewinds_move_the_timeline);
+    tcase_add_test(fences, waiter_thread_woken_by_a_cpu_signal);
+    tcase_add_test(fences, kernel_signal_wakes_a_waiter);
+    tcase_add_test(fences, cpu_and_kernel_signals_race);
+    tcase_add_test(fences, no_syncobj_outlives_its_fence);
+    tcase_add_test(fences, fence_faults_leave_nothing);
+    suite_add_tcase(s, fences);
+
+    tcase_set_timeout(exec, 60);
+    tcase_add_test(exec, contexts_only_where_the_kernel_runs_commands);
+    tcase_add_test(exec, virgl_submission_completes_and_fence_follows);
+    tcase_add_test(exec, virgl_submission_signals_a_fence_itself);
+    tcase_add_test(exec, virgl_legacy_render_path);
+    tcase_add_test(exec, virgl_bad_stream_address_page_faults);
+    tcase_add_test(exec, virgl_destroy_device_with_work_in_flight);
+    tcase_add_test(exec, virgl_kernel_faults);
+    suite_add_tcase(s, exec);
+    return kmt_test_run(s);
+}

@@ -240,9 +240,10 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
             goto out_free;
         }
     } else {
-        memset(small_allocs, 0, sizeof(small_allocs));
-        memset(small_info, 0, sizeof(small_info));
-        memset(small_open, 0, sizeof(small_open));
+        /* only what this call uses: the common single allocation is the hot path */
+        memset(small_allocs, 0, a->count * sizeof(small_allocs[0]));
+        memset(small_info, 0, a->count * sizeof(small_info[0]));
+        memset(small_open, 0, a->count * sizeof(small_open[0]));
     }
 
     /* 1. memory and handles: resource first, then allocations in order, so

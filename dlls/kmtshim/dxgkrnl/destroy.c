@@ -68,13 +68,6 @@ static void account_free(struct dxgk_allocation *alloc)
                                   alloc->size, memory_order_relaxed);
 }
 
-static void notify_children_gone(struct dxgk_device *device)
-{
-    pthread_mutex_lock(&device->list_lock);
-    pthread_cond_broadcast(&device->children_gone);
-    pthread_mutex_unlock(&device->list_lock);
-}
-
 /* ---- reclaim -------------------------------------------------------------- */
 
 static bool resource_destroying(struct dxgk_resource *res)
@@ -133,8 +126,6 @@ void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count)
             kmt_object_put(&res->obj);
         goto out;
     }
-    for (UINT i = 0; i < count; i++)
-        list_remove(&allocs[i]->entry);
     hres = res ? res->driver_resource : NULL;
     pthread_mutex_unlock(&device->list_lock);
 
@@ -145,12 +136,19 @@ void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count)
     }
     dxgk_ddi_close_allocations(device, bound, nbound);
     dxgk_ddi_destroy_allocations(device->adapter, drv, count, res ? &hres : NULL, false);
-    if (res) {
-        pthread_mutex_lock(&device->list_lock);
+
+    /* Off the device's lists only now that the miniport freed them: a
+     * DestroyDevice waiting for its children must not reach
+     * DxgkDdiDestroyDevice before these DxgkDdiDestroyAllocation calls. */
+    pthread_mutex_lock(&device->list_lock);
+    if (res)
         res->driver_resource = hres;
-        pthread_mutex_unlock(&device->list_lock);
+    for (UINT i = 0; i < count; i++)
+        list_remove(&allocs[i]->entry);
+    pthread_cond_broadcast(&device->children_gone);
+    pthread_mutex_unlock(&device->list_lock);
+    if (res)
         pthread_mutex_unlock(&res->ddi_lock);
-    }
 
     for (UINT i = 0; i < count; i++) {
         struct dxgk_reclaim_wait *w = allocs[i]->waiter;
@@ -161,7 +159,6 @@ void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count)
         if (res)
             kmt_object_put(&res->obj);
     }
-    notify_children_gone(device);
     for (UINT i = 0; i < count; i++)
         dxgk_device_put(device);
 out:
@@ -198,8 +195,9 @@ void dxgk_resource_last_ref(struct kmt_object *obj)
     UINT count, nbound = 0, i = 0;
     bool one_by_one;
 
+    /* Every allocation still listed was released into the resource; nobody
+     * else reaches them now. */
     pthread_mutex_lock(&device->list_lock);
-    list_remove(&res->entry);
     count = list_count(&res->allocations);
     pthread_mutex_unlock(&device->list_lock);
 
@@ -237,8 +235,12 @@ void dxgk_resource_last_ref(struct kmt_object *obj)
         dxgk_device_put(device);
     }
     waiter_done(res->waiter);
+    /* off the device's list only after the miniport freed it (see above) */
+    pthread_mutex_lock(&device->list_lock);
+    list_remove(&res->entry);
+    pthread_cond_broadcast(&device->children_gone);
+    pthread_mutex_unlock(&device->list_lock);
     dxgk_resource_free(res);
-    notify_children_gone(device);
     dxgk_device_put(device);
 }
 

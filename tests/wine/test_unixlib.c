@@ -297,6 +297,31 @@ static NTSTATUS gpu_signal_v1(struct events_env *env, D3DKMT_HANDLE obj)
     return call_desc(KMT_UNIX_SignalSynchronizationObject, &s);
 }
 
+/* Closes the context's queue behind a GPU wait on a new fence: what is
+ * queued next runs on the scheduler's thread once the gate opens, not on
+ * the calling thread (which delivers its own sets). */
+static D3DKMT_HANDLE close_gate(struct events_env *env)
+{
+    D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU wg;
+    D3DKMT_HANDLE gate = 0;
+    UINT64 one = 1;
+
+    tap(create_fence(env, &gate) == STATUS_SUCCESS, "events: a gate fence");
+    memset(&wg, 0, sizeof(wg));
+    wg.hContext = env->ctx;
+    wg.ObjectCount = 1;
+    wg.ObjectHandleArray = &gate;
+    wg.MonitoredFenceValueArray = &one;
+    tap(call_desc(KMT_UNIX_WaitForSynchronizationObjectFromGpu, &wg) == STATUS_SUCCESS,
+        "events: the context waits behind the gate");
+    return gate;
+}
+
+static void open_gate(struct events_env *env, D3DKMT_HANDLE gate)
+{
+    tap(cpu_signal(env, gate, 1) == STATUS_SUCCESS, "events: the gate opens");
+}
+
 static int events_setup(struct events_env *env)
 {
     struct kmt_events_init_params init = { 0 };
@@ -379,12 +404,19 @@ static void test_notification_events(struct events_env *env)
         pthread_t thread;
         NTSTATUS woke = 1;
 
+        D3DKMT_HANDLE gate;
+
         tap(pthread_create(&thread, NULL, waiter, &woke) == 0, "events: a pump thread waits");
         usleep(50000);
         tap(woke == 1, "events: the pump sleeps while nothing is queued");
+        gate = close_gate(env);
         tap(gpu_signal_v1(env, note) == STATUS_SUCCESS, "events: a GPU-queued signal of the notification");
+        usleep(20000);
+        tap(woke == 1 && *env->pending == 0, "events: nothing set while the gate is closed");
+        open_gate(env, gate);
         pthread_join(thread, NULL);
         tap(woke == STATUS_SUCCESS, "events: the scheduler's set woke the pump");
+        tap(destroy_syncobj(gate) == STATUS_SUCCESS, "events: the gate goes");
     }
     tap(take_is(&set1, 1) && *env->pending == 0, "events: one SET of the event, queue empty after");
     /* two sets nobody delivered are one; the destroy's release follows them */
@@ -446,6 +478,7 @@ static void test_oneshot_events(struct events_env *env)
         /* EnqueueCpuEvent: set on the scheduler's thread, the pump wakes */
         const struct kmt_event_op marker = { (uintptr_t)EV(6), KMT_EVENT_SET | KMT_EVENT_CLOSE, 0 };
         D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2 s;
+        D3DKMT_HANDLE gate = close_gate(env);
 
         memset(&s, 0, sizeof(s));
         s.hContext = env->ctx;
@@ -453,8 +486,10 @@ static void test_oneshot_events(struct events_env *env)
         s.CpuEventHandle = EV(6);
         tap(call_event(KMT_UNIX_SignalSynchronizationObject2, &s, EV(6), &owned) == STATUS_SUCCESS && owned,
             "events: EnqueueCpuEvent");
+        open_gate(env, gate);
         pthread_join(thread, NULL);
         tap(woke == STATUS_SUCCESS && take_is(&marker, 1), "events: the pump woke for it; SET+CLOSE");
+        tap(destroy_syncobj(gate) == STATUS_SUCCESS, "events: the gate goes");
     }
     tap(async_wait(env->device, fence, 1, EV(4), &owned) == STATUS_SUCCESS && owned == 1 && take_is(&done4, 1),
         "events: a wait satisfied already queues SET+CLOSE before it returns");

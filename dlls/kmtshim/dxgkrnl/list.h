@@ -31,6 +31,18 @@ static inline void list_remove(struct list *e)
     e->next = e->prev = e;
 }
 
+/* Appends every element of `from` to `to`; `from` ends up empty. */
+static inline void list_move_tail(struct list *from, struct list *to)
+{
+    if (list_empty(from))
+        return;
+    from->next->prev = to->prev;
+    to->prev->next = from->next;
+    from->prev->next = to;
+    to->prev = from->prev;
+    list_init(from);
+}
+
 static inline unsigned list_count(const struct list *l)
 {
     unsigned n = 0;

@@ -97,6 +97,19 @@ static void deactivate(struct dxgk_sched *s, struct dxgk_context *ctx)
     }
 }
 
+/* A submission takes the next fence id of its node and the submission
+ * token: DDI calls then happen in fence order, one at a time (WDDM's
+ * level-1 scheduler class).  s->lock held. */
+static void assign_fence(struct dxgk_sched *s, struct dxgk_packet *p)
+{
+    struct dxgk_context *ctx = p->context;
+
+    p->submit.fence_id = ++s->next_fence[ctx->node];
+    ctx->last_submitted = p->submit.fence_id;
+    list_add_tail(&s->inflight[ctx->node], &p->entry);
+    s->submitting = true;
+}
+
 /* Advances one context as far as it can; returns true if it moved. */
 static bool run_context(struct dxgk_sched *s, struct dxgk_context *ctx, struct deferred *d)
 {
@@ -107,10 +120,10 @@ static bool run_context(struct dxgk_sched *s, struct dxgk_context *ctx, struct d
 
         switch (p->type) {
         case DXGK_PACKET_SUBMIT:
-            p->submit.fence_id = ++s->next_fence[ctx->node];
-            ctx->last_submitted = p->submit.fence_id;
+            if (s->submitting)
+                return moved;                /* a caller is submitting directly: wait for it */
             list_remove(&p->entry);
-            list_add_tail(&s->inflight[ctx->node], &p->entry);
+            assign_fence(s, p);
             d->submit = p;
             return true;
         case DXGK_PACKET_SIGNAL:
@@ -135,13 +148,47 @@ static bool run_context(struct dxgk_sched *s, struct dxgk_context *ctx, struct d
     return moved;
 }
 
+/* The signals that a completion made ready, run where the completion is
+ * reported (like VidSch's DPC) rather than after a hop to the scheduler
+ * thread: a waiter on the fence wakes one thread switch sooner.  Submissions
+ * and waits stay with the scheduler thread.  s->lock held. */
+static void take_ready_signals(struct dxgk_sched *s, struct dxgk_context *ctx, struct deferred *d)
+{
+    while (!list_empty(&ctx->queue) && d->nfire < 64) {
+        struct dxgk_packet *p = LIST_ENTRY(ctx->queue.next, struct dxgk_packet, entry);
+
+        if ((p->type != DXGK_PACKET_SIGNAL && p->type != DXGK_PACKET_CPU_EVENT) ||
+            (!p->signal->at_submission && !context_idle(s, ctx)))
+            break;
+        list_remove(&p->entry);
+        if (!--p->signal->pending)
+            d->fire[d->nfire++] = p->signal;
+        list_add_tail(&d->done_packets, &p->entry);
+    }
+    deactivate(s, ctx);
+}
+
+static void run_ready_signals(struct dxgk_sched *s, UINT node, struct deferred *d)
+{
+    struct dxgk_context *ctx, *next;
+
+    LIST_FOR_EACH_ENTRY_SAFE(ctx, next, &s->active, struct dxgk_context, active_entry)
+        if (ctx->node == node)
+            take_ready_signals(s, ctx, d);
+}
+
+/* Called holding the submission token (sched->submitting), never s->lock.
+ * The packet may complete, and be freed by the interrupt, before the DDI
+ * even returns: nothing of it is read after the call. */
 static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
 {
     const DRIVER_INITIALIZATION_DATA *ddi = s->adapter->ddi;
     struct dxgk_context *ctx = p->context;
+    const UINT fence = (UINT)p->submit.fence_id, node = ctx->node;
+    const bool is_virtual = p->submit.is_virtual;
     NTSTATUS status;
 
-    if (p->submit.is_virtual) {
+    if (is_virtual) {
         DXGKARG_SUBMITCOMMANDVIRTUAL args = {
             .hContext = ctx->driver_context,
             .DmaBufferVirtualAddress = p->submit.va,
@@ -168,19 +215,19 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
         args.Flags.NullRendering = p->submit.null_rendering;
         status = ddi->DxgkDdiSubmitCommand(s->adapter->ctx, &args);
     }
-    TRACE_(dxgk, "submit fence %llu (node %u, %s) -> %s\n", (unsigned long long)p->submit.fence_id,
-           ctx->node, p->submit.is_virtual ? "virtual" : "DMA", kmt_debugstr_status(status));
+    TRACE_(dxgk, "submit fence %u (node %u, %s) -> %s\n", fence, node, is_virtual ? "virtual" : "DMA",
+           kmt_debugstr_status(status));
     if (status) {
         /* Windows bugchecks here; we mark the device faulted instead. */
         DXGKARGCB_NOTIFY_INTERRUPT_DATA fault = { .InterruptType = DXGK_INTERRUPT_DMA_FAULTED };
         DXGKARGCB_NOTIFY_INTERRUPT_DATA done = { .InterruptType = DXGK_INTERRUPT_DMA_COMPLETED };
 
         ERR_(dxgk, "%s: submission failed: %s\n", s->adapter->miniport->name, kmt_debugstr_status(status));
-        fault.DmaFaulted.FaultedFenceId = (UINT)p->submit.fence_id;
+        fault.DmaFaulted.FaultedFenceId = fence;
         fault.DmaFaulted.Status = status;
-        fault.DmaFaulted.NodeOrdinal = ctx->node;
-        done.DmaCompleted.SubmissionFenceId = (UINT)p->submit.fence_id;
-        done.DmaCompleted.NodeOrdinal = ctx->node;
+        fault.DmaFaulted.NodeOrdinal = node;
+        done.DmaCompleted.SubmissionFenceId = fence;
+        done.DmaCompleted.NodeOrdinal = node;
         dxgk_sched_interrupt(s->adapter, &fault);
         dxgk_sched_interrupt(s->adapter, &done);
     }
@@ -228,6 +275,8 @@ static void *sched_thread(void *arg)
             dxgk_packet_free(p);
         }
         pthread_mutex_lock(&s->lock);
+        if (d.submit)
+            s->submitting = false;
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
@@ -310,6 +359,24 @@ NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count)
             return STATUS_INVALID_PARAMETER;
         }
     }
+    /* Direct submission: a command buffer with nothing queued ahead of it in
+     * its context goes to the miniport from the caller's thread, saving the
+     * hop to the scheduler thread (and its wake-up) on the common path. */
+    if (count == 1 && packets[0]->type == DXGK_PACKET_SUBMIT &&
+        list_empty(&packets[0]->context->queue) && !s->submitting) {
+        struct dxgk_packet *p = packets[0];
+
+        p->queued = true;
+        p->context->packets++;
+        assign_fence(s, p);
+        pthread_mutex_unlock(&s->lock);
+        submit_to_miniport(s, p);
+        pthread_mutex_lock(&s->lock);
+        s->submitting = false;
+        pthread_cond_signal(&s->cond);   /* the scheduler may wait for the token */
+        pthread_mutex_unlock(&s->lock);
+        return STATUS_SUCCESS;
+    }
     for (UINT i = 0; i < count; i++) {
         struct dxgk_packet *p = packets[i];
         struct dxgk_context *ctx = p->context;
@@ -321,6 +388,25 @@ NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count)
             list_add_tail(&s->active, &ctx->active_entry);
             ctx->active = true;
         }
+    }
+    /* A signal on a context whose work already completed runs now, from
+     * the caller's thread (waiters wake without a hop to the scheduler). */
+    if (packets[0]->type == DXGK_PACKET_SIGNAL || packets[0]->type == DXGK_PACKET_CPU_EVENT) {
+        struct deferred d = { .nfire = 0, .submit = NULL };
+
+        list_init(&d.done_packets);
+        for (UINT i = 0; i < count; i++)
+            take_ready_signals(s, packets[i]->context, &d);
+        pthread_cond_signal(&s->cond);
+        pthread_mutex_unlock(&s->lock);
+        for (unsigned i = 0; i < d.nfire; i++)
+            fire_signal(d.fire[i]);
+        while (!list_empty(&d.done_packets)) {
+            struct dxgk_packet *p = LIST_ENTRY(d.done_packets.next, struct dxgk_packet, entry);
+            list_remove(&p->entry);
+            dxgk_packet_free(p);
+        }
+        return STATUS_SUCCESS;
     }
     pthread_cond_signal(&s->cond);
     pthread_mutex_unlock(&s->lock);
@@ -418,11 +504,13 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
 {
     struct dxgk_sched *s = __atomic_load_n(&adapter->sched, __ATOMIC_ACQUIRE);
     struct list retired = LIST_INIT(retired);
+    struct deferred d = { .nfire = 0, .submit = NULL };
     struct dxgk_device *faulted = NULL;
     D3DKMT_DEVICEEXECUTION_STATE fault_state = D3DKMT_DEVICEEXECUTION_ACTIVE;
     D3DGPU_VIRTUAL_ADDRESS fault_va = 0;
     UINT node;
 
+    list_init(&d.done_packets);
     if (data->InterruptType == DXGK_INTERRUPT_MONITORED_FENCE_SIGNALED) {
         dxgk_fences_changed(adapter);
         return;
@@ -448,9 +536,12 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
             list_remove(&p->entry);
             list_add_tail(&retired, &p->entry);
         }
+        run_ready_signals(s, node, &d);
         pthread_cond_signal(&s->cond);
         pthread_cond_broadcast(&s->idle);
         pthread_mutex_unlock(&s->lock);
+        for (unsigned i = 0; i < d.nfire; i++)
+            fire_signal(d.fire[i]);
         break;
     }
     case DXGK_INTERRUPT_DMA_FAULTED:
@@ -481,6 +572,7 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
         device_faulted(faulted, fault_state, fault_va);
         dxgk_device_put(faulted);
     }
+    list_move_tail(&d.done_packets, &retired);
     while (!list_empty(&retired)) {
         struct dxgk_packet *p = LIST_ENTRY(retired.next, struct dxgk_packet, entry);
         list_remove(&p->entry);

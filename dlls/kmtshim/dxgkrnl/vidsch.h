@@ -104,6 +104,7 @@ struct dxgk_sched {
     pthread_cond_t cond;                 /* work arrived, something completed */
     pthread_cond_t idle;                 /* a context drained (DestroyContext waits) */
     bool stop;
+    bool submitting;                     /* a thread is inside a submission DDI */
     struct list active;                  /* contexts with packets */
     UINT64 next_fence[DXGK_MAX_NODES];
     UINT64 completed[DXGK_MAX_NODES];

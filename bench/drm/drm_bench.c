@@ -39,6 +39,8 @@
 #include "kmtshim/kmtshim.h"
 #include "miniports/builtin.h"
 #include "miniports/drm/kmtdrm.h"
+#include "common/bench_util.h"
+#include "drm_targets.h"
 
 #define MAX_ROUNDS 64
 
@@ -54,19 +56,14 @@ static DRIVER_INITIALIZATION_DATA drm_ddi;
 
 static unsigned rounds = 21, block = 200;
 
-static double now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static void die(const char *what, long code)
-{
-    fprintf(stderr, "drm_bench: %s failed (%#lx)\n", what, code);
-    exit(1);
-}
+static const char usage[] =
+    "usage: drm_bench [ROUNDS [ITERATIONS]]\n"
+    "Times D3DKMT allocation create/destroy and lock/unlock on every DRM adapter of the\n"
+    "dumb or virtio_gpu family next to the raw libdrm calls they wrap, and the same\n"
+    "through the miniport's DDIs alone.  `make bench-drm` runs it in the QEMU lane.\n"
+    "  ROUNDS       timed blocks per figure, 1-64 (default 21); medians are shown\n"
+    "  ITERATIONS   iterations per block (default 200)\n"
+    "  --help       this text\n";
 
 /* ---- raw: exactly the calls the miniport's family makes ---------------------- */
 
@@ -75,7 +72,7 @@ static UINT raw_create(const struct target *t, UINT64 size)
     if (!strcmp(t->umd.Family, "dumb")) {
         struct drm_mode_create_dumb c = { .width = t->page / 4, .height = (UINT)(size / t->page), .bpp = 32 };
         if (drmIoctl(t->fd, DRM_IOCTL_MODE_CREATE_DUMB, &c))
-            die("MODE_CREATE_DUMB", errno);
+            bench_die("MODE_CREATE_DUMB", errno);
         return c.handle;
     } else {
         struct drm_virtgpu_resource_create c = {
@@ -84,7 +81,7 @@ static UINT raw_create(const struct target *t, UINT64 size)
             .stride = t->page,
         };
         if (drmIoctl(t->fd, DRM_IOCTL_VIRTGPU_RESOURCE_CREATE, &c))
-            die("VIRTGPU_RESOURCE_CREATE", errno);
+            bench_die("VIRTGPU_RESOURCE_CREATE", errno);
         return c.bo_handle;
     }
 }
@@ -94,7 +91,7 @@ static void raw_close(const struct target *t, UINT handle)
     struct drm_gem_close c = { .handle = handle };
 
     if (drmIoctl(t->fd, DRM_IOCTL_GEM_CLOSE, &c))
-        die("GEM_CLOSE", errno);
+        bench_die("GEM_CLOSE", errno);
 }
 
 static UINT64 raw_offset(const struct target *t, UINT handle)
@@ -102,30 +99,30 @@ static UINT64 raw_offset(const struct target *t, UINT handle)
     if (!strcmp(t->umd.Family, "dumb")) {
         struct drm_mode_map_dumb m = { .handle = handle };
         if (drmIoctl(t->fd, DRM_IOCTL_MODE_MAP_DUMB, &m))
-            die("MODE_MAP_DUMB", errno);
+            bench_die("MODE_MAP_DUMB", errno);
         return m.offset;
     } else {
         struct drm_virtgpu_map m = { .handle = handle };
         if (drmIoctl(t->fd, DRM_IOCTL_VIRTGPU_MAP, &m))
-            die("VIRTGPU_MAP", errno);
+            bench_die("VIRTGPU_MAP", errno);
         return m.offset;
     }
 }
 
 static double raw_create_block(const struct target *t, UINT64 size)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
 
     for (unsigned i = 0; i < block; i++)
         raw_close(t, raw_create(t, size));
-    return (now_ns() - t0) / block;
+    return (bench_now_ns() - t0) / block;
 }
 
 static double raw_lock_block(const struct target *t, UINT handle, UINT64 offset, UINT64 size)
 {
     bool virtio = !strcmp(t->umd.Family, "virtio_gpu");
     UINT height = (UINT)(size / t->page);
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
 
     for (unsigned i = 0; i < block; i++) {
         void *p;
@@ -133,10 +130,10 @@ static double raw_lock_block(const struct target *t, UINT handle, UINT64 offset,
         if (virtio) {
             struct drm_virtgpu_3d_wait w = { .handle = handle };
             if (drmIoctl(t->fd, DRM_IOCTL_VIRTGPU_WAIT, &w))
-                die("VIRTGPU_WAIT", errno);
+                bench_die("VIRTGPU_WAIT", errno);
         }
         if ((p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, (off_t)offset)) == MAP_FAILED)
-            die("mmap", errno);
+            bench_die("mmap", errno);
         ((volatile char *)p)[0] = (char)i;
         munmap(p, size);
         if (virtio) {
@@ -145,10 +142,10 @@ static double raw_lock_block(const struct target *t, UINT handle, UINT64 offset,
             x.box.h = height;
             x.box.d = 1;
             if (drmIoctl(t->fd, DRM_IOCTL_VIRTGPU_TRANSFER_TO_HOST, &x))
-                die("VIRTGPU_TRANSFER_TO_HOST", errno);
+                bench_die("VIRTGPU_TRANSFER_TO_HOST", errno);
         }
     }
-    return (now_ns() - t0) / block;
+    return (bench_now_ns() - t0) / block;
 }
 
 /* ---- through D3DKMT ------------------------------------------------------------ */
@@ -166,7 +163,7 @@ static D3DKMT_HANDLE kmt_create(const struct target *t, UINT64 size)
     ca.NumAllocations = 1;
     ca.pAllocationInfo = &info;
     if ((s = D3DKMTCreateAllocation(&ca)))
-        die("D3DKMTCreateAllocation", s);
+        bench_die("D3DKMTCreateAllocation", s);
     return info.hAllocation;
 }
 
@@ -179,35 +176,35 @@ static void kmt_destroy(const struct target *t, D3DKMT_HANDLE alloc)
     da.phAllocationList = &alloc;
     da.AllocationCount = 1;
     if ((s = D3DKMTDestroyAllocation(&da)))
-        die("D3DKMTDestroyAllocation", s);
+        bench_die("D3DKMTDestroyAllocation", s);
 }
 
 static double kmt_create_block(const struct target *t, UINT64 size)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
 
     for (unsigned i = 0; i < block; i++)
         kmt_destroy(t, kmt_create(t, size));
-    return (now_ns() - t0) / block;
+    return (bench_now_ns() - t0) / block;
 }
 
 static double kmt_lock_block(const struct target *t, D3DKMT_HANDLE alloc)
 {
     D3DKMT_LOCK2 lock = { 0 };
     D3DKMT_UNLOCK2 unlock = { 0 };
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     NTSTATUS s;
 
     lock.hDevice = unlock.hDevice = t->device;
     lock.hAllocation = unlock.hAllocation = alloc;
     for (unsigned i = 0; i < block; i++) {
         if ((s = D3DKMTLock2(&lock)))
-            die("D3DKMTLock2", s);
+            bench_die("D3DKMTLock2", s);
         ((volatile char *)lock.pData)[0] = (char)i;
         if ((s = D3DKMTUnlock2(&unlock)))
-            die("D3DKMTUnlock2", s);
+            bench_die("D3DKMTUnlock2", s);
     }
-    return (now_ns() - t0) / block;
+    return (bench_now_ns() - t0) / block;
 }
 
 /* ---- the miniport's DDIs, called directly ------------------------------------------ */
@@ -230,18 +227,18 @@ static PVOID ddi_start(const char *location)
     PVOID ctx;
 
     if (!drm_ddi.DxgkDdiCreateAllocation && KmtDrmMiniportDriverEntry(NULL, &exports))
-        die("KmtDrmMiniportDriverEntry", 0);
+        bench_die("KmtDrmMiniportDriverEntry", 0);
     if (drm_ddi.KmtDdiEnumPhysicalDevices(drm_ddi.DriverContext, &count, devices))
-        die("KmtDdiEnumPhysicalDevices", 0);
+        bench_die("KmtDdiEnumPhysicalDevices", 0);
     for (UINT i = 0; i < count; i++) {
         if (strcmp(devices[i].LocationId, location))
             continue;
         if (drm_ddi.DxgkDdiAddDevice(&devices[i], &ctx) ||
             drm_ddi.DxgkDdiStartDevice(ctx, &start, &iface, &sources, &children))
-            die("starting the device directly", 0);
+            bench_die("starting the device directly", 0);
         return ctx;
     }
-    die("finding the device again", 0);
+    bench_die("finding the device again", 0);
     return NULL;
 }
 
@@ -257,7 +254,7 @@ static HANDLE ddi_create(const struct target *t, UINT64 size)
     ca.NumAllocations = 1;
     ca.pAllocationInfo = &info;
     if ((s = drm_ddi.DxgkDdiCreateAllocation(t->ddi_adapter, &ca)))
-        die("DxgkDdiCreateAllocation", s);
+        bench_die("DxgkDdiCreateAllocation", s);
     return info.hAllocation;
 }
 
@@ -270,43 +267,31 @@ static void ddi_destroy(const struct target *t, HANDLE h)
 
 static double ddi_create_block(const struct target *t, UINT64 size)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
 
     for (unsigned i = 0; i < block; i++)
         ddi_destroy(t, ddi_create(t, size));
-    return (now_ns() - t0) / block;
+    return (bench_now_ns() - t0) / block;
 }
 
 static double ddi_lock_block(const struct target *t, HANDLE h)
 {
     DXGKARG_LOCK lock = { .hAllocation = h };
     DXGKARG_UNLOCK unlock = { .hAllocation = h };
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     NTSTATUS s;
 
     for (unsigned i = 0; i < block; i++) {
         if ((s = drm_ddi.DxgkDdiLock(t->ddi_adapter, &lock)))
-            die("DxgkDdiLock", s);
+            bench_die("DxgkDdiLock", s);
         ((volatile char *)lock.pData)[0] = (char)i;
         unlock.pData = lock.pData;
         drm_ddi.DxgkDdiUnlock(t->ddi_adapter, &unlock);
     }
-    return (now_ns() - t0) / block;
+    return (bench_now_ns() - t0) / block;
 }
 
 /* ---- measuring ---------------------------------------------------------------- */
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, unsigned n)
-{
-    qsort(v, n, sizeof(*v), by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void report(const struct target *t, const char *op, UINT64 size, double *raw, double *ddi, double *kmt)
 {
@@ -317,8 +302,8 @@ static void report(const struct target *t, const char *op, UINT64 size, double *
         kmt_ratio[i] = kmt[i] / raw[i];
     }
     printf("| %-10s | %-14s | %5llu KiB | %9.0f | %9.0f | %9.0f | %7.3f | %10.3f |\n", t->umd.DriverName, op,
-           (unsigned long long)(size >> 10), median(raw, rounds), median(ddi, rounds), median(kmt, rounds),
-           median(ddi_ratio, rounds), median(kmt_ratio, rounds));
+           (unsigned long long)(size >> 10), bench_median(raw, rounds), bench_median(ddi, rounds), bench_median(kmt, rounds),
+           bench_median(ddi_ratio, rounds), bench_median(kmt_ratio, rounds));
     fflush(stdout);
 }
 
@@ -480,13 +465,13 @@ static void bench_core(void)
 
     KmtProcessShutdown();
     if (KmtRegisterMiniport("bench-null", null_entry))
-        die("KmtRegisterMiniport", 0);
+        bench_die("KmtRegisterMiniport", 0);
     setenv("KMTSHIM_MINIPORT", "bench-null", 1);
     if (D3DKMTEnumAdapters2(&e) || e.NumAdapters != 1)
-        die("enumerating the null adapter", 0);
+        bench_die("enumerating the null adapter", 0);
     cd.hAdapter = info[0].hAdapter;
     if (D3DKMTCreateDevice(&cd))
-        die("D3DKMTCreateDevice", 0);
+        bench_die("D3DKMTCreateDevice", 0);
     t.device = cd.hDevice;
     alloc = kmt_create(&t, sizeof(null_page));
     for (unsigned r = 0; r < rounds; r++) {
@@ -495,40 +480,30 @@ static void bench_core(void)
     }
     kmt_destroy(&t, alloc);
     printf("\nthe core alone (a miniport whose DDIs return at once): create+destroy %.0f ns, "
-           "lock+unlock %.0f ns\n", median(create, rounds), median(lock, rounds));
+           "lock+unlock %.0f ns\n", bench_median(create, rounds), bench_median(lock, rounds));
     KmtProcessShutdown();
+}
+
+static bool has_raw_baseline(const KMT_DRM_UMD_PRIVATE *umd)
+{
+    if (!strcmp(umd->Family, "dumb") || !strcmp(umd->Family, "virtio_gpu"))
+        return true;
+    printf("(%s: %s family has no raw baseline here, skipped)\n", umd->DriverName, umd->Family);
+    return false;
 }
 
 static unsigned open_targets(struct target *out, unsigned max)
 {
-    D3DKMT_ADAPTERINFO info[16];
-    D3DKMT_ENUMADAPTERS2 e = { 16, info };
-    unsigned n = 0;
+    struct drm_target found[16];
+    unsigned n = drm_open_targets(found, max < 16 ? max : 16, has_raw_baseline);
 
-    if (D3DKMTEnumAdapters2(&e))
-        die("D3DKMTEnumAdapters2", 0);
-    for (ULONG i = 0; i < e.NumAdapters && n < max; i++) {
-        D3DKMT_QUERYADAPTERINFO q = { info[i].hAdapter, KMTQAITYPE_UMDRIVERPRIVATE, &out[n].umd,
-                                      sizeof(out[n].umd) };
-        D3DKMT_CREATEDEVICE cd = { .hAdapter = info[i].hAdapter };
-        KMT_ADAPTER_DESCRIPTION d;
-
-        if (KmtQueryAdapterDescription(info[i].hAdapter, &d) || strcmp(d.Miniport, "drm") ||
-            D3DKMTQueryAdapterInfo(&q))
-            continue;
-        if (strcmp(out[n].umd.Family, "dumb") && strcmp(out[n].umd.Family, "virtio_gpu")) {
-            printf("(%s: %s family has no raw baseline here, skipped)\n", out[n].umd.DriverName,
-                   out[n].umd.Family);
-            continue;
-        }
-        if (D3DKMTCreateDevice(&cd))
-            die("D3DKMTCreateDevice", 0);
-        out[n].ddi_adapter = ddi_start(d.LocationId);
-        out[n].adapter = info[i].hAdapter;
-        out[n].device = cd.hDevice;
-        out[n].fd = out[n].umd.DrmFd;
-        out[n].page = out[n].umd.PageSize;
-        n++;
+    for (unsigned i = 0; i < n; i++) {
+        out[i].adapter = found[i].adapter;
+        out[i].device = found[i].device;
+        out[i].umd = found[i].umd;
+        out[i].fd = found[i].umd.DrmFd;
+        out[i].page = found[i].umd.PageSize;
+        out[i].ddi_adapter = ddi_start(found[i].location);
     }
     return n;
 }
@@ -539,12 +514,9 @@ int main(int argc, char **argv)
     struct target t[16];
     unsigned n;
 
-    if (argc > 1)
-        rounds = (unsigned)atoi(argv[1]);
-    if (argc > 2)
-        block = (unsigned)atoi(argv[2]);
+    bench_parse_counts(argc, argv, usage, 2, (unsigned *const[]){ &rounds, &block });
     if (!rounds || rounds > MAX_ROUNDS || !block) {
-        fprintf(stderr, "usage: drm_bench [rounds (1-%d)] [iterations per block]\n", MAX_ROUNDS);
+        fputs(usage, stderr);
         return 2;
     }
     setenv("KMTSHIM_MINIPORT", "drm", 0);

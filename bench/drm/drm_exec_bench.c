@@ -44,6 +44,8 @@
 #include "config.h"
 #include "kmtshim/kmtshim.h"
 #include "miniports/drm/kmtdrm.h"
+#include "common/bench_util.h"
+#include "drm_targets.h"
 
 #define MAX_ROUNDS 64
 
@@ -70,25 +72,21 @@ struct bench_syncobj_point {
     DRM_IOWR(DRM_COMMAND_BASE + DRM_VIRTGPU_EXECBUFFER, struct bench_execbuffer)
 
 static unsigned rounds = 21, fence_block = 300, submit_block = 40;
+
+static const char usage[] =
+    "usage: drm_exec_bench [ROUNDS [FENCE_ITERATIONS [SUBMIT_ITERATIONS]]]\n"
+    "Times monitored-fence signal+wait, cross-thread ping-pong and submit+fence on every\n"
+    "DRM adapter with kernel-backed fences, next to the raw syncobj and execbuffer\n"
+    "ioctls.  `make bench-drm-exec` runs it in the QEMU lane on a virgl host.\n"
+    "  ROUNDS              timed blocks per figure, 1-64 (default 21); medians are shown\n"
+    "  FENCE_ITERATIONS    iterations per fence block (default 300)\n"
+    "  SUBMIT_ITERATIONS   iterations per submit block (default 40)\n"
+    "  --help              this text\n";
 static struct {
     const char *driver;
     double ns, ratio;
 } async_line;
 static const UINT32 nop[1];              /* one virgl NOP: a zero header */
-
-static double now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static void die(const char *what, long code)
-{
-    fprintf(stderr, "drm_exec_bench: %s failed (%#lx)\n", what, code);
-    exit(1);
-}
 
 /* ---- raw syncobjs ------------------------------------------------------------------ */
 
@@ -97,7 +95,7 @@ static UINT32 raw_create(int fd)
     struct drm_syncobj_create c = { 0 };
 
     if (ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c))
-        die("SYNCOBJ_CREATE", errno);
+        bench_die("SYNCOBJ_CREATE", errno);
     return c.handle;
 }
 
@@ -113,7 +111,7 @@ static void raw_signal(int fd, UINT32 handle, UINT64 point)
     struct drm_syncobj_timeline_array s = { (uintptr_t)&handle, (uintptr_t)&point, 1, 0 };
 
     if (ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &s))
-        die("SYNCOBJ_TIMELINE_SIGNAL", errno);
+        bench_die("SYNCOBJ_TIMELINE_SIGNAL", errno);
 }
 
 static void raw_wait(int fd, UINT32 handle, UINT64 point)
@@ -125,7 +123,7 @@ static void raw_wait(int fd, UINT32 handle, UINT64 point)
 
     while (ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w))
         if (errno != EINTR)
-            die("SYNCOBJ_TIMELINE_WAIT", errno);
+            bench_die("SYNCOBJ_TIMELINE_WAIT", errno);
 }
 
 /* ---- monitored fences --------------------------------------------------------------- */
@@ -144,7 +142,7 @@ static struct fence fence_create(const struct target *t)
     cs.hDevice = t->device;
     cs.Info.Type = D3DDDI_MONITORED_FENCE;
     if ((s = D3DKMTCreateSynchronizationObject2(&cs)))
-        die("D3DKMTCreateSynchronizationObject2", s);
+        bench_die("D3DKMTCreateSynchronizationObject2", s);
     f.handle = cs.hSyncObject;
     return f;
 }
@@ -161,7 +159,7 @@ static UINT32 fence_syncobj(const struct target *t, D3DKMT_HANDLE h)
     esc.pPrivateDriverData = &e;
     esc.PrivateDriverDataSize = sizeof(e);
     if (D3DKMTEscape(&esc))
-        die("KMT_DRM_ESCAPE_QUERY_FENCE", 0);
+        bench_die("KMT_DRM_ESCAPE_QUERY_FENCE", 0);
     return e.Fence.SyncobjHandle;
 }
 
@@ -182,7 +180,7 @@ static void kmt_signal(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
     s.ObjectHandleArray = &fence;
     s.FenceValueArray = &value;
     if ((st = D3DKMTSignalSynchronizationObjectFromCpu(&s)))
-        die("D3DKMTSignalSynchronizationObjectFromCpu", st);
+        bench_die("D3DKMTSignalSynchronizationObjectFromCpu", st);
 }
 
 static void kmt_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
@@ -195,33 +193,33 @@ static void kmt_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
     w.ObjectHandleArray = &fence;
     w.FenceValueArray = &value;
     if ((st = D3DKMTWaitForSynchronizationObjectFromCpu(&w)))
-        die("D3DKMTWaitForSynchronizationObjectFromCpu", st);
+        bench_die("D3DKMTWaitForSynchronizationObjectFromCpu", st);
 }
 
 /* ---- signal+wait, one thread ----------------------------------------------------------- */
 
 static double raw_signal_wait_block(const struct target *t, UINT32 syncobj, UINT64 *next)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
 
     for (unsigned i = 0; i < fence_block; i++) {
         UINT64 v = ++*next;
         raw_signal(t->umd.DrmFd, syncobj, v);
         raw_wait(t->umd.DrmFd, syncobj, v);
     }
-    return (now_ns() - t0) / fence_block;
+    return (bench_now_ns() - t0) / fence_block;
 }
 
 static double kmt_signal_wait_block(const struct target *t, struct fence *f)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
 
     for (unsigned i = 0; i < fence_block; i++) {
         UINT64 v = ++f->next;
         kmt_signal(t->device, f->handle, v);
         kmt_wait(t->device, f->handle, v);
     }
-    return (now_ns() - t0) / fence_block;
+    return (bench_now_ns() - t0) / fence_block;
 }
 
 /* ---- ping-pong, two threads --------------------------------------------------------- */
@@ -269,13 +267,13 @@ static double pingpong_block(struct pong *p)
 
     p->count = fence_block;
     if (pthread_create(&thread, NULL, ponger, p))
-        die("pthread_create", 0);
-    t0 = now_ns();
+        bench_die("pthread_create", 0);
+    t0 = bench_now_ns();
     for (unsigned i = 1; i <= p->count; i++) {
         pp_signal(p, 0, p->base + i);
         pp_wait(p, 1, p->base + i);
     }
-    t0 = (now_ns() - t0) / p->count;
+    t0 = (bench_now_ns() - t0) / p->count;
     pthread_join(thread, NULL);
     p->base += p->count;
     return t0;
@@ -285,7 +283,7 @@ static double pingpong_block(struct pong *p)
 
 static double raw_submit_block(const struct target *t, UINT32 syncobj, UINT64 *next)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
 
     for (unsigned i = 0; i < submit_block; i++) {
         struct bench_syncobj_point out = { syncobj, 0, ++*next };
@@ -295,10 +293,10 @@ static double raw_submit_block(const struct target *t, UINT32 syncobj, UINT64 *n
         };
 
         if (ioctl(t->umd.DrmFd, BENCH_IOCTL_VIRTGPU_EXECBUFFER, &eb))
-            die("VIRTGPU_EXECBUFFER", errno);
+            bench_die("VIRTGPU_EXECBUFFER", errno);
         raw_wait(t->umd.DrmFd, syncobj, out.point);
     }
-    return (now_ns() - t0) / submit_block;
+    return (bench_now_ns() - t0) / submit_block;
 }
 
 /* Completion on a second thread: the kernel signals `from`, the helper
@@ -315,10 +313,10 @@ static void *relay_thread(void *arg)
 
     for (unsigned i = 0; i < r->count; i++) {
         if (read(r->from, &v, sizeof(v)) != sizeof(v))
-            die("eventfd read", errno);
+            bench_die("eventfd read", errno);
         v = 1;
         if (write(r->to, &v, sizeof(v)) != sizeof(v))
-            die("eventfd write", errno);
+            bench_die("eventfd write", errno);
     }
     return NULL;
 }
@@ -331,8 +329,8 @@ static double raw_submit_async_block(const struct target *t, UINT32 syncobj, UIN
     UINT64 v;
 
     if (r.from < 0 || r.to < 0 || pthread_create(&thread, NULL, relay_thread, &r))
-        die("relay", errno);
-    t0 = now_ns();
+        bench_die("relay", errno);
+    t0 = bench_now_ns();
     for (unsigned i = 0; i < submit_block; i++) {
         struct bench_syncobj_point out = { syncobj, 0, ++*next };
         struct bench_execbuffer eb = {
@@ -344,13 +342,13 @@ static double raw_submit_async_block(const struct target *t, UINT32 syncobj, UIN
         };
 
         if (ioctl(t->umd.DrmFd, BENCH_IOCTL_VIRTGPU_EXECBUFFER, &eb))
-            die("VIRTGPU_EXECBUFFER", errno);
+            bench_die("VIRTGPU_EXECBUFFER", errno);
         if (ioctl(t->umd.DrmFd, DRM_IOWR(0xCF, reg), &reg))
-            die("SYNCOBJ_EVENTFD", errno);
+            bench_die("SYNCOBJ_EVENTFD", errno);
         if (read(r.to, &v, sizeof(v)) != sizeof(v))
-            die("eventfd read", errno);
+            bench_die("eventfd read", errno);
     }
-    t0 = (now_ns() - t0) / submit_block;
+    t0 = (bench_now_ns() - t0) / submit_block;
     pthread_join(thread, NULL);
     close(r.from);
     close(r.to);
@@ -369,12 +367,12 @@ static void kmt_submit(D3DKMT_HANDLE ctx, KMT_DRM_SUBMIT *priv)
     sc.pPrivateDriverData = priv;
     sc.PrivateDriverDataSize = priv ? sizeof(*priv) : 0;
     if ((s = D3DKMTSubmitCommand(&sc)))
-        die("D3DKMTSubmitCommand", s);
+        bench_die("D3DKMTSubmitCommand", s);
 }
 
 static double kmt_submit_block(const struct target *t, D3DKMT_HANDLE ctx, struct fence *f)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
 
     for (unsigned i = 0; i < submit_block; i++) {
         D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU s = { 0 };
@@ -387,16 +385,16 @@ static double kmt_submit_block(const struct target *t, D3DKMT_HANDLE ctx, struct
         s.ObjectHandleArray = &f->handle;
         s.MonitoredFenceValueArray = &v;
         if ((st = D3DKMTSignalSynchronizationObjectFromGpu(&s)))
-            die("D3DKMTSignalSynchronizationObjectFromGpu", st);
+            bench_die("D3DKMTSignalSynchronizationObjectFromGpu", st);
         kmt_wait(t->device, f->handle, v);
     }
-    return (now_ns() - t0) / submit_block;
+    return (bench_now_ns() - t0) / submit_block;
 }
 
 static double kmt_submit_signals_block(const struct target *t, D3DKMT_HANDLE ctx, struct fence *f, UINT32 syncobj)
 {
     KMT_DRM_SUBMIT d;
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
 
     memset(&d, 0, sizeof(d));
     d.Magic = KMT_DRM_MAGIC;
@@ -408,22 +406,10 @@ static double kmt_submit_signals_block(const struct target *t, D3DKMT_HANDLE ctx
         kmt_submit(ctx, &d);
         kmt_wait(t->device, f->handle, f->next);
     }
-    return (now_ns() - t0) / submit_block;
+    return (bench_now_ns() - t0) / submit_block;
 }
 
 /* ---- measuring -------------------------------------------------------------------------- */
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, unsigned n)
-{
-    qsort(v, n, sizeof(*v), by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void report(const struct target *t, const char *op, double *raw, double *kmt, double *third)
 {
@@ -433,10 +419,10 @@ static void report(const struct target *t, const char *op, double *raw, double *
         r1[i] = kmt[i] / raw[i];
         r2[i] = third ? third[i] / raw[i] : 0;
     }
-    printf("| %-10s | %-14s | %9.0f | %9.0f | %10.3f |", t->umd.DriverName, op, median(raw, rounds),
-           median(kmt, rounds), median(r1, rounds));
+    printf("| %-10s | %-14s | %9.0f | %9.0f | %10.3f |", t->umd.DriverName, op, bench_median(raw, rounds),
+           bench_median(kmt, rounds), bench_median(r1, rounds));
     if (third)
-        printf(" %9.0f | %10.3f |\n", median(third, rounds), median(r2, rounds));
+        printf(" %9.0f | %10.3f |\n", bench_median(third, rounds), bench_median(r2, rounds));
     else
         printf(" %9s | %10s |\n", "-", "-");
     fflush(stdout);
@@ -505,7 +491,7 @@ static void bench_submit(const struct target *t)
 
     cv.hDevice = t->device;
     if ((s = D3DKMTCreateContextVirtual(&cv)))
-        die("D3DKMTCreateContextVirtual", s);
+        bench_die("D3DKMTCreateContextVirtual", s);
     f = fence_create(t);
     g = fence_create(t);
     fence_obj = fence_syncobj(t, g.handle);
@@ -524,8 +510,8 @@ static void bench_submit(const struct target *t)
     report(t, "submit+fence", raw, kmt, direct);
     for (unsigned r = 0; r < rounds; r++)
         ratio[r] = async[r] / raw[r];
-    async_line.ns = median(async, rounds);
-    async_line.ratio = median(ratio, rounds);
+    async_line.ns = bench_median(async, rounds);
+    async_line.ratio = bench_median(ratio, rounds);
     async_line.driver = t->umd.DriverName;
     dc.hContext = cv.hContext;
     D3DKMTDestroyContext(&dc);
@@ -542,34 +528,24 @@ static bool is_virgl(const KMT_DRM_UMD_PRIVATE *umd)
     return !strcmp(umd->DriverName, "virtio_gpu") && !ioctl(umd->DrmFd, DRM_IOCTL_VIRTGPU_GETPARAM, &gp) && value;
 }
 
+static bool has_kernel_fences(const KMT_DRM_UMD_PRIVATE *umd)
+{
+    if (umd->Caps & KMT_DRM_CAP_FENCES)
+        return true;
+    printf("(%s: no timeline syncobjs with SYNCOBJ_EVENTFD: memory-only fences, skipped)\n", umd->DriverName);
+    return false;
+}
+
 static unsigned open_targets(struct target *out, unsigned max)
 {
-    D3DKMT_ADAPTERINFO info[16];
-    D3DKMT_ENUMADAPTERS2 e = { 16, info };
-    unsigned n = 0;
+    struct drm_target found[16];
+    unsigned n = drm_open_targets(found, max < 16 ? max : 16, has_kernel_fences);
 
-    if (D3DKMTEnumAdapters2(&e))
-        die("D3DKMTEnumAdapters2", 0);
-    for (ULONG i = 0; i < e.NumAdapters && n < max; i++) {
-        D3DKMT_QUERYADAPTERINFO q = { info[i].hAdapter, KMTQAITYPE_UMDRIVERPRIVATE, &out[n].umd,
-                                      sizeof(out[n].umd) };
-        D3DKMT_CREATEDEVICE cd = { .hAdapter = info[i].hAdapter };
-        KMT_ADAPTER_DESCRIPTION d;
-
-        if (KmtQueryAdapterDescription(info[i].hAdapter, &d) || strcmp(d.Miniport, "drm") ||
-            D3DKMTQueryAdapterInfo(&q))
-            continue;
-        if (!(out[n].umd.Caps & KMT_DRM_CAP_FENCES)) {
-            printf("(%s: no timeline syncobjs with SYNCOBJ_EVENTFD: memory-only fences, skipped)\n",
-                   out[n].umd.DriverName);
-            continue;
-        }
-        if (D3DKMTCreateDevice(&cd))
-            die("D3DKMTCreateDevice", 0);
-        out[n].adapter = info[i].hAdapter;
-        out[n].device = cd.hDevice;
-        out[n].virgl = is_virgl(&out[n].umd) && (out[n].umd.Caps & KMT_DRM_CAP_SUBMIT);
-        n++;
+    for (unsigned i = 0; i < n; i++) {
+        out[i].adapter = found[i].adapter;
+        out[i].device = found[i].device;
+        out[i].umd = found[i].umd;
+        out[i].virgl = is_virgl(&out[i].umd) && (out[i].umd.Caps & KMT_DRM_CAP_SUBMIT);
     }
     return n;
 }
@@ -579,14 +555,9 @@ int main(int argc, char **argv)
     struct target t[16];
     unsigned n;
 
-    if (argc > 1)
-        rounds = (unsigned)atoi(argv[1]);
-    if (argc > 2)
-        fence_block = (unsigned)atoi(argv[2]);
-    if (argc > 3)
-        submit_block = (unsigned)atoi(argv[3]);
+    bench_parse_counts(argc, argv, usage, 3, (unsigned *const[]){ &rounds, &fence_block, &submit_block });
     if (!rounds || rounds > MAX_ROUNDS || !fence_block || !submit_block) {
-        fprintf(stderr, "usage: drm_exec_bench [rounds (1-%d)] [fence block] [submit block]\n", MAX_ROUNDS);
+        fputs(usage, stderr);
         return 2;
     }
     setenv("KMTSHIM_MINIPORT", "drm", 0);

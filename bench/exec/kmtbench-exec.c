@@ -39,76 +39,23 @@
 
 #include "kmtshim/kmtshim.h"
 #include "kmtshim/kmtsoft.h"
+#include "common/bench_util.h"
 
-#define MAX_REPS 99
 #define WAIT_MS 10000                   /* a wait this long is a bug: stop */
-
-struct options {
-    bool json;
-    unsigned reps;
-    double scale;                        /* fraction of the default iteration counts */
-};
-
-struct result {
-    const char *name;
-    const char *what;
-    double ns;                           /* per operation (round trip, submission...) */
-    unsigned threads;
-};
-
-static struct result results[16];
-static unsigned nresults;
-
-static double now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned n)
-{
-    qsort(v, n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static void record(const char *name, const char *what, double ns, unsigned threads)
-{
-    results[nresults++] = (struct result){ name, what, ns, threads };
-}
-
-static void die(const char *what, long status)
-{
-    fprintf(stderr, "kmtbench-exec: %s failed (0x%08lx)\n", what, (unsigned long)status);
-    exit(1);
-}
-
-static unsigned scaled(const struct options *o, unsigned n)
-{
-    unsigned v = (unsigned)(n * o->scale);
-    return v ? v : 1;
-}
 
 /* Runs `body` once to warm up, then o->reps times; returns the median of
  * the per-operation times. */
-static double timed(const struct options *o, unsigned ops, void (*body)(void *arg, unsigned ops), void *arg)
+static double timed(const struct bench_options *o, unsigned ops, void (*body)(void *arg, unsigned ops), void *arg)
 {
-    double times[MAX_REPS];
+    double times[BENCH_MAX_REPS];
 
     for (unsigned r = 0; r <= o->reps; r++) {
-        double t0 = now_ns();
+        double t0 = bench_now_ns();
         body(arg, ops);
         if (r)
-            times[r - 1] = (now_ns() - t0) / ops;
+            times[r - 1] = (bench_now_ns() - t0) / ops;
     }
-    return median(times, o->reps);
+    return bench_median(times, o->reps);
 }
 
 /* ---- two-thread ping-pong harness ---------------------------------------------------
@@ -135,24 +82,24 @@ static void *pong_thread(void *arg)
     return NULL;
 }
 
-static double pingpong(const struct options *o, struct pingpong *p)
+static double pingpong(const struct bench_options *o, struct pingpong *p)
 {
-    double times[MAX_REPS];
+    double times[BENCH_MAX_REPS];
     pthread_t t;
     unsigned i = 0;
 
     p->rounds = o->reps + 1;
     if (pthread_create(&t, NULL, pong_thread, p))
-        die("pthread_create", errno);
+        bench_die("pthread_create", errno);
     for (unsigned r = 0; r < p->rounds; r++) {
-        double t0 = now_ns();
+        double t0 = bench_now_ns();
         for (unsigned k = 0; k < p->ops; k++)
             p->ping(p->state, ++i);
         if (r)
-            times[r - 1] = (now_ns() - t0) / p->ops;
+            times[r - 1] = (bench_now_ns() - t0) / p->ops;
     }
     pthread_join(t, NULL);
-    return median(times, o->reps);
+    return bench_median(times, o->reps);
 }
 
 /* ---- kmtshim: the software adapter ----------------------------------------------------- */
@@ -164,24 +111,15 @@ struct fence {
     D3DGPU_VIRTUAL_ADDRESS gpu;
 };
 
-static void open_soft_device(void)
+static void open_soft_device_and_context(void)
 {
-    D3DKMT_ADAPTERINFO info[16];
-    D3DKMT_ENUMADAPTERS2 e = { 16, info };
-    D3DKMT_CREATEDEVICE cd = { 0 };
     D3DKMT_CREATECONTEXTVIRTUAL cc = { 0 };
     NTSTATUS s;
 
-    setenv("KMTSHIM_MINIPORT", "soft", 1);
-    if ((s = D3DKMTEnumAdapters2(&e)) || !e.NumAdapters)
-        die("D3DKMTEnumAdapters2", s);
-    cd.hAdapter = info[0].hAdapter;
-    if ((s = D3DKMTCreateDevice(&cd)))
-        die("D3DKMTCreateDevice", s);
-    device = cd.hDevice;
+    device = bench_open_soft_device();
     cc.hDevice = device;
     if ((s = D3DKMTCreateContextVirtual(&cc)))
-        die("D3DKMTCreateContextVirtual", s);
+        bench_die("D3DKMTCreateContextVirtual", s);
     context = cc.hContext;
 }
 
@@ -194,7 +132,7 @@ static struct fence create_fence(void)
     cs.hDevice = device;
     cs.Info.Type = D3DDDI_MONITORED_FENCE;
     if ((s = D3DKMTCreateSynchronizationObject2(&cs)))
-        die("D3DKMTCreateSynchronizationObject2", s);
+        bench_die("D3DKMTCreateSynchronizationObject2", s);
     f.handle = cs.hSyncObject;
     f.gpu = cs.Info.MonitoredFence.FenceValueGPUVirtualAddress;
     return f;
@@ -206,7 +144,7 @@ static void destroy_syncobj(D3DKMT_HANDLE h)
     NTSTATUS s;
 
     if ((s = D3DKMTDestroySynchronizationObject(&d)))
-        die("D3DKMTDestroySynchronizationObject", s);
+        bench_die("D3DKMTDestroySynchronizationObject", s);
 }
 
 static void signal_fence(D3DKMT_HANDLE h, UINT64 value)
@@ -219,7 +157,7 @@ static void signal_fence(D3DKMT_HANDLE h, UINT64 value)
     sig.ObjectHandleArray = &h;
     sig.FenceValueArray = &value;
     if ((s = D3DKMTSignalSynchronizationObjectFromCpu(&sig)))
-        die("D3DKMTSignalSynchronizationObjectFromCpu", s);
+        bench_die("D3DKMTSignalSynchronizationObjectFromCpu", s);
 }
 
 /* Blocks (event NULL) or arms an async wait on `event`. */
@@ -236,7 +174,7 @@ static void wait_fence(D3DKMT_HANDLE h, UINT64 value, HANDLE event)
     s = event ? D3DKMTWaitForSynchronizationObjectFromCpu(&w)
               : KmtWaitForSynchronizationObjectFromCpuTimeout(&w, WAIT_MS);
     if (s)
-        die("WaitForSynchronizationObjectFromCpu", s);
+        bench_die("WaitForSynchronizationObjectFromCpu", s);
 }
 
 static void wait_eventfd(int fd)
@@ -245,7 +183,7 @@ static void wait_eventfd(int fd)
     uint64_t v;
 
     if (poll(&p, 1, WAIT_MS) != 1 || read(fd, &v, sizeof(v)) != sizeof(v))
-        die("eventfd wait", errno);
+        bench_die("eventfd wait", errno);
 }
 
 struct counted_fence {
@@ -263,12 +201,12 @@ static void fence_signal_wait_body(void *arg, unsigned ops)
     }
 }
 
-static void bench_fence_signal_wait(const struct options *o)
+static void bench_fence_signal_wait(const struct bench_options *o)
 {
     struct counted_fence f = { create_fence(), 0 };
 
-    record("fence_signal_wait_1t", "SignalFromCpu + WaitFromCpu (satisfied), monitored fence",
-           timed(o, scaled(o, 200000), fence_signal_wait_body, &f), 1);
+    bench_record("fence_signal_wait_1t", "SignalFromCpu + WaitFromCpu (satisfied), monitored fence",
+           timed(o, bench_scaled(o, 200000), fence_signal_wait_body, &f), 1);
     destroy_syncobj(f.fence.handle);
 }
 
@@ -303,22 +241,22 @@ static void fence_pong(void *state, unsigned i)
     signal_fence(p->pong.handle, i);
 }
 
-static void bench_fence_pingpong(const struct options *o, bool async)
+static void bench_fence_pingpong(const struct bench_options *o, bool async)
 {
     struct fence_pair p = { create_fence(), create_fence(), -1, -1 };
-    struct pingpong pp = { fence_ping, fence_pong, &p, scaled(o, 20000), 0 };
+    struct pingpong pp = { fence_ping, fence_pong, &p, bench_scaled(o, 20000), 0 };
 
     if (async) {
         p.ping_fd = eventfd(0, EFD_CLOEXEC);
         p.pong_fd = eventfd(0, EFD_CLOEXEC);
         if (p.ping_fd < 0 || p.pong_fd < 0)
-            die("eventfd", errno);
+            bench_die("eventfd", errno);
     }
     if (async)
-        record("fence_pingpong_async_2t", "signal + async WaitFromCpu on an eventfd + poll, per round trip",
+        bench_record("fence_pingpong_async_2t", "signal + async WaitFromCpu on an eventfd + poll, per round trip",
                pingpong(o, &pp), 2);
     else
-        record("fence_pingpong_2t", "SignalFromCpu + blocking WaitFromCpu, per round trip",
+        bench_record("fence_pingpong_2t", "SignalFromCpu + blocking WaitFromCpu, per round trip",
                pingpong(o, &pp), 2);
     if (async) {
         close(p.ping_fd);
@@ -353,11 +291,11 @@ static void create_ring(struct submit_state *st)
     ca.NumAllocations = 1;
     ca.pAllocationInfo2 = &info;
     if ((s = D3DKMTCreateAllocation2(&ca)))
-        die("D3DKMTCreateAllocation2", s);
+        bench_die("D3DKMTCreateAllocation2", s);
     lock.hDevice = device;
     lock.hAllocation = info.hAllocation;
     if ((s = D3DKMTLock2(&lock)))
-        die("D3DKMTLock2", s);
+        bench_die("D3DKMTLock2", s);
     st->ring = info.hAllocation;
     st->ring_va = info.GpuVirtualAddress;
     st->ring_cpu = lock.pData;
@@ -370,12 +308,12 @@ static void destroy_ring(struct submit_state *st)
     NTSTATUS s;
 
     if ((s = D3DKMTUnlock2(&unlock)))
-        die("D3DKMTUnlock2", s);
+        bench_die("D3DKMTUnlock2", s);
     d.hDevice = device;
     d.phAllocationList = &st->ring;
     d.AllocationCount = 1;
     if ((s = D3DKMTDestroyAllocation2(&d)))
-        die("D3DKMTDestroyAllocation2", s);
+        bench_die("D3DKMTDestroyAllocation2", s);
 }
 
 static void submit_body(void *arg, unsigned ops)
@@ -397,7 +335,7 @@ static void submit_body(void *arg, unsigned ops)
         sc.BroadcastContextCount = 1;
         sc.BroadcastContext[0] = context;
         if ((s = D3DKMTSubmitCommand(&sc)))
-            die("D3DKMTSubmitCommand", s);
+            bench_die("D3DKMTSubmitCommand", s);
         if (st->gpu_signal) {
             D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU sg = { 0 };
 
@@ -406,24 +344,24 @@ static void submit_body(void *arg, unsigned ops)
             sg.ObjectHandleArray = &st->fence.handle;
             sg.MonitoredFenceValueArray = &st->value;
             if ((s = D3DKMTSignalSynchronizationObjectFromGpu(&sg)))
-                die("D3DKMTSignalSynchronizationObjectFromGpu", s);
+                bench_die("D3DKMTSignalSynchronizationObjectFromGpu", s);
         }
         wait_fence(st->fence.handle, st->value, NULL);
     }
 }
 
-static void bench_submit(const struct options *o, bool gpu_signal)
+static void bench_submit(const struct bench_options *o, bool gpu_signal)
 {
     struct submit_state st = { .gpu_signal = gpu_signal };
 
     st.fence = create_fence();
     create_ring(&st);
     if (gpu_signal)
-        record("submit_nop_gpu_signal", "SubmitCommand [NOP] + SignalFromGpu + WaitFromCpu",
-               timed(o, scaled(o, 5000), submit_body, &st), 1);
+        bench_record("submit_nop_gpu_signal", "SubmitCommand [NOP] + SignalFromGpu + WaitFromCpu",
+               timed(o, bench_scaled(o, 5000), submit_body, &st), 1);
     else
-        record("submit_nop_fence", "SubmitCommand [NOP, SIGNAL_FENCE] + WaitFromCpu",
-               timed(o, scaled(o, 5000), submit_body, &st), 1);
+        bench_record("submit_nop_fence", "SubmitCommand [NOP, SIGNAL_FENCE] + WaitFromCpu",
+               timed(o, bench_scaled(o, 5000), submit_body, &st), 1);
     destroy_ring(&st);
     destroy_syncobj(st.fence.handle);
 }
@@ -437,16 +375,16 @@ static void eventfd_body(void *arg, unsigned ops)
 
     for (unsigned i = 0; i < ops; i++)
         if (write(fd, &v, sizeof(v)) != sizeof(v) || read(fd, &v, sizeof(v)) != sizeof(v))
-            die("eventfd", errno);
+            bench_die("eventfd", errno);
 }
 
-static void bench_raw_eventfd(const struct options *o)
+static void bench_raw_eventfd(const struct bench_options *o)
 {
     int fd = eventfd(0, EFD_CLOEXEC);
 
     if (fd < 0)
-        die("eventfd", errno);
-    record("raw_eventfd_1t", "eventfd write + read", timed(o, scaled(o, 200000), eventfd_body, &fd), 1);
+        bench_die("eventfd", errno);
+    bench_record("raw_eventfd_1t", "eventfd write + read", timed(o, bench_scaled(o, 200000), eventfd_body, &fd), 1);
     close(fd);
 }
 
@@ -488,7 +426,7 @@ static void eventfd_ping(void *state, unsigned i)
 
     (void)i;
     if (write(fds[0], &v, sizeof(v)) != sizeof(v) || read(fds[1], &v, sizeof(v)) != sizeof(v))
-        die("eventfd", errno);
+        bench_die("eventfd", errno);
 }
 
 static void eventfd_pong(void *state, unsigned i)
@@ -498,7 +436,7 @@ static void eventfd_pong(void *state, unsigned i)
 
     (void)i;
     if (read(fds[0], &v, sizeof(v)) != sizeof(v) || write(fds[1], &v, sizeof(v)) != sizeof(v))
-        die("eventfd", errno);
+        bench_die("eventfd", errno);
 }
 
 struct cond_state {
@@ -530,94 +468,35 @@ static void cond_pong(void *state, unsigned i)
     cond_handover(state, 2 * i, 0);
 }
 
-static void bench_raw_pingpongs(const struct options *o)
+static void bench_raw_pingpongs(const struct bench_options *o)
 {
     struct cond_state c = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
     int fds[2] = { eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC) };
-    struct pingpong futex_pp = { futex_ping, futex_pong, NULL, scaled(o, 50000), 0 };
-    struct pingpong eventfd_pp = { eventfd_ping, eventfd_pong, fds, scaled(o, 50000), 0 };
-    struct pingpong cond_pp = { cond_ping, cond_pong, &c, scaled(o, 50000), 0 };
+    struct pingpong futex_pp = { futex_ping, futex_pong, NULL, bench_scaled(o, 50000), 0 };
+    struct pingpong eventfd_pp = { eventfd_ping, eventfd_pong, fds, bench_scaled(o, 50000), 0 };
+    struct pingpong cond_pp = { cond_ping, cond_pong, &c, bench_scaled(o, 50000), 0 };
 
     if (fds[0] < 0 || fds[1] < 0)
-        die("eventfd", errno);
+        bench_die("eventfd", errno);
     atomic_store(&futex_word, 0);
-    record("raw_futex_pingpong_2t", "FUTEX_WAKE + FUTEX_WAIT, per round trip", pingpong(o, &futex_pp), 2);
-    record("raw_eventfd_pingpong_2t", "blocking eventfd write + read, per round trip",
+    bench_record("raw_futex_pingpong_2t", "FUTEX_WAKE + FUTEX_WAIT, per round trip", pingpong(o, &futex_pp), 2);
+    bench_record("raw_eventfd_pingpong_2t", "blocking eventfd write + read, per round trip",
            pingpong(o, &eventfd_pp), 2);
-    record("raw_cond_pingpong_2t", "pthread_cond_broadcast + pthread_cond_wait, per round trip",
+    bench_record("raw_cond_pingpong_2t", "pthread_cond_broadcast + pthread_cond_wait, per round trip",
            pingpong(o, &cond_pp), 2);
     close(fds[0]);
     close(fds[1]);
 }
 
-/* ---- output ------------------------------------------------------------------------------ */
-
-static void print_table(const struct options *o)
-{
-    printf("kmtbench-exec %s, %ld CPUs, median of %u repetitions\n", KmtGetVersion(),
-           sysconf(_SC_NPROCESSORS_ONLN), o->reps);
-    printf("%-24s %7s %12s  %s\n", "benchmark", "threads", "ns/op", "what");
-    for (unsigned i = 0; i < nresults; i++)
-        printf("%-24s %7u %12.1f  %s\n", results[i].name, results[i].threads, results[i].ns,
-               results[i].what);
-}
-
-static void print_json(const struct options *o)
-{
-    printf("{\n  \"version\": \"%s\",\n  \"cpus\": %ld,\n  \"repetitions\": %u,\n  \"results\": [\n",
-           KmtGetVersion(), sysconf(_SC_NPROCESSORS_ONLN), o->reps);
-    for (unsigned i = 0; i < nresults; i++)
-        printf("    {\"name\": \"%s\", \"threads\": %u, \"ns_per_op\": %.1f, \"what\": \"%s\"}%s\n",
-               results[i].name, results[i].threads, results[i].ns, results[i].what,
-               i + 1 < nresults ? "," : "");
-    printf("  ]\n}\n");
-}
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: kmtbench-exec [--json] [--reps N] [--quick]\n"
-            "Times monitored-fence signal/wait round trips, cross-thread ping-pong and\n"
-            "SubmitCommand + fence latency on the software adapter, with futex, eventfd and\n"
-            "pthread_cond baselines of the same shape measured in the same run.\n"
-            "  --json      machine-readable output\n"
-            "  --reps N    timed repetitions per figure (default 5, at most %d); the median is shown\n"
-            "  --quick     a tenth of the operations (a smoke run)\n"
-            "  --help      this text\n", MAX_REPS);
-}
-
-static void parse(int argc, char **argv, struct options *o)
-{
-    static const struct option longopts[] = {
-        { "json", no_argument, NULL, 'j' },
-        { "reps", required_argument, NULL, 'r' },
-        { "quick", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    int c;
-
-    while ((c = getopt_long(argc, argv, "jr:qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': o->json = true; break;
-        case 'r': o->reps = (unsigned)strtoul(optarg, NULL, 10); break;
-        case 'q': o->scale = 0.1; break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
-        }
-    }
-    if (optind < argc || !o->reps || o->reps > MAX_REPS) {
-        usage(stderr);
-        exit(2);
-    }
-}
-
 int main(int argc, char **argv)
 {
-    struct options o = { false, 5, 1.0 };
+    struct bench_options o = { false, 5, 1.0 };
 
-    parse(argc, argv, &o);
-    open_soft_device();
+    bench_parse_options(argc, argv,
+                        "Times monitored-fence signal/wait round trips, cross-thread ping-pong and\n"
+                        "SubmitCommand + fence latency on the software adapter, with futex, eventfd and\n"
+                        "pthread_cond baselines of the same shape measured in the same run.\n", &o);
+    open_soft_device_and_context();
     bench_fence_signal_wait(&o);
     bench_fence_pingpong(&o, false);
     bench_fence_pingpong(&o, true);
@@ -625,12 +504,9 @@ int main(int argc, char **argv)
     bench_submit(&o, true);
     KmtProcessShutdown();
     if (KmtLiveObjectCount())
-        die("leak check", KmtLiveObjectCount());
+        bench_die("leak check", KmtLiveObjectCount());
     bench_raw_eventfd(&o);
     bench_raw_pingpongs(&o);
-    if (o.json)
-        print_json(&o);
-    else
-        print_table(&o);
+    bench_print(&o);
     return 0;
 }

@@ -16,64 +16,13 @@
 # reports 0 failures.  Environment: KMTSHIM_TEST_BUILDDIR (make check).
 
 builddir=${KMTSHIM_TEST_BUILDDIR:-$(pwd)}
-env_file=$builddir/tests/umd/umd-tests.env
-if [ ! -r "$env_file" ]; then
-    echo "1..0 # SKIP $env_file missing (run through make check)"
-    exit 0
-fi
-. "$env_file"
-if [ "$KMT_HAVE_WINE" != yes ]; then
-    echo "1..0 # SKIP configure found no Wine / mingw-w64: the Windows side is not built"
-    exit 0
-fi
-if [ "$KMT_SANITIZERS" = yes ]; then
-    echo "1..0 # SKIP sanitizer build: wine cannot load an ASan kmtshim.so (tests/umd/test_umd_host covers the scenarios)"
-    exit 0
-fi
-if [ ! -x "$WINE" ] || [ ! -x "$WINESERVER" ]; then
-    echo "1..0 # SKIP wine ($WINE) or wineserver ($WINESERVER) not executable"
-    exit 0
-fi
-
-run=$builddir/tests/umd/run
-logs=$run/logs
-tree=$builddir/dlls/kmtshim/wine/tree
-timeout_s=${KMTSHIM_WINE_TIMEOUT:-120}
-
-export WINEPREFIX="$run/prefix"
-export WINEDLLPATH="$tree"
-export WINEDEBUG=-all
-export WINEDLLOVERRIDES="mscoree,mshtml="
-export KMTSHIM_MINIPORT=soft
-unset KMTSHIM_DEBUG KMTSHIM_UMD_NAME KMTSHIM_OPENGL_ICD KMTSHIM_OPENGL_VERSION KMTSHIM_OPENGL_FLAGS
-
-n=0
-failed=0
-tap_ok() { n=$((n + 1)); echo "ok $n - $*"; }
-tap_not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-diag() { sed 's/^/# /' "$@"; }
-check() { if eval "$2"; then tap_ok "$1"; else tap_not_ok "$1"; diag "$log"; fi; }
-
-# a Linux path as Wine's Z: drive sees it
-winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
-
-stop_server() {
-    if [ -z "$KMTSHIM_KEEP_PREFIX" ]; then
-        "$WINESERVER" -k >/dev/null 2>&1
-        "$WINESERVER" -w >/dev/null 2>&1
-        rm -rf "$WINEPREFIX"
-    fi
-}
+. "$(dirname "$0")/../wine/wine-harness.sh"
+harness_load "$builddir/tests/umd/umd-tests.env" "tests/umd/test_umd_host covers the scenarios"
+harness_env "$builddir/tests/umd/run"
+unset KMTSHIM_UMD_NAME KMTSHIM_OPENGL_ICD KMTSHIM_OPENGL_VERSION KMTSHIM_OPENGL_FLAGS
 
 # ---- the prefix --------------------------------------------------------------------
-[ -d "$WINEPREFIX" ] && "$WINESERVER" -k >/dev/null 2>&1
-rm -rf "$run"
-mkdir -p "$logs" "$WINEPREFIX" || { echo "1..0 # SKIP cannot create $run"; exit 0; }
-trap 'stop_server' EXIT
-trap 'exit 1' INT TERM HUP
-
-"$WINESERVER" -p >"$logs/wineserver.log" 2>&1
-if timeout "$timeout_s" "$WINE" wineboot -i >"$logs/wineboot.log" 2>&1 &&
+if harness_boot &&
    "$builddir/scripts/kmtshim-prefix" --prefix "$WINEPREFIX" --dllpath "$tree" \
         --wine-dlldir "$WINE_DLLDIR" >"$logs/kmtshim-prefix.log" 2>&1; then
     tap_ok "a private prefix with kmtshim.dll (wineboot -i, kmtshim-prefix)"
@@ -82,7 +31,6 @@ else
     echo "1..$n"
     exit 1
 fi
-timeout "$timeout_s" "$WINE" cmd /c exit >"$logs/cmd.log" 2>&1
 
 # ---- the configuration: what QueryAdapterInfo answers --------------------------------
 export KMTSHIM_CONFIG="$run/kmtshim.conf"
@@ -98,47 +46,8 @@ opengl_version = 0x00010001
 opengl_flags = 0x2
 EOF
 
-# run_exe NAME EXE: runs EXE from its own directory, output in $logs/NAME.log; sets rc
-run_exe() {
-    name=$1 exe=$2
-    log=$logs/$name.log
-    (cd "$(dirname "$exe")" && exec timeout "$timeout_s" "$WINE" "$(basename "$exe")") >"$log" 2>&1
-    rc=$?
-}
-
-summary_of() {
-    tr -d '\r' <"$1" | sed -n "s/^$2: \([0-9]*\) tests executed (\([0-9]*\) marked as todo, \([0-9]*\) failures), \([0-9]*\) skipped\.\$/\1 \2 \3 \4/p" | tail -n 1
-}
-
 # ---- test_umd.exe: one TAP line per scenario, one for the program ----------------------
-exe=$builddir/tests/umd/test_umd.exe
-if [ -f "$exe" ]; then
-    run_exe test_umd "$exe"
-    tr -d '\r' <"$log" | while read -r tag id executed fails todos skips; do
-        [ "$tag" = "kmtw-subtest:" ] || continue
-        if [ "$fails" = 0 ]; then
-            echo "ok - $id ($executed checks)"
-        else
-            echo "not ok - $id: $fails failures ($executed checks)"
-        fi
-    done >"$logs/test_umd.tap"
-    while read -r line; do
-        case $line in
-        "ok - "*) tap_ok "${line#ok - }" ;;
-        *) tap_not_ok "${line#not ok - }" ;;
-        esac
-    done <"$logs/test_umd.tap"
-    s=$(summary_of "$log" test_umd)
-    if [ -n "$s" ] && [ "$rc" -eq 0 ] && [ "$(echo "$s" | cut -d' ' -f3)" = 0 ] && [ -s "$logs/test_umd.tap" ]; then
-        tap_ok "test_umd.exe: exit status 0, $(echo "$s" | cut -d' ' -f1) checks, 0 failures"
-    else
-        tap_not_ok "test_umd.exe: exit status $rc, summary '$s'"
-        grep -E "Test failed|exception" "$log" | head -n 20 | sed 's/^/# /'
-        [ -n "$s" ] || tail -n 15 "$log" | sed 's/^/# /'
-    fi
-else
-    tap_not_ok "test_umd.exe was not built"
-fi
+run_suite test_umd "$builddir/tests/umd/test_umd.exe"
 
 # ---- the ICD sample --------------------------------------------------------------------------
 icdload=$builddir/samples/icd/kmticdload.exe

@@ -1,86 +1,28 @@
 #!/bin/sh
 # Runs the Windows-side conformance suite under wine and speaks TAP.
 #
-# One private prefix per run, under the build dir (tests/wine/run/prefix),
-# served by a persistent wineserver (`wineserver -p`, ~40 ms a program
-# instead of ~0.5 s) and stopped with `wineserver -k` at the end.  Every
-# program's output goes to a file (tests/wine/run/logs/): with a persistent
-# server, output captured through a pipe never ends, because Wine's
-# background processes inherit the pipe.  A program passes when its exit
-# status is 0 AND its summary line is there and reports 0 failures: wine's
-# exit status alone is modulo 256, and a crash may end with a small code.
+# One private prefix per run (tests/wine/run/prefix) with a persistent
+# wineserver, every program's output in tests/wine/run/logs/; how a program
+# passes and why it runs that way: wine-harness.sh.
 #
 # Environment: KMTSHIM_TEST_BUILDDIR (set by make check),
 # KMTSHIM_KEEP_PREFIX=1 keeps the prefix and the server for a look after.
 
 builddir=${KMTSHIM_TEST_BUILDDIR:-$(pwd)}
-env_file=$builddir/tests/wine/wine-tests.env
-if [ ! -r "$env_file" ]; then
-    echo "1..0 # SKIP $env_file missing (run through make check)"
-    exit 0
-fi
-. "$env_file"
-
-if [ "$KMT_HAVE_WINE" != yes ]; then
-    echo "1..0 # SKIP configure found no Wine / mingw-w64: the Wine side is not built"
-    exit 0
-fi
-if [ "$KMT_SANITIZERS" = yes ]; then
-    echo "1..0 # SKIP sanitizer build: an ASan kmtshim.so cannot be loaded by wine (tests/wine/test_unixlib covers the Linux half)"
-    exit 0
-fi
-if [ ! -x "$WINE" ] || [ ! -x "$WINESERVER" ]; then
-    echo "1..0 # SKIP wine ($WINE) or wineserver ($WINESERVER) not executable"
-    exit 0
-fi
-
+. "$(dirname "$0")/wine-harness.sh"
+harness_load "$builddir/tests/wine/wine-tests.env" "tests/wine/test_unixlib covers the Linux half"
 tests=$builddir/tests/wine
-run=$tests/run
-logs=$run/logs
-tree=$builddir/dlls/kmtshim/wine/tree
 proxy=$builddir/dlls/gdi32/proxy
-timeout_s=${KMTSHIM_WINE_TIMEOUT:-120}
-
-export WINEPREFIX="$run/prefix"
-export WINEDLLPATH="$tree"
-export WINEDEBUG=-all
-export WINEDLLOVERRIDES="mscoree,mshtml="
-export KMTSHIM_MINIPORT=soft            # deterministic: the software adapter only
-unset KMTSHIM_DEBUG
-
-n=0
-failed=0
-tap_ok() { n=$((n + 1)); echo "ok $n - $*"; }
-tap_not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-diag() { sed 's/^/# /' "$@"; }
-
-stop_server() {
-    if [ -z "$KMTSHIM_KEEP_PREFIX" ]; then
-        "$WINESERVER" -k >/dev/null 2>&1
-        "$WINESERVER" -w >/dev/null 2>&1
-        rm -rf "$WINEPREFIX"
-    fi
-}
+harness_env "$tests/run"
 
 # ---- the prefix ------------------------------------------------------------------
-# a run that was killed may have left its persistent server behind
-[ -d "$WINEPREFIX" ] && "$WINESERVER" -k >/dev/null 2>&1
-rm -rf "$run"
-mkdir -p "$logs" "$WINEPREFIX" || { echo "1..0 # SKIP cannot create $run"; exit 0; }
-trap 'stop_server' EXIT
-trap 'exit 1' INT TERM HUP
-
-"$WINESERVER" -p >"$logs/wineserver.log" 2>&1
-if timeout "$timeout_s" "$WINE" wineboot -i >"$logs/wineboot.log" 2>&1; then
+if harness_boot; then
     tap_ok "a new prefix under the build dir (wineboot -i, persistent wineserver)"
 else
     tap_not_ok "wineboot -i failed, see $logs/wineboot.log"
     echo "1..$n"
     exit 1
 fi
-# the background processes, started once (output to a file, never a pipe)
-timeout "$timeout_s" "$WINE" cmd /c exit >"$logs/cmd.log" 2>&1
-
 if "$builddir/scripts/kmtshim-prefix" --prefix "$WINEPREFIX" --dllpath "$tree" --proxy-dir "$proxy" \
         --wine-dlldir "$WINE_DLLDIR" --proxy-exe test_proxy.exe --proxy-exe test_proxy_static.exe \
         --proxy-exe test_proxy_user32.exe >"$logs/kmtshim-prefix.log" 2>&1 &&
@@ -90,63 +32,6 @@ else
     tap_not_ok "kmtshim-prefix failed"
     diag "$logs/kmtshim-prefix.log"
 fi
-
-# ---- running one program ------------------------------------------------------------
-# run_exe NAME EXE [ARGS...]: runs EXE (from its own directory), output in
-# $logs/NAME.log; sets rc.
-run_exe() {
-    name=$1 exe=$2
-    shift 2
-    log=$logs/$name.log
-    (cd "$(dirname "$exe")" && exec timeout "$timeout_s" "$WINE" "$(basename "$exe")" "$@") >"$log" 2>&1
-    rc=$?
-}
-
-# summary_of LOG PROG: prints "executed todo failures skipped" from the
-# program's summary line, nothing if it is missing.
-summary_of() {
-    tr -d '\r' <"$1" | sed -n "s/^$2: \([0-9]*\) tests executed (\([0-9]*\) marked as todo, \([0-9]*\) failures), \([0-9]*\) skipped\.\$/\1 \2 \3 \4/p" | tail -n 1
-}
-
-# classify LOG PROG RC: "pass", "fail", or "crash" (no summary line)
-classify() {
-    s=$(summary_of "$1" "$2")
-    if [ -z "$s" ]; then
-        echo crash
-    elif [ "$3" -eq 0 ] && [ "$(echo "$s" | cut -d' ' -f3)" = 0 ]; then
-        echo pass
-    else
-        echo fail
-    fi
-}
-
-# run_suite NAME EXE: one TAP line per subtest, one for the whole program.
-run_suite() {
-    name=$1 exe=$2
-    if [ ! -f "$exe" ]; then
-        tap_not_ok "$name: $exe was not built"
-        return
-    fi
-    run_exe "$name" "$exe"
-    while read -r tag id executed fails todos skips; do
-        [ "$tag" = "kmtw-subtest:" ] || continue
-        skips=$(printf '%s' "$skips" | tr -d '\r')
-        detail="$executed checks, $todos todo, $skips skipped"
-        if [ "$fails" = 0 ]; then
-            tap_ok "$id ($detail)"
-        else
-            tap_not_ok "$id: $fails failures ($detail)"
-            # the failure lines of this subtest: between the previous subtest line and this one
-            awk -v id="$id" '/^kmtw-subtest: / { if ($2 == id) { printf "%s", buf; exit } buf = ""; next }
-                             /Test failed|succeeded inside todo|exception/ { buf = buf "# " $0 "\n" }' "$log"
-        fi
-    done <"$log"
-    case $(classify "$log" "$name" "$rc") in
-    pass) tap_ok "$name: exit status 0, summary: $(summary_of "$log" "$name" | awk '{ printf "%s checks, %s todo, %s failures, %s skipped", $1, $2, $3, $4 }')" ;;
-    fail) tap_not_ok "$name: exit status $rc, summary: $(summary_of "$log" "$name")"; grep -E "Test failed|inside todo" "$log" | head -n 20 | sed 's/^/# /' ;;
-    crash) tap_not_ok "$name: no summary line (exit status $rc: crash or hang), see $log"; tail -n 15 "$log" | sed 's/^/# /' ;;
-    esac
-}
 
 # ---- the harness must see failures ----------------------------------------------------
 selftest() {

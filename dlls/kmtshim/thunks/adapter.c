@@ -15,10 +15,7 @@ NTSTATUS APIENTRY D3DKMTEnumAdapters2(D3DKMT_ENUMADAPTERS2 *desc)
     D3DKMT_ENUMADAPTERS2 k;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "NumAdapters %u, pAdapters %p\n", k.NumAdapters, k.pAdapters);
     if (!k.pAdapters) {
@@ -38,10 +35,7 @@ NTSTATUS APIENTRY D3DKMTEnumAdapters3(D3DKMT_ENUMADAPTERS3 *desc)
     D3DKMT_ENUMADAPTERS3 k;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     if (k.Filter.Reserved)
         THUNK_RETURN(STATUS_INVALID_PARAMETER);
@@ -64,10 +58,7 @@ NTSTATUS APIENTRY D3DKMTEnumAdapters(D3DKMT_ENUMADAPTERS *desc)
     ULONG count = 0;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     /* The legacy call returns at most 16: ask for the count, then fill. */
     status = dxgk_enum_adapters(NULL, &count, 0, false);
     if (!status) {
@@ -89,10 +80,7 @@ NTSTATUS APIENTRY D3DKMTOpenAdapterFromLuid(D3DKMT_OPENADAPTERFROMLUID *desc)
     D3DKMT_HANDLE h = 0;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     TRACE_(d3dkmt, "luid %08x:%08x\n", (unsigned)desc->AdapterLuid.HighPart,
            (unsigned)desc->AdapterLuid.LowPart);
     status = dxgk_open_adapter_from_luid(desc->AdapterLuid, &h);
@@ -103,10 +91,7 @@ NTSTATUS APIENTRY D3DKMTOpenAdapterFromLuid(D3DKMT_OPENADAPTERFROMLUID *desc)
 
 NTSTATUS APIENTRY D3DKMTCloseAdapter(const D3DKMT_CLOSEADAPTER *desc)
 {
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     TRACE_(d3dkmt, "hAdapter %#x\n", desc->hAdapter);
     THUNK_RETURN(dxgk_close_adapter(desc->hAdapter));
 }
@@ -117,10 +102,7 @@ NTSTATUS APIENTRY D3DKMTQueryAdapterInfo(const D3DKMT_QUERYADAPTERINFO *desc)
     unsigned char small[sizeof(D3DKMT_OPENGLINFO) + 16], *buf = small;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hAdapter %#x, Type %d, pPrivateDriverData %p, size %u\n", k.hAdapter, k.Type,
            k.pPrivateDriverData, k.PrivateDriverDataSize);
@@ -144,10 +126,7 @@ NTSTATUS APIENTRY D3DKMTQueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *desc)
     D3DKMT_QUERYVIDEOMEMORYINFO k;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hProcess %p, hAdapter %#x, group %d, physical adapter %u\n", k.hProcess,
            k.hAdapter, k.MemorySegmentGroup, k.PhysicalAdapterIndex);

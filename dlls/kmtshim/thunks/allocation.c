@@ -146,20 +146,14 @@ NTSTATUS APIENTRY D3DKMTDestroyAllocation(const D3DKMT_DESTROYALLOCATION *desc)
 {
     D3DDDICB_DESTROYALLOCATION2FLAGS none = { .Value = 0 };
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     THUNK_RETURN(destroy_allocation(desc->hDevice, desc->hResource, desc->phAllocationList,
                                     desc->AllocationCount, none));
 }
 
 NTSTATUS APIENTRY D3DKMTDestroyAllocation2(const D3DKMT_DESTROYALLOCATION2 *desc)
 {
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     THUNK_RETURN(destroy_allocation(desc->hDevice, desc->hResource, desc->phAllocationList,
                                     desc->AllocationCount, desc->Flags));
 }

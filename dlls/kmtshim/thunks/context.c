@@ -10,10 +10,7 @@ NTSTATUS APIENTRY D3DKMTCreateContext(D3DKMT_CREATECONTEXT *desc)
     D3DKMT_CREATECONTEXT k, out = { 0 };
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hDevice %#x, node %u, affinity %#x, flags %#x, data %p/%u, hint %d\n", k.hDevice,
            k.NodeOrdinal, k.EngineAffinity, k.Flags.Value, k.pPrivateDriverData,
@@ -42,10 +39,7 @@ NTSTATUS APIENTRY D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *desc)
     D3DKMT_CREATECONTEXT out = { 0 };
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hDevice %#x, node %u, affinity %#x, flags %#x, data %p/%u, hint %d\n", k.hDevice,
            k.NodeOrdinal, k.EngineAffinity, k.Flags.Value, k.pPrivateDriverData,
@@ -63,10 +57,7 @@ NTSTATUS APIENTRY D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *desc)
 
 NTSTATUS APIENTRY D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *desc)
 {
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     TRACE_(d3dkmt, "hContext %#x\n", desc->hContext);
     THUNK_RETURN(dxgk_destroy_context(desc->hContext));
 }
@@ -76,10 +67,7 @@ NTSTATUS APIENTRY D3DKMTGetDeviceState(D3DKMT_GETDEVICESTATE *desc)
     D3DKMT_GETDEVICESTATE k;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hDevice %#x, StateType %d\n", k.hDevice, k.StateType);
     status = dxgk_get_device_state(&k);

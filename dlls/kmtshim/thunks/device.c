@@ -10,10 +10,7 @@ NTSTATUS APIENTRY D3DKMTCreateDevice(D3DKMT_CREATEDEVICE *desc)
     UINT flags;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     memcpy(&flags, &k.Flags, sizeof(flags));
     TRACE_(d3dkmt, "hAdapter %#x, Flags %#x\n", k.hAdapter, flags);
@@ -36,10 +33,7 @@ NTSTATUS APIENTRY D3DKMTCreateDevice(D3DKMT_CREATEDEVICE *desc)
 
 NTSTATUS APIENTRY D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *desc)
 {
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     TRACE_(d3dkmt, "hDevice %#x\n", desc->hDevice);
     THUNK_RETURN(dxgk_destroy_device(desc->hDevice));
 }

@@ -11,10 +11,7 @@ NTSTATUS APIENTRY D3DKMTEscape(const D3DKMT_ESCAPE *desc)
     unsigned char small[256], *buf = small;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hAdapter %#x, hDevice %#x, Type %d, Flags %#x, data %p/%u, hContext %#x\n",
            k.hAdapter, k.hDevice, k.Type, k.Flags.Value, k.pPrivateDriverData,

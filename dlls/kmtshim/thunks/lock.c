@@ -10,10 +10,7 @@ NTSTATUS APIENTRY D3DKMTLock(D3DKMT_LOCK *desc)
     void *data = NULL;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hDevice %#x, hAllocation %#x, NumPages %u, Flags %#x\n", k.hDevice,
            k.hAllocation, k.NumPages, k.Flags.Value);
@@ -35,10 +32,7 @@ NTSTATUS APIENTRY D3DKMTLock2(D3DKMT_LOCK2 *desc)
     void *data = NULL;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hDevice %#x, hAllocation %#x\n", k.hDevice, k.hAllocation);
     if (k.Flags.Value)                    /* reserved */
@@ -54,10 +48,7 @@ NTSTATUS APIENTRY D3DKMTUnlock(const D3DKMT_UNLOCK *desc)
     D3DKMT_HANDLE copy[D3DKMT_CREATEALLOCATION_MAX];
     D3DKMT_UNLOCK k;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hDevice %#x, NumAllocations %u, phAllocations %p\n", k.hDevice,
            k.NumAllocations, k.phAllocations);
@@ -72,10 +63,7 @@ NTSTATUS APIENTRY D3DKMTUnlock2(const D3DKMT_UNLOCK2 *desc)
 {
     D3DKMT_UNLOCK2 k;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hDevice %#x, hAllocation %#x\n", k.hDevice, k.hAllocation);
     THUNK_RETURN(dxgk_unlock(k.hDevice, &k.hAllocation, 1));

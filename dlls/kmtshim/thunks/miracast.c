@@ -15,10 +15,7 @@ NTSTATUS APIENTRY KmtMiracastStartSession(KMT_MIRACAST_SESSION_DESC *desc)
     UINT target = 0;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hAdapter %#x, StopTimeoutMs %u, hStatusEvent %p, start %p, stop %p, context %p\n",
            k.hAdapter, k.StopTimeoutMs, k.hStatusEvent, (void *)k.pfnStartSession,

@@ -8,10 +8,7 @@ NTSTATUS APIENTRY D3DKMTSubmitCommand(const D3DKMT_SUBMITCOMMAND *desc)
 {
     D3DKMT_SUBMITCOMMAND k;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "Commands %#llx, length %u, contexts %u (first %#x), data %p/%u\n",
            (unsigned long long)k.Commands, k.CommandLength, k.BroadcastContextCount,
@@ -26,10 +23,7 @@ NTSTATUS APIENTRY D3DKMTRender(D3DKMT_RENDER *desc)
     D3DKMT_RENDER k;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hContext %#x, offset %u, length %u, allocations %u, patches %u\n", k.hContext,
            k.CommandOffset, k.CommandLength, k.AllocationCount, k.PatchLocationCount);

@@ -15,10 +15,7 @@ NTSTATUS APIENTRY D3DKMTCreateSynchronizationObject(D3DKMT_CREATESYNCHRONIZATION
     D3DKMT_HANDLE h = 0;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     info.Type = desc->Info.Type;
     memcpy(&info.Reserved, &desc->Info.Reserved, sizeof(desc->Info.Reserved));
     TRACE_(d3dkmt, "hDevice %#x, Type %d\n", desc->hDevice, info.Type);
@@ -34,10 +31,7 @@ NTSTATUS APIENTRY D3DKMTCreateSynchronizationObject2(D3DKMT_CREATESYNCHRONIZATIO
     D3DKMT_HANDLE h = 0;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     info = desc->Info;
     out = info;
     TRACE_(d3dkmt, "hDevice %#x, Type %d, Flags %#x\n", desc->hDevice, info.Type, info.Flags.Value);
@@ -56,10 +50,7 @@ NTSTATUS APIENTRY D3DKMTCreateSynchronizationObject2(D3DKMT_CREATESYNCHRONIZATIO
 
 NTSTATUS APIENTRY D3DKMTDestroySynchronizationObject(const D3DKMT_DESTROYSYNCHRONIZATIONOBJECT *desc)
 {
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     TRACE_(d3dkmt, "hSyncObject %#x\n", desc->hSyncObject);
     THUNK_RETURN(dxgk_destroy_syncobj(desc->hSyncObject));
 }
@@ -70,10 +61,7 @@ NTSTATUS APIENTRY D3DKMTSignalSynchronizationObject(const D3DKMT_SIGNALSYNCHRONI
 {
     D3DKMT_SIGNALSYNCHRONIZATIONOBJECT k;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hContext %#x, %u objects, flags %#x\n", k.hContext, k.ObjectCount, k.Flags.Value);
     if (k.Flags.EnqueueCpuEvent)          /* needs Signal2's CpuEventHandle */
@@ -89,10 +77,7 @@ NTSTATUS APIENTRY D3DKMTSignalSynchronizationObject2(const D3DKMT_SIGNALSYNCHRON
     UINT ncontexts = 0;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     /* 464 bytes: off the (Wine: 1 MiB) stack */
     if (!(k = malloc(sizeof(*k))))
         THUNK_RETURN(STATUS_NO_MEMORY);
@@ -121,10 +106,7 @@ NTSTATUS APIENTRY D3DKMTSignalSynchronizationObject2(const D3DKMT_SIGNALSYNCHRON
 
 NTSTATUS APIENTRY D3DKMTWaitForSynchronizationObject(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECT *desc)
 {
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     TRACE_(d3dkmt, "hContext %#x, %u objects\n", desc->hContext, desc->ObjectCount);
     THUNK_RETURN(dxgk_gpu_wait(desc->hContext, desc->ObjectHandleArray, desc->ObjectCount, NULL, 0,
                                dxgk_types_wait_v1));
@@ -132,10 +114,7 @@ NTSTATUS APIENTRY D3DKMTWaitForSynchronizationObject(const D3DKMT_WAITFORSYNCHRO
 
 NTSTATUS APIENTRY D3DKMTWaitForSynchronizationObject2(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2 *desc)
 {
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     TRACE_(d3dkmt, "hContext %#x, %u objects, value %#llx\n", desc->hContext, desc->ObjectCount,
            (unsigned long long)desc->Fence.FenceValue);
     THUNK_RETURN(dxgk_gpu_wait(desc->hContext, desc->ObjectHandleArray, desc->ObjectCount, NULL,
@@ -162,10 +141,7 @@ NTSTATUS APIENTRY D3DKMTSignalSynchronizationObjectFromGpu(const D3DKMT_SIGNALSY
     D3DDDICB_SIGNALFLAGS none = { .Value = 0 };
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     TRACE_(d3dkmt, "hContext %#x, %u objects\n", desc->hContext, desc->ObjectCount);
     if (!desc->MonitoredFenceValueArray)
         THUNK_RETURN(STATUS_INVALID_PARAMETER);
@@ -185,10 +161,7 @@ NTSTATUS APIENTRY D3DKMTSignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALS
     D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 k;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "%u objects, flags %#x, %u contexts\n", k.ObjectCount, k.Flags.Value,
            k.BroadcastContextCount);
@@ -218,10 +191,7 @@ NTSTATUS APIENTRY D3DKMTWaitForSynchronizationObjectFromGpu(const D3DKMT_WAITFOR
     bool monitored;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hContext %#x, %u objects\n", k.hContext, k.ObjectCount);
     if ((status = capture_fence_arrays(k.ObjectHandleArray, NULL, k.ObjectCount,
@@ -251,10 +221,7 @@ NTSTATUS APIENTRY D3DKMTSignalSynchronizationObjectFromCpu(const D3DKMT_SIGNALSY
     D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU k;
     NTSTATUS status;
 
-    kmt_thunk_enter();
-    TRACE_(d3dkmt, "desc %p\n", desc);
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
-        THUNK_RETURN(STATUS_INVALID_PARAMETER);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
     TRACE_(d3dkmt, "hDevice %#x, %u objects, flags %#x\n", k.hDevice, k.ObjectCount, k.Flags.Value);
     if (!k.FenceValueArray)

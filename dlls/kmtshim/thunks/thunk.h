@@ -41,4 +41,15 @@ static inline void kmt_thunk_enter(void)
     dxgk_process_init();
 }
 
+/* The opening of every thunk that takes one descriptor: bring the process
+ * up, trace the pointer, and refuse one that cannot be the caller's buffer
+ * before anything reads it. */
+#define THUNK_ENTER_DESC(desc)                                   \
+    do {                                                         \
+        kmt_thunk_enter();                                       \
+        TRACE_(d3dkmt, "desc %p\n", (const void *)(desc));        \
+        if (!kmt_user_ptr_ok((desc), sizeof(*(desc))))           \
+            THUNK_RETURN(STATUS_INVALID_PARAMETER);              \
+    } while (0)
+
 #endif

@@ -1,0 +1,53 @@
+/*
+ * What every kmtshim benchmark shares: the clock, medians, the common
+ * command line (--json, --reps, --quick, --help) and the result table, so
+ * all of them report the same way.
+ */
+#ifndef KMTSHIM_BENCH_UTIL_H
+#define KMTSHIM_BENCH_UTIL_H
+
+#include <stdbool.h>
+
+#include "kmtshim/kmtshim.h"
+
+#define BENCH_MAX_REPS 99
+
+struct bench_options {
+    bool json;
+    unsigned reps;                       /* timed repetitions per figure */
+    double scale;                        /* fraction of the default operation counts */
+};
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+double bench_now_ns(void);
+
+/* Sorts v[0..n) and returns its median. */
+double bench_median(double *v, unsigned n);
+
+/* Prints "<program>: <what> failed (<status>)" and exits 1. */
+_Noreturn void bench_die(const char *what, long status);
+
+/* n scaled by --quick, at least 1. */
+unsigned bench_scaled(const struct bench_options *o, unsigned n);
+
+/* Parses the common options into *o, whose fields hold the defaults on
+ * entry.  `summary` is the paragraph --help prints under the usage line.
+ * Exits 0 after --help, 2 on a bad command line. */
+void bench_parse_options(int argc, char **argv, const char *summary, struct bench_options *o);
+
+/* Parses up to n unsigned positional arguments into *vals[i] (left as they
+ * are when absent); -h/--help prints `usage` and exits 0, anything that is
+ * not a number prints it and exits 2. */
+void bench_parse_counts(int argc, char **argv, const char *usage, unsigned n, unsigned *const vals[]);
+
+/* Selects the software adapter (KMTSHIM_MINIPORT=soft) and returns a
+ * device on it; exits on failure. */
+D3DKMT_HANDLE bench_open_soft_device(void);
+
+/* Adds a row to the result table (at most 32). */
+void bench_record(const char *name, const char *what, double ns_per_op, unsigned threads);
+
+/* Prints the table, or JSON with --json. */
+void bench_print(const struct bench_options *o);
+
+#endif

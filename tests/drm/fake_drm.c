@@ -1,0 +1,502 @@
+/*
+ * The fake DRM kernel of fake_drm.h.  The rules each handler enforces are
+ * the kernel's, from the uAPI headers' documentation (i915_drm.h, xe_drm.h):
+ * they are what makes a wrong argument from the miniport fail here the way
+ * it would fail on the hardware.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xf86drm.h>
+#include <i915_drm.h>
+#include <amdgpu_drm.h>
+
+#include "fake_drm.h"
+
+struct fake_drm fake_drm = { .fd = -1 };
+static uint8_t *memory;                 /* the whole memfd, the "kernel's" view */
+
+#define MEMFD_SIZE ((size_t)(FAKE_DRM_MAX_OBJECTS + 1) * FAKE_DRM_WINDOW)
+#define GIB (1ull << 30)
+
+/* ---- xe uAPI (Linux 6.8+ include/uapi/drm/xe_drm.h), declared here on purpose:
+ * the fake must not share the miniport's declarations it is checking ---- */
+struct fake_xe_device_query { uint64_t extensions; uint32_t query, size; uint64_t data, reserved[2]; };
+struct fake_xe_mem_region {
+    uint16_t mem_class, instance;
+    uint32_t min_page_size;
+    uint64_t total_size, used, cpu_visible_size, cpu_visible_used, reserved[6];
+};
+struct fake_xe_gem_create {
+    uint64_t extensions, size;
+    uint32_t placement, flags, vm_id, handle;
+    uint16_t cpu_caching, pad[3];
+    uint64_t reserved[2];
+};
+struct fake_xe_gem_mmap_offset { uint64_t extensions; uint32_t handle, flags; uint64_t offset, reserved[2]; };
+
+#define FAKE_XE_DEVICE_QUERY DRM_IOWR(DRM_COMMAND_BASE + 0x00, struct fake_xe_device_query)
+#define FAKE_XE_GEM_CREATE DRM_IOWR(DRM_COMMAND_BASE + 0x01, struct fake_xe_gem_create)
+#define FAKE_XE_GEM_MMAP_OFFSET DRM_IOWR(DRM_COMMAND_BASE + 0x02, struct fake_xe_gem_mmap_offset)
+#define FAKE_XE_QUERY_MEM_REGIONS 1
+#define FAKE_XE_FLAG_DEFER_BACKING 1u
+#define FAKE_XE_FLAG_SCANOUT 2u
+#define FAKE_XE_FLAG_NEEDS_VISIBLE_VRAM 4u
+#define FAKE_XE_CACHING_WB 1
+#define FAKE_XE_CACHING_WC 2
+#define FAKE_XE_SYSTEM_MASK 1u               /* instance 0 */
+#define FAKE_XE_VRAM_MASK 2u                 /* instance 1 */
+
+/* i915 placement bits in fake_drm_object.placement */
+#define FAKE_I915_SYSTEM 1u
+#define FAKE_I915_LOCAL 2u
+
+int fake_drm_open(const struct fake_drm_config *config)
+{
+    fake_drm_close();
+    memset(&fake_drm, 0, sizeof(fake_drm));
+    fake_drm.config = *config;
+    if (!fake_drm.config.vram_min_page)
+        fake_drm.config.vram_min_page = 65536;
+    fake_drm.fd = memfd_create("fake-drm", MFD_CLOEXEC);
+    if (fake_drm.fd < 0 || ftruncate(fake_drm.fd, (off_t)MEMFD_SIZE))
+        return -1;
+    memory = mmap(NULL, MEMFD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fake_drm.fd, 0);
+    return memory == MAP_FAILED ? -1 : fake_drm.fd;
+}
+
+void fake_drm_close(void)
+{
+    if (memory && memory != MAP_FAILED)
+        munmap(memory, MEMFD_SIZE);
+    memory = NULL;
+    if (fake_drm.fd >= 0)
+        close(fake_drm.fd);
+    fake_drm.fd = -1;
+}
+
+uint8_t *fake_drm_bytes(uint32_t handle)
+{
+    return memory + (size_t)handle * FAKE_DRM_WINDOW;
+}
+
+void fake_drm_fail(unsigned long request, unsigned nth, int err)
+{
+    fake_drm.fail_nr = (unsigned)request;
+    fake_drm.fail_nth = nth;
+    fake_drm.fail_errno = (unsigned)err;
+}
+
+struct fake_drm_object *fake_drm_object(uint32_t handle)
+{
+    if (!handle || handle > FAKE_DRM_MAX_OBJECTS || !fake_drm.objects[handle].live)
+        return NULL;
+    return &fake_drm.objects[handle];
+}
+
+/* A new object, zero-filled as the kernel hands them out. */
+int fake_drm_new_object(uint64_t size, uint32_t *handle)
+{
+    if (size > FAKE_DRM_WINDOW)
+        return -ENOSPC;                  /* the fake's limit, not the kernel's */
+    for (uint32_t h = 1; h <= FAKE_DRM_MAX_OBJECTS; h++) {
+        if (fake_drm.objects[h].live)
+            continue;
+        memset(&fake_drm.objects[h], 0, sizeof(fake_drm.objects[h]));
+        fake_drm.objects[h].live = true;
+        fake_drm.objects[h].size = size;
+        memset(fake_drm_bytes(h), 0, FAKE_DRM_WINDOW);
+        fake_drm.live_objects++;
+        *handle = h;
+        return 0;
+    }
+    return -ENOSPC;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t to)
+{
+    return (v + to - 1) / to * to;
+}
+
+int fake_drm_close_object(uint32_t handle)
+{
+    struct fake_drm_object *o = fake_drm_object(handle);
+
+    if (!o)
+        return -EINVAL;
+    o->live = false;
+    fake_drm.live_objects--;
+    return 0;
+}
+
+static int gem_close(struct drm_gem_close *args)
+{
+    return args->pad ? -EINVAL : fake_drm_close_object(args->handle);
+}
+
+static int context_new(uint32_t *id)
+{
+    for (uint32_t i = 1; i < 64; i++)
+        if (!(fake_drm.contexts & (1ull << i))) {
+            fake_drm.contexts |= 1ull << i;
+            fake_drm.live_contexts++;
+            *id = i;
+            return 0;
+        }
+    return -ENOSPC;
+}
+
+static int context_free(uint32_t id)
+{
+    if (!id || id >= 64 || !(fake_drm.contexts & (1ull << id)))
+        return -ENOENT;
+    fake_drm.contexts &= ~(1ull << id);
+    fake_drm.live_contexts--;
+    return 0;
+}
+
+/* ---- i915 --------------------------------------------------------------- */
+
+static int i915_getparam(struct drm_i915_getparam *gp)
+{
+    if (gp->param != I915_PARAM_HAS_LLC)
+        return -EINVAL;
+    *gp->value = fake_drm.config.has_llc;
+    return 0;
+}
+
+static void i915_region_list(struct drm_i915_memory_region_info *out, unsigned *n)
+{
+    *n = 0;
+    out[(*n)++] = (struct drm_i915_memory_region_info){
+        .region = { I915_MEMORY_CLASS_SYSTEM, 0 }, .probed_size = 8 * GIB, .unallocated_size = 6 * GIB };
+    if (fake_drm.config.discrete) {
+        struct drm_i915_memory_region_info local = {
+            .region = { I915_MEMORY_CLASS_DEVICE, 0 }, .probed_size = 4 * GIB, .unallocated_size = 3 * GIB };
+        local.probed_cpu_visible_size = 256u << 20;
+        out[(*n)++] = local;
+    }
+}
+
+static int i915_query(struct drm_i915_query *q)
+{
+    struct drm_i915_query_item *items = (void *)(uintptr_t)q->items_ptr;
+
+    if (q->flags)
+        return -EINVAL;
+    for (uint32_t i = 0; i < q->num_items; i++) {
+        struct drm_i915_memory_region_info regions[2];
+        struct drm_i915_query_memory_regions *out;
+        unsigned n;
+        int32_t size;
+
+        if (items[i].query_id != DRM_I915_QUERY_MEMORY_REGIONS || items[i].flags) {
+            items[i].length = -EINVAL;
+            continue;
+        }
+        i915_region_list(regions, &n);
+        size = (int32_t)(sizeof(*out) + n * sizeof(regions[0]));
+        if (!items[i].length) {
+            items[i].length = size;      /* the first pass asks for the size */
+            continue;
+        }
+        if (items[i].length < size) {
+            items[i].length = -EINVAL;
+            continue;
+        }
+        out = (void *)(uintptr_t)items[i].data_ptr;
+        memset(out, 0, (size_t)size);
+        out->num_regions = n;
+        memcpy(out->regions, regions, n * sizeof(regions[0]));
+        items[i].length = size;
+    }
+    return 0;
+}
+
+static int i915_gem_create(struct drm_i915_gem_create *args)
+{
+    int err;
+
+    if (!args->size)
+        return -EINVAL;
+    args->size = round_up(args->size, 4096);
+    if ((err = fake_drm_new_object(args->size, &args->handle)) < 0)
+        return err;
+    fake_drm.objects[args->handle].placement = FAKE_I915_SYSTEM;
+    return 0;
+}
+
+/* Placements: known regions, each once; NEEDS_CPU_ACCESS only with system
+ * memory among them to spill to (the kernel's documented rule). */
+static int i915_gem_create_ext(struct drm_i915_gem_create_ext *args)
+{
+    const struct i915_user_extension *ext = (void *)(uintptr_t)args->extensions;
+    uint32_t placement = FAKE_I915_SYSTEM;
+    uint64_t page = 4096;
+    int err;
+
+    if (!args->size || (args->flags & ~(uint32_t)I915_GEM_CREATE_EXT_FLAG_NEEDS_CPU_ACCESS))
+        return -EINVAL;
+    for (; ext; ext = (void *)(uintptr_t)ext->next_extension) {
+        const struct drm_i915_gem_create_ext_memory_regions *mr = (const void *)ext;
+        const struct drm_i915_gem_memory_class_instance *r = (void *)(uintptr_t)mr->regions;
+
+        if (ext->name != I915_GEM_CREATE_EXT_MEMORY_REGIONS || ext->flags || mr->pad || !mr->num_regions ||
+            mr->num_regions > 2)
+            return -EINVAL;
+        placement = 0;
+        for (uint32_t i = 0; i < mr->num_regions; i++) {
+            uint32_t bit;
+
+            if (r[i].memory_instance)
+                return -EINVAL;
+            if (r[i].memory_class == I915_MEMORY_CLASS_SYSTEM)
+                bit = FAKE_I915_SYSTEM;
+            else if (r[i].memory_class == I915_MEMORY_CLASS_DEVICE && fake_drm.config.discrete)
+                bit = FAKE_I915_LOCAL;
+            else
+                return -EINVAL;
+            if (placement & bit)
+                return -EINVAL;
+            placement |= bit;
+        }
+    }
+    if ((args->flags & I915_GEM_CREATE_EXT_FLAG_NEEDS_CPU_ACCESS) && !(placement & FAKE_I915_SYSTEM))
+        return -EINVAL;
+    if (placement & FAKE_I915_LOCAL)
+        page = 65536;                    /* local memory's minimum page on DG2 */
+    args->size = round_up(args->size, page);
+    if ((err = fake_drm_new_object(args->size, &args->handle)) < 0)
+        return err;
+    fake_drm.objects[args->handle].placement = placement;
+    fake_drm.objects[args->handle].create_flags = args->flags;
+    return 0;
+}
+
+static int i915_gem_userptr(struct drm_i915_gem_userptr *args)
+{
+    int err;
+
+    if ((args->user_ptr | args->user_size) & 4095 || !args->user_size)
+        return -EINVAL;
+    if (args->flags & ~(uint32_t)(I915_USERPTR_READ_ONLY | I915_USERPTR_UNSYNCHRONIZED))
+        return -EINVAL;
+    if (fake_drm.config.userptr_refused)
+        return -ENODEV;
+    if ((err = fake_drm_new_object(args->user_size, &args->handle)) < 0)
+        return err;
+    fake_drm.objects[args->handle].userptr = args->user_ptr;
+    fake_drm.objects[args->handle].placement = FAKE_I915_SYSTEM;
+    return 0;
+}
+
+/* Discrete parts take FIXED only (the kernel picks the mode); userptr
+ * objects cannot be mapped through the device. */
+static int i915_mmap_offset(struct drm_i915_gem_mmap_offset *args)
+{
+    struct fake_drm_object *o = fake_drm_object(args->handle);
+
+    if (args->extensions || args->pad)
+        return -EINVAL;
+    if (!o)
+        return -ENOENT;
+    if (o->userptr)
+        return -ENODEV;
+    if (fake_drm.config.discrete ? args->flags != I915_MMAP_OFFSET_FIXED
+                                 : args->flags == I915_MMAP_OFFSET_FIXED || args->flags > I915_MMAP_OFFSET_UC)
+        return fake_drm.config.discrete ? -ENODEV : -EINVAL;
+    o->mmap_flags = (uint32_t)args->flags;
+    o->offset = args->offset = (uint64_t)args->handle * FAKE_DRM_WINDOW;
+    return 0;
+}
+
+static int i915_gem_wait(struct drm_i915_gem_wait *args)
+{
+    struct fake_drm_object *o = fake_drm_object(args->bo_handle);
+
+    if (args->flags)
+        return -EINVAL;
+    if (!o)
+        return -ENOENT;
+    fake_drm.last_wait_timeout = args->timeout_ns;
+    if (o->busy && args->timeout_ns >= 0)
+        return -ETIME;
+    o->busy = false;                     /* an unbounded wait sees the GPU finish */
+    return 0;
+}
+
+static int i915_context_create(struct drm_i915_gem_context_create_ext *args)
+{
+    if (args->flags || args->extensions)
+        return -EINVAL;
+    return context_new(&args->ctx_id);
+}
+
+static int i915_context_destroy(struct drm_i915_gem_context_destroy *args)
+{
+    return args->pad ? -EINVAL : context_free(args->ctx_id);
+}
+
+/* ---- amdgpu: the one ioctl its family makes itself ----------------------- */
+
+static int amdgpu_ctx(union drm_amdgpu_ctx *args)
+{
+    uint32_t id;
+    int err;
+
+    switch (args->in.op) {
+    case AMDGPU_CTX_OP_ALLOC_CTX:
+        if (args->in.priority < AMDGPU_CTX_PRIORITY_VERY_LOW || args->in.priority > AMDGPU_CTX_PRIORITY_VERY_HIGH)
+            return -EINVAL;
+        if ((err = context_new(&id)) < 0)
+            return err;
+        memset(&args->out, 0, sizeof(args->out));
+        args->out.alloc.ctx_id = id;
+        return 0;
+    case AMDGPU_CTX_OP_FREE_CTX:
+        return context_free(args->in.ctx_id);
+    }
+    return -EINVAL;
+}
+
+/* ---- xe ----------------------------------------------------------------- */
+
+static unsigned xe_regions(struct fake_xe_mem_region *out)
+{
+    unsigned n = 0;
+
+    out[n++] = (struct fake_xe_mem_region){ .mem_class = 0, .instance = 0, .min_page_size = 4096,
+                                            .total_size = 8 * GIB, .used = 2 * GIB };
+    if (fake_drm.config.discrete)
+        out[n++] = (struct fake_xe_mem_region){ .mem_class = 1, .instance = 1,
+                                                .min_page_size = fake_drm.config.vram_min_page,
+                                                .total_size = 4 * GIB, .used = 1 * GIB,
+                                                .cpu_visible_size = 256u << 20 };
+    return n;
+}
+
+static int xe_device_query(struct fake_xe_device_query *q)
+{
+    struct fake_xe_mem_region regions[2];
+    unsigned n;
+    uint32_t size;
+    uint32_t *out;
+
+    if (q->extensions || q->reserved[0] || q->reserved[1] || q->query != FAKE_XE_QUERY_MEM_REGIONS)
+        return -EINVAL;
+    n = xe_regions(regions);
+    size = (uint32_t)(8 + n * sizeof(regions[0]));
+    if (!q->size) {
+        q->size = size;
+        return 0;
+    }
+    if (q->size < size)
+        return -EINVAL;
+    out = (void *)(uintptr_t)q->data;
+    out[0] = n;
+    out[1] = 0;
+    memcpy(out + 2, regions, n * sizeof(regions[0]));
+    return 0;
+}
+
+/* The kernel's checks: a non-empty placement of known regions, a size the
+ * placements' page divides, WB or WC, WC for anything VRAM may hold, and
+ * NEEDS_VISIBLE_VRAM only with VRAM in the placement. */
+static int xe_gem_create(struct fake_xe_gem_create *args)
+{
+    uint32_t valid = FAKE_XE_SYSTEM_MASK | (fake_drm.config.discrete ? FAKE_XE_VRAM_MASK : 0);
+    uint64_t page = args->placement & FAKE_XE_VRAM_MASK ? fake_drm.config.vram_min_page : 4096;
+    int err;
+
+    if (args->extensions || args->vm_id || args->pad[0] || args->pad[1] || args->pad[2] ||
+        args->reserved[0] || args->reserved[1])
+        return -EINVAL;
+    if (!args->placement || (args->placement & ~valid))
+        return -EINVAL;
+    if (args->flags & ~(FAKE_XE_FLAG_DEFER_BACKING | FAKE_XE_FLAG_SCANOUT | FAKE_XE_FLAG_NEEDS_VISIBLE_VRAM))
+        return -EINVAL;
+    if ((args->flags & FAKE_XE_FLAG_NEEDS_VISIBLE_VRAM) && !(args->placement & FAKE_XE_VRAM_MASK))
+        return -EINVAL;
+    if (args->cpu_caching != FAKE_XE_CACHING_WB && args->cpu_caching != FAKE_XE_CACHING_WC)
+        return -EINVAL;
+    if ((args->placement & FAKE_XE_VRAM_MASK) && args->cpu_caching != FAKE_XE_CACHING_WC)
+        return -EINVAL;
+    if (!args->size || args->size % page)
+        return -EINVAL;
+    if ((err = fake_drm_new_object(args->size, &args->handle)) < 0)
+        return err;
+    fake_drm.objects[args->handle].placement = args->placement;
+    fake_drm.objects[args->handle].create_flags = args->flags;
+    fake_drm.objects[args->handle].cpu_caching = args->cpu_caching;
+    return 0;
+}
+
+static int xe_mmap_offset(struct fake_xe_gem_mmap_offset *args)
+{
+    struct fake_drm_object *o = fake_drm_object(args->handle);
+
+    if (args->extensions || args->flags || args->reserved[0] || args->reserved[1])
+        return -EINVAL;
+    if (!o)
+        return -ENOENT;
+    o->offset = args->offset = (uint64_t)args->handle * FAKE_DRM_WINDOW;
+    return 0;
+}
+
+/* ---- dispatch ----------------------------------------------------------- */
+
+static int answer(unsigned long request, void *arg)
+{
+    if (request == DRM_IOCTL_GEM_CLOSE)
+        return gem_close(arg);
+    if (fake_drm.config.driver == FAKE_I915) {
+        switch (request) {
+        case DRM_IOCTL_I915_GETPARAM: return i915_getparam(arg);
+        case DRM_IOCTL_I915_QUERY: return i915_query(arg);
+        case DRM_IOCTL_I915_GEM_CREATE: return i915_gem_create(arg);
+        case DRM_IOCTL_I915_GEM_CREATE_EXT: return i915_gem_create_ext(arg);
+        case DRM_IOCTL_I915_GEM_USERPTR: return i915_gem_userptr(arg);
+        case DRM_IOCTL_I915_GEM_MMAP_OFFSET: return i915_mmap_offset(arg);
+        case DRM_IOCTL_I915_GEM_WAIT: return i915_gem_wait(arg);
+        case DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT: return i915_context_create(arg);
+        case DRM_IOCTL_I915_GEM_CONTEXT_DESTROY: return i915_context_destroy(arg);
+        }
+    } else if (fake_drm.config.driver == FAKE_AMDGPU) {
+        if (request == DRM_IOCTL_AMDGPU_CTX)
+            return amdgpu_ctx(arg);
+    } else {
+        switch (request) {
+        case FAKE_XE_DEVICE_QUERY: return xe_device_query(arg);
+        case FAKE_XE_GEM_CREATE: return xe_gem_create(arg);
+        case FAKE_XE_GEM_MMAP_OFFSET: return xe_mmap_offset(arg);
+        }
+    }
+    return -ENOTTY;                      /* what a driver says to an ioctl it lacks */
+}
+
+/* Replaces libdrm's for the whole test program. */
+int drmIoctl(int fd, unsigned long request, void *arg)
+{
+    int ret;
+
+    if (fd < 0 || fd != fake_drm.fd) {
+        do
+            ret = ioctl(fd, request, arg);
+        while (ret == -1 && (errno == EINTR || errno == EAGAIN));
+        return ret;
+    }
+    fake_drm.calls++;
+    if (fake_drm.fail_nth && (unsigned)request == fake_drm.fail_nr && !--fake_drm.fail_nth) {
+        errno = (int)fake_drm.fail_errno;
+        return -1;
+    }
+    if ((ret = answer(request, arg)) < 0) {
+        errno = -ret;
+        return -1;
+    }
+    return 0;
+}

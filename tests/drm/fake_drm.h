@@ -1,0 +1,83 @@
+/*
+ * A fake DRM kernel for the families no QEMU driver exercises (i915, xe,
+ * amdgpu).
+ *
+ * The test program defines drmIoctl(): calls on the fake's fd are answered
+ * here, with the rules the kernel's uAPI documents for each ioctl (sizes
+ * rounded to the region's page, placements and caching modes checked,
+ * unknown handles refused with the kernel's errno); every other fd goes to
+ * the real ioctl.  The fd is a memfd: each GEM object owns a window of it at
+ * its fake mmap offset, so the miniport's mmap(fd, offset) reaches the very
+ * bytes the fake sees, and a test reads "the GPU's view" from fake_drm_bytes().
+ *
+ * For amdgpu, whose family talks to libdrm_amdgpu rather than to ioctls,
+ * fake_amdgpu.c stands in for the library's functions over the same books.
+ *
+ * Not a model of the hardware: it checks that the miniport speaks each
+ * driver's uAPI the way the kernel requires, and keeps the books (live
+ * objects, contexts, last arguments) a test asserts on.
+ */
+#ifndef KMTSHIM_FAKE_DRM_H
+#define KMTSHIM_FAKE_DRM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define FAKE_DRM_MAX_OBJECTS 64
+#define FAKE_DRM_WINDOW (4u << 20)          /* bytes of the memfd per object */
+
+enum fake_drm_driver { FAKE_I915, FAKE_XE, FAKE_AMDGPU };
+
+struct fake_drm_config {
+    enum fake_drm_driver driver;
+    bool discrete;                      /* a VRAM region next to system memory */
+    bool has_llc;                       /* i915 */
+    bool userptr_refused;               /* i915: GEM_USERPTR answers ENODEV */
+    bool apu;                           /* amdgpu: a FUSION part (UMA) */
+    uint32_t vram_min_page;             /* xe: 64 KiB on discrete parts */
+};
+
+struct fake_drm_object {
+    bool live;
+    uint64_t size;
+    uint64_t offset;                    /* fake mmap offset, 0 until asked */
+    uint32_t mmap_flags;                /* i915 MMAP_OFFSET flags */
+    uint32_t placement;                 /* i915: bit 0 system, bit 1 local; xe: region mask */
+    uint32_t create_flags;
+    uint16_t cpu_caching;               /* xe */
+    uint64_t userptr;                   /* the caller's pages of a userptr object, 0 otherwise */
+    unsigned cpu_maps;                  /* amdgpu: amdgpu_bo_cpu_map references */
+    bool busy;                          /* GEM_WAIT reports it busy */
+};
+
+struct fake_drm {
+    struct fake_drm_config config;
+    int fd;
+    struct fake_drm_object objects[FAKE_DRM_MAX_OBJECTS + 1];   /* by GEM handle, 0 unused */
+    unsigned live_objects, live_contexts;
+    uint64_t contexts;                  /* live context ids, bit per id */
+    unsigned calls;                     /* ioctls answered */
+    /* fail the fail_nth ioctl numbered fail_nr (from now on) with fail_errno */
+    unsigned fail_nr, fail_nth, fail_errno;
+    int64_t last_wait_timeout;
+};
+
+extern struct fake_drm fake_drm;
+
+/* Resets the books and returns the fake device's fd. */
+int fake_drm_open(const struct fake_drm_config *config);
+void fake_drm_close(void);
+
+/* The object's bytes as the kernel holds them (its memfd window). */
+uint8_t *fake_drm_bytes(uint32_t handle);
+
+/* A new zero-filled object of size bytes (its GEM handle in *handle), and
+ * GEM_CLOSE's bookkeeping; 0 or a negative errno. */
+int fake_drm_new_object(uint64_t size, uint32_t *handle);
+int fake_drm_close_object(uint32_t handle);
+struct fake_drm_object *fake_drm_object(uint32_t handle);
+
+/* The nth (1-based) call of ioctl number nr fails with err. */
+void fake_drm_fail(unsigned long request, unsigned nth, int err);
+
+#endif

@@ -13,7 +13,8 @@
  * + DxgkDdiDestroyAllocation, DxgkDdiLock + DxgkDdiUnlock on an adapter of
  * its own), so the table splits the overhead into the miniport's and the
  * core's; a last table times the core alone, over a miniport whose DDIs
- * return at once.
+ * return at once, back to back and between other system calls (getppid(),
+ * and a dumb driver's raw create+close where there is one).
  *
  * Blocks of the three kinds alternate (the order rotates every round); the
  * table gives the median block of each and the median of the per-round
@@ -25,11 +26,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <xf86drm.h>
@@ -453,8 +456,75 @@ static NTSTATUS APIENTRY null_entry(KMT_DRIVER_OBJECT *driver, const KMT_DXGKRNL
     return dxgkrnl->DxgkInitialize(driver, &init);
 }
 
-/* What the core costs by itself, per create+destroy and lock+unlock pair. */
-static void bench_core(void)
+/* The core's pair run between other system calls: what it adds there,
+ * against what it costs back to back.  Between a dumb driver's raw
+ * create+close ioctls an emulated CPU makes it dearer (the kernel's work in
+ * between evicts the emulator's translated code and TLB); between getppid()
+ * calls, which do next to nothing in the kernel, it should not.  The rows
+ * split the D3DKMT/raw gap into the core's own cost and that amplification. */
+static const struct target *neighbour;
+
+static void neighbour_ioctls(void)
+{
+    raw_close(neighbour, raw_create(neighbour, 4096));
+}
+
+static volatile long getppid_result;
+
+static void neighbour_getppid(void)
+{
+    getppid_result = syscall(SYS_getppid);   /* a real system call, never cached by libc */
+}
+
+static double neighbour_block(void (*op)(void), const struct target *core)
+{
+    double t0 = bench_now_ns();
+
+    for (unsigned i = 0; i < block; i++) {
+        op();
+        if (core)
+            kmt_destroy(core, kmt_create(core, 4096));
+    }
+    return (bench_now_ns() - t0) / block;
+}
+
+static void bench_core_between(const char *what, void (*op)(void), const struct target *core)
+{
+    double alone[MAX_ROUNDS], mixed[MAX_ROUNDS], added[MAX_ROUNDS], base[MAX_ROUNDS];
+
+    neighbour_block(op, core);
+    for (unsigned i = 0; i < rounds; i++) {
+        for (unsigned k = 0; k < 3; k++) {
+            switch ((i + k) % 3) {
+            case 0: base[i] = neighbour_block(op, NULL); break;
+            case 1: alone[i] = kmt_create_block(core, 4096); break;
+            default: mixed[i] = neighbour_block(op, core); break;
+            }
+        }
+        added[i] = mixed[i] - base[i];
+    }
+    printf("between %s (%.0f ns each): the core's create+destroy adds %.0f ns (back to back: %.0f)\n",
+           what, bench_median(base, rounds), bench_median(added, rounds), bench_median(alone, rounds));
+}
+
+static void bench_core_between_calls(const struct target *core, const char *node)
+{
+    struct target r = { .page = 4096 };
+    char what[96];
+
+    bench_core_between("getppid() calls", neighbour_getppid, core);
+    if (!node || (r.fd = open(node, O_RDWR | O_CLOEXEC)) < 0)
+        return;
+    strcpy(r.umd.Family, "dumb");
+    neighbour = &r;
+    snprintf(what, sizeof(what), "raw create+close pairs on %s (4 KiB)", node);
+    bench_core_between(what, neighbour_ioctls, core);
+    close(r.fd);
+}
+
+/* What the core costs by itself, per create+destroy and lock+unlock pair;
+ * node: a dumb-buffer device to interleave with, or NULL. */
+static void bench_core(const char *node)
 {
     double create[MAX_ROUNDS], lock[MAX_ROUNDS];
     D3DKMT_ADAPTERINFO info[4];
@@ -481,6 +551,7 @@ static void bench_core(void)
     kmt_destroy(&t, alloc);
     printf("\nthe core alone (a miniport whose DDIs return at once): create+destroy %.0f ns, "
            "lock+unlock %.0f ns\n", bench_median(create, rounds), bench_median(lock, rounds));
+    bench_core_between_calls(&t, node);
     KmtProcessShutdown();
 }
 
@@ -512,6 +583,7 @@ int main(int argc, char **argv)
 {
     static const UINT64 sizes[] = { 4096, 1 << 20 };
     struct target t[16];
+    char *dumb_node = NULL;
     unsigned n;
 
     bench_parse_counts(argc, argv, usage, 2, (unsigned *const[]){ &rounds, &block });
@@ -523,7 +595,7 @@ int main(int argc, char **argv)
     n = open_targets(t, 16);
     if (!n) {
         printf("drm_bench: no DRM adapter with a raw baseline (dumb or virtio_gpu family)\n");
-        bench_core();
+        bench_core(NULL);
         return 0;
     }
     printf("median of %u blocks of %u iterations, ns per iteration; ratios: medians of the per-round "
@@ -535,8 +607,12 @@ int main(int argc, char **argv)
             bench_create(&t[i], sizes[s]);
             bench_lock(&t[i], sizes[s]);
         }
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < n; i++) {
+        if (!dumb_node && !strcmp(t[i].umd.Family, "dumb"))
+            dumb_node = drmGetDeviceNameFromFd2(t[i].fd);
         drm_ddi.DxgkDdiRemoveDevice(t[i].ddi_adapter);
-    bench_core();
+    }
+    bench_core(dumb_node);
+    free(dumb_node);
     return 0;
 }

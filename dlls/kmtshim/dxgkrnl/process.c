@@ -14,6 +14,21 @@ struct dxgk_process dxgk_process = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
+/* Why the process has no adapter: a miniport that loaded but found no
+ * device (KMTSHIM_MINIPORT=drm on a machine without a GPU) is not one that
+ * failed to load. */
+static void report_no_adapter(NTSTATUS status)
+{
+    const char *sel = getenv("KMTSHIM_MINIPORT");
+
+    if (!sel || !*sel)
+        sel = "the default selection";
+    if (!list_empty(&dxgk_process.miniports))
+        ERR_(dxgk, "no adapter: %s loaded but found no device\n", sel);
+    else
+        ERR_(dxgk, "no miniport could be loaded from %s: %s\n", sel, kmt_debugstr_status(status));
+}
+
 NTSTATUS dxgk_process_init(void)
 {
     NTSTATUS status;
@@ -34,7 +49,7 @@ NTSTATUS dxgk_process_init(void)
         hmgr_init(&dxgk_process.global_handles, HMGR_INSTANCE_GLOBAL);
         status = dxgk_load_miniports();
         if (status)
-            ERR_(dxgk, "no miniport could be loaded: %s\n", kmt_debugstr_status(status));
+            report_no_adapter(status);
         dxgk_process.init_status = status;
         __atomic_store_n(&dxgk_process.initialized, true, __ATOMIC_RELEASE);
     }

@@ -34,9 +34,10 @@ extern "C" {
  * 1.1: contexts, context allocations, submission, interrupts, GPU VA of
  *      system memory (monitored fences).
  * 1.2: miniport-backed fences, Miracast.
+ * 1.3: DxgkDdiResetEngine (timeout detection and recovery).
  * New DDIs and callbacks take slots of the Reserved arrays, so older
  * miniports keep working unchanged. */
-#define KMT_MINIPORT_INTERFACE_VERSION 0x00010002u
+#define KMT_MINIPORT_INTERFACE_VERSION 0x00010003u
 #define KMT_MINIPORT_INTERFACE_MAJOR(v) ((v) >> 16)
 
 /* ---- PnP stand-in (kmtshim extension) ----------------------------------
@@ -735,6 +736,21 @@ typedef NTSTATUS (APIENTRY *DXGKDDI_MIRACAST_HANDLE_IO_CONTROL)(
     PVOID DriverContext, PVOID MiracastContext, ULONG InputBufferSize, VOID *pInputBuffer,
     ULONG OutputBufferSize, VOID *pOutputBuffer, ULONG *BytesReturned);
 
+/* DxgkDdiResetEngine: the scheduler saw the node's oldest packet run past
+ * TdrDelay.  The driver stops the engine, empties its queue for the node
+ * and returns, ready for new packets, with the fence id of the packet it
+ * aborted mid-execution; the scheduler resubmits what it dropped unstarted. */
+typedef struct _DXGKARG_RESETENGINE {
+    UINT NodeOrdinal;                   /* in */
+    UINT EngineOrdinal;                 /* in: the physical adapter of a linked adapter */
+    UINT LastAbortedFenceId;            /* out */
+} DXGKARG_RESETENGINE;
+KMT_CHECK_SIZE(DXGKARG_RESETENGINE, 12);
+KMT_CHECK_OFFSET(DXGKARG_RESETENGINE, EngineOrdinal, 4);
+KMT_CHECK_OFFSET(DXGKARG_RESETENGINE, LastAbortedFenceId, 8);
+
+typedef NTSTATUS (APIENTRY *DXGKDDI_RESETENGINE)(HANDLE hAdapter, DXGKARG_RESETENGINE *pResetEngine);
+
 typedef struct _DRIVER_INITIALIZATION_DATA {
     ULONG Version;                      /* KMT_MINIPORT_INTERFACE_VERSION */
     ULONG Size;                         /* sizeof(DRIVER_INITIALIZATION_DATA) */
@@ -776,7 +792,11 @@ typedef struct _DRIVER_INITIALIZATION_DATA {
     DXGKDDI_MIRACAST_DESTROY_CONTEXT DxgkDdiMiracastDestroyContext;
     DXGKDDI_MIRACAST_HANDLE_IO_CONTROL DxgkDdiMiracastIoControl;
 
-    PVOID Reserved[19];                 /* later DDIs */
+    /* 1.3: timeout detection and recovery (optional: without it a hang
+     * leaves the device HUNG and its work in flight) */
+    DXGKDDI_RESETENGINE DxgkDdiResetEngine;
+
+    PVOID Reserved[18];                 /* later DDIs */
 } DRIVER_INITIALIZATION_DATA;
 
 /* ---- loading a miniport --------------------------------------------------

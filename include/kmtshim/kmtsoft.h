@@ -82,7 +82,8 @@ enum kmt_soft_opcode {
     KMT_SOFT_OP_FILL = 1,          /* 32-bit pattern over Bytes (multiple of 4) */
     KMT_SOFT_OP_COPY = 2,          /* Bytes from SrcVa to DstVa (may overlap) */
     KMT_SOFT_OP_SIGNAL_FENCE = 3,  /* *(UINT64 *)FenceVa = Value, then interrupt */
-    KMT_SOFT_OP_WAIT_FENCE = 4,    /* until *(UINT64 *)FenceVa >= Value */
+    KMT_SOFT_OP_WAIT_FENCE = 4,    /* until *(UINT64 *)FenceVa >= Value (a hang after TdrDelay;
+                                      with detection off, a DMA fault after 5 s) */
     KMT_SOFT_OP_DELAY = 5,         /* keep the engine busy for Microseconds (<= 1 s) */
     KMT_SOFT_OP_WRITE64 = 6,       /* *(UINT64 *)DstVa = Value */
 };

@@ -8,7 +8,8 @@ KMT_EXEC_TESTS = \
 	tests/unit/test_syncobj \
 	tests/unit/test_fence_wait \
 	tests/unit/test_exec_race \
-	tests/unit/test_fence_ddi
+	tests/unit/test_fence_ddi \
+	tests/unit/test_tdr
 
 check_PROGRAMS += $(KMT_EXEC_TESTS)
 TESTS += $(KMT_EXEC_TESTS)
@@ -42,3 +43,7 @@ tests_unit_test_exec_race_LDADD = $(KMT_UNIT_LDADD)
 tests_unit_test_fence_ddi_SOURCES = tests/unit/test_fence_ddi.c $(KMT_EXEC_UTIL)
 tests_unit_test_fence_ddi_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_fence_ddi_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_tdr_SOURCES = tests/unit/test_tdr.c $(KMT_EXEC_UTIL)
+tests_unit_test_tdr_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_tdr_LDADD = $(KMT_UNIT_LDADD)

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vidsch.h"
 #include "sync.h"
@@ -97,6 +98,22 @@ static void deactivate(struct dxgk_sched *s, struct dxgk_context *ctx)
     }
 }
 
+static UINT64 mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (UINT64)ts.tv_sec * 1000000000ull + (UINT64)ts.tv_nsec;
+}
+
+static void activate(struct dxgk_sched *s, struct dxgk_context *ctx)
+{
+    if (!ctx->active) {
+        list_add_tail(&s->active, &ctx->active_entry);
+        ctx->active = true;
+    }
+}
+
 /* A submission takes the next fence id of its node and the submission
  * token: DDI calls then happen in fence order, one at a time (WDDM's
  * level-1 scheduler class).  s->lock held. */
@@ -106,6 +123,11 @@ static void assign_fence(struct dxgk_sched *s, struct dxgk_packet *p)
 
     p->submit.fence_id = ++s->next_fence[ctx->node];
     ctx->last_submitted = p->submit.fence_id;
+    if (list_empty(&s->inflight[ctx->node])) {
+        p->submit.running_since = mono_ns();
+        if (s->tdr_ns)
+            pthread_cond_signal(&s->cond);   /* the watchdog sets its deadline */
+    }
     list_add_tail(&s->inflight[ctx->node], &p->entry);
     s->submitting = true;
 }
@@ -242,6 +264,155 @@ static void fire_signal(struct dxgk_signal_op *op)
     signal_op_put(op);
 }
 
+/* ---- timeout detection and recovery ------------------------------------------ */
+
+#define TDR_DEFAULT_MS 2000u             /* Windows' TdrDelay */
+
+static void device_faulted(struct dxgk_device *device, D3DKMT_DEVICEEXECUTION_STATE state,
+                           D3DGPU_VIRTUAL_ADDRESS va);
+
+static UINT64 tdr_delay_ns(void)
+{
+    const char *v = getenv("KMTSHIM_TDR_DELAY");
+    unsigned long ms;
+    char *end;
+
+    if (!v || !*v)
+        return TDR_DEFAULT_MS * 1000000ull;
+    ms = strtoul(v, &end, 10);
+    if (*end || ms > 3600000ul) {
+        WARN_(dxgk, "KMTSHIM_TDR_DELAY=%s is not a delay in milliseconds (0-3600000); using %u\n", v,
+              TDR_DEFAULT_MS);
+        return TDR_DEFAULT_MS * 1000000ull;
+    }
+    return ms * 1000000ull;
+}
+
+/* When the oldest unhandled head of a node times out; 0: nothing to watch.
+ * s->lock held. */
+static UINT64 tdr_deadline(const struct dxgk_sched *s)
+{
+    UINT64 deadline = 0;
+
+    if (!s->tdr_ns)
+        return 0;
+    for (unsigned n = 0; n < DXGK_MAX_NODES; n++) {
+        const struct dxgk_packet *p;
+
+        if (list_empty(&s->inflight[n]))
+            continue;
+        p = LIST_ENTRY(s->inflight[n].next, struct dxgk_packet, entry);
+        if (!p->submit.timed_out && (!deadline || p->submit.running_since + s->tdr_ns < deadline))
+            deadline = p->submit.running_since + s->tdr_ns;
+    }
+    return deadline;
+}
+
+/* After a successful DxgkDdiResetEngine: the aborted packet and everything
+ * before it completed; what the engine dropped unstarted goes back to the
+ * front of its context's queue (new fence ids at resubmission), except the
+ * hung device's, which is dropped.  s->lock held. */
+static void requeue_after_reset(struct dxgk_sched *s, UINT node, UINT64 last_aborted,
+                                const struct dxgk_device *culprit, struct deferred *d, struct list *retired)
+{
+    struct list dropped = LIST_INIT(dropped);
+
+    if (last_aborted > s->completed[node] && last_aborted <= s->next_fence[node])
+        s->completed[node] = last_aborted;
+    while (!list_empty(&s->inflight[node])) {
+        struct dxgk_packet *p = LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry);
+
+        list_remove(&p->entry);
+        if (p->submit.fence_id <= s->completed[node] || p->context->device == culprit)
+            list_add_tail(retired, &p->entry);
+        else
+            list_add_tail(&dropped, &p->entry);
+    }
+    /* every fence id handed out so far is spent: nothing will complete them */
+    s->completed[node] = s->next_fence[node];
+    while (!list_empty(&dropped)) {
+        struct dxgk_packet *p = LIST_ENTRY(dropped.prev, struct dxgk_packet, entry);
+
+        list_remove(&p->entry);
+        p->submit.timed_out = false;
+        list_add_tail(p->context->queue.next, &p->entry);   /* in front, order kept */
+        activate(s, p->context);
+    }
+    run_ready_signals(s, node, d);
+}
+
+/* The engine of `node` hung on a packet of `culprit` (referenced). */
+static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dxgk_device *culprit)
+{
+    const DRIVER_INITIALIZATION_DATA *ddi = s->adapter->ddi;
+    DXGKARG_RESETENGINE reset = { .NodeOrdinal = node };
+    struct deferred d = { .nfire = 0, .submit = NULL };
+    struct list retired = LIST_INIT(retired);
+    NTSTATUS status = STATUS_NOT_SUPPORTED;
+
+    list_init(&d.done_packets);
+    WARN_(dxgk, "TDR: fence %llu on node %u (device %#x) ran past %llu ms; %s\n", (unsigned long long)fence,
+          node, culprit->handle, (unsigned long long)(s->tdr_ns / 1000000),
+          ddi->DxgkDdiResetEngine ? "resetting the engine" : "the miniport cannot reset it");
+    if (ddi->DxgkDdiResetEngine) {
+        pthread_mutex_lock(&s->lock);
+        while (s->submitting)                /* ResetEngine is in the submission class */
+            pthread_cond_wait(&s->cond, &s->lock);
+        s->submitting = true;
+        pthread_mutex_unlock(&s->lock);
+        status = ddi->DxgkDdiResetEngine(s->adapter->ctx, &reset);
+        pthread_mutex_lock(&s->lock);
+        if (!status)
+            requeue_after_reset(s, node, widen_fence(s->completed[node], reset.LastAbortedFenceId), culprit,
+                                &d, &retired);
+        s->submitting = false;
+        pthread_cond_broadcast(&s->idle);
+        pthread_mutex_unlock(&s->lock);
+        if (status)
+            ERR_(dxgk, "%s: DxgkDdiResetEngine(node %u) failed: %s; its work stays in flight\n",
+                 s->adapter->miniport->name, node, kmt_debugstr_status(status));
+        else
+            TRACE_(dxgk, "engine %u reset, last aborted fence %u\n", node, reset.LastAbortedFenceId);
+    }
+    /* after the reset: the engine must not see the culprit's fences jump */
+    device_faulted(culprit, D3DKMT_DEVICEEXECUTION_HUNG, 0);
+    for (unsigned i = 0; i < d.nfire; i++)
+        fire_signal(d.fire[i]);
+    list_move_tail(&d.done_packets, &retired);
+    while (!list_empty(&retired)) {
+        struct dxgk_packet *p = LIST_ENTRY(retired.next, struct dxgk_packet, entry);
+        list_remove(&p->entry);
+        dxgk_packet_free(p);
+    }
+}
+
+/* Handles every node whose head packet ran past TdrDelay.  s->lock held;
+ * released around the recovery. */
+static void tdr_check(struct dxgk_sched *s)
+{
+    if (!s->tdr_ns)
+        return;
+    for (unsigned n = 0; n < DXGK_MAX_NODES && !s->stop; n++) {
+        struct dxgk_device *culprit;
+        struct dxgk_packet *p;
+        UINT64 fence;
+
+        if (list_empty(&s->inflight[n]))
+            continue;
+        p = LIST_ENTRY(s->inflight[n].next, struct dxgk_packet, entry);
+        if (p->submit.timed_out || mono_ns() - p->submit.running_since < s->tdr_ns)
+            continue;
+        p->submit.timed_out = true;
+        fence = p->submit.fence_id;
+        culprit = p->context->device;
+        kmt_object_get(&culprit->obj);
+        pthread_mutex_unlock(&s->lock);
+        tdr_recover(s, n, fence, culprit);
+        dxgk_device_put(culprit);
+        pthread_mutex_lock(&s->lock);
+    }
+}
+
 static void *sched_thread(void *arg)
 {
     struct dxgk_sched *s = arg;
@@ -261,7 +432,15 @@ static void *sched_thread(void *arg)
         }
         /* Kicks take s->lock, so none can slip between this pass and the wait. */
         if (!moved) {
-            pthread_cond_wait(&s->cond, &s->lock);
+            UINT64 deadline = tdr_deadline(s);
+
+            if (!deadline) {
+                pthread_cond_wait(&s->cond, &s->lock);
+            } else {
+                struct timespec ts = { (time_t)(deadline / 1000000000ull), (long)(deadline % 1000000000ull) };
+                pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+            }
+            tdr_check(s);
             continue;
         }
         pthread_mutex_unlock(&s->lock);
@@ -284,6 +463,7 @@ static void *sched_thread(void *arg)
 
 NTSTATUS dxgk_sched_start(struct dxgk_adapter *adapter)
 {
+    pthread_condattr_t attr;
     struct dxgk_sched *s;
     NTSTATUS status = STATUS_SUCCESS;
 
@@ -295,8 +475,12 @@ NTSTATUS dxgk_sched_start(struct dxgk_adapter *adapter)
         goto out;
     }
     s->adapter = adapter;
+    s->tdr_ns = tdr_delay_ns();
     pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->cond, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);   /* the TDR deadline */
+    pthread_cond_init(&s->cond, &attr);
+    pthread_condattr_destroy(&attr);
     pthread_cond_init(&s->idle, NULL);
     list_init(&s->active);
     for (unsigned i = 0; i < DXGK_MAX_NODES; i++)
@@ -536,6 +720,8 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
             list_remove(&p->entry);
             list_add_tail(&retired, &p->entry);
         }
+        if (!list_empty(&retired) && !list_empty(&s->inflight[node]))   /* the next one starts */
+            LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry)->submit.running_since = mono_ns();
         run_ready_signals(s, node, &d);
         pthread_cond_signal(&s->cond);
         pthread_cond_broadcast(&s->idle);

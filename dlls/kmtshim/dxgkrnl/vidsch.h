@@ -13,6 +13,15 @@
  *     (mutexes and semaphores are acquired then);
  *   - broadcast signals wait for every listed context.
  * The miniport reports progress through DxgkCbNotifyInterrupt.
+ *
+ * Timeout detection and recovery (Windows 8's per-engine TDR): a command
+ * buffer at the head of its node's in-flight list for longer than TdrDelay
+ * (2 s, KMTSHIM_TDR_DELAY in ms, 0 turns detection off) hung the engine.
+ * The scheduler calls DxgkDdiResetEngine; what the driver aborted counts as
+ * completed, the packets it dropped unstarted go back to their contexts to
+ * be submitted again, except the hung device's, which is HUNG from then on
+ * (its fences jump to the maximum unless NoSignalMaxValueOnTdr).  Without
+ * DxgkDdiResetEngine the device is still HUNG and its work stays in flight.
  */
 #ifndef KMTSHIM_VIDSCH_H
 #define KMTSHIM_VIDSCH_H
@@ -87,6 +96,8 @@ struct dxgk_packet {
             struct dxgk_allocation **allocations; /* GPU-referenced (see dxgk_allocation_gpu_ref) */
             UINT allocation_count;
             UINT64 fence_id;             /* assigned at submission */
+            UINT64 running_since;        /* TDR clock: head of its node's in-flight list since */
+            bool timed_out;              /* TDR handled it: not twice */
         } submit;
         struct dxgk_signal_op *signal;   /* shared by a broadcast */
         struct {
@@ -109,6 +120,7 @@ struct dxgk_sched {
     UINT64 next_fence[DXGK_MAX_NODES];
     UINT64 completed[DXGK_MAX_NODES];
     struct list inflight[DXGK_MAX_NODES]; /* submitted, not completed, fence order */
+    UINT64 tdr_ns;                       /* TdrDelay (KMTSHIM_TDR_DELAY); 0: no detection */
 };
 
 /* context.c */

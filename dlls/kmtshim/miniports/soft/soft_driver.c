@@ -231,6 +231,7 @@ NTSTATUS APIENTRY KmtSoftMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KM
         .DxgkDdiRender = soft_render,
         .DxgkDdiSubmitCommand = soft_submit_command,
         .DxgkDdiSubmitCommandVirtual = soft_submit_command_virtual,
+        .DxgkDdiResetEngine = soft_reset_engine,
         .KmtDdiMapSystemMemory = soft_map_system_memory,
         .KmtDdiUnmapSystemMemory = soft_unmap_system_memory,
         .DxgkDdiMiracastCreateContext = soft_miracast_create_context,

@@ -3,6 +3,9 @@
  * command buffers in order, asynchronously to the submitter, and reports
  * each with DxgkCbNotifyInterrupt(DMA_COMPLETED) — after DMA_FAULTED or
  * DMA_PAGE_FAULTED when it went wrong, the way hardware raises a fault.
+ * DxgkDdiResetEngine (the scheduler's TDR) aborts the job that is running
+ * (only WAIT_FENCE and DELAY can run long; both look at the abort flag),
+ * drops the queued ones and reports nothing for any of them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,16 +28,24 @@ struct soft_job {
     UINT length;
 };
 
+#define SOFT_NODES 1
+
 struct soft_engine {
     struct soft_adapter *adapter;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t cond;
+    pthread_cond_t job_done;             /* a reset waits for the aborted job */
     struct list queue;
+    struct soft_job *running;            /* under lock */
+    atomic_bool abort;                   /* the running job stops at its next check */
+    bool aborted;                        /* the last job ended by abort, under lock */
+    unsigned long long jobs_ended;       /* under lock */
+    UINT last_done[SOFT_NODES];          /* fence id of the last job that ran, per node */
     bool stop;
 };
 
-enum outcome { RAN, PAGE_FAULT, DMA_FAULT };
+enum outcome { RAN, PAGE_FAULT, DMA_FAULT, ABORTED };
 
 struct run {
     struct soft_adapter *a;
@@ -110,12 +121,19 @@ static void op_load(void *src, void *unused, const void *arg)
     *(UINT64 *)arg = __atomic_load_n((UINT64 *)src, __ATOMIC_ACQUIRE);
 }
 
+static bool aborting(const struct run *r)
+{
+    return atomic_load(&r->a->engine->abort);
+}
+
 static enum outcome run_wait(struct run *r, const KMT_SOFT_CMD_FENCE *c)
 {
     UINT64 start = now_ns(), backoff = 20000, value;
     enum outcome out;
 
     while ((out = with_memory(r, c->Va, 8, 0, 0, op_load, &value)) == RAN && value < c->Value) {
+        if (aborting(r))
+            return ABORTED;
         if (now_ns() - start > WAIT_FENCE_TIMEOUT_NS) {
             r->fault_status = STATUS_TIMEOUT;   /* a hang: the GPU waits forever */
             return DMA_FAULT;
@@ -164,7 +182,13 @@ static enum outcome run_command(struct run *r, const KMT_SOFT_CMD_HEADER *h)
         const KMT_SOFT_CMD_DELAY *c = (const void *)h;
         if (h->Size < sizeof(*c))
             break;
-        sleep_ns((UINT64)(c->Microseconds < MAX_DELAY_US ? c->Microseconds : MAX_DELAY_US) * 1000);
+        UINT64 left = (UINT64)(c->Microseconds < MAX_DELAY_US ? c->Microseconds : MAX_DELAY_US) * 1000;
+
+        for (; left; left -= left < 10000000 ? left : 10000000) {   /* 10 ms steps: a reset stops it */
+            if (aborting(r))
+                return ABORTED;
+            sleep_ns(left < 10000000 ? left : 10000000);
+        }
         return RAN;
     }
     default:
@@ -231,7 +255,8 @@ static enum outcome run_virtual(struct run *r, UINT64 va, UINT length)
     return out;
 }
 
-static void run_job(struct soft_adapter *a, struct soft_job *job)
+/* Returns false when a reset aborted it: then nothing is reported. */
+static bool run_job(struct soft_adapter *a, struct soft_job *job)
 {
     struct run r = { .a = a };
     enum outcome out = RAN;
@@ -239,6 +264,10 @@ static void run_job(struct soft_adapter *a, struct soft_job *job)
 
     if (!job->null_rendering)
         out = job->dma ? run_stream(&r, job->dma, job->length) : run_virtual(&r, job->va, job->length);
+    if (out == ABORTED) {
+        soft_trace(a, KMT_TRACE_WARN, __func__, "fence %u aborted by an engine reset\n", job->fence_id);
+        return false;
+    }
     if (out == PAGE_FAULT) {
         data.InterruptType = DXGK_INTERRUPT_DMA_PAGE_FAULTED;
         data.DmaPageFaulted.FaultedFenceId = job->fence_id;
@@ -261,6 +290,7 @@ static void run_job(struct soft_adapter *a, struct soft_job *job)
     data.DmaCompleted.SubmissionFenceId = job->fence_id;
     data.DmaCompleted.NodeOrdinal = job->node;
     interrupt(a, &data);
+    return true;
 }
 
 static void *engine_thread(void *arg)
@@ -270,6 +300,7 @@ static void *engine_thread(void *arg)
     pthread_mutex_lock(&e->lock);
     for (;;) {
         struct soft_job *job;
+        bool ran;
 
         while (!e->stop && list_empty(&e->queue))
             pthread_cond_wait(&e->cond, &e->lock);
@@ -277,10 +308,17 @@ static void *engine_thread(void *arg)
             break;                         /* stopping, and drained */
         job = LIST_ENTRY(e->queue.next, struct soft_job, entry);
         list_remove(&job->entry);
+        e->running = job;
         pthread_mutex_unlock(&e->lock);
-        run_job(e->adapter, job);
-        free(job);
+        ran = run_job(e->adapter, job);
         pthread_mutex_lock(&e->lock);
+        e->aborted = !ran;
+        if (ran && job->node < SOFT_NODES)
+            e->last_done[job->node] = job->fence_id;
+        e->running = NULL;
+        e->jobs_ended++;
+        pthread_cond_broadcast(&e->job_done);
+        free(job);
     }
     pthread_mutex_unlock(&e->lock);
     return NULL;
@@ -295,6 +333,8 @@ NTSTATUS soft_engine_start(struct soft_adapter *a)
     e->adapter = a;
     pthread_mutex_init(&e->lock, NULL);
     pthread_cond_init(&e->cond, NULL);
+    pthread_cond_init(&e->job_done, NULL);
+    atomic_init(&e->abort, false);
     list_init(&e->queue);
     if (pthread_create(&e->thread, NULL, engine_thread, e)) {
         free(e);
@@ -315,6 +355,7 @@ void soft_engine_stop(struct soft_adapter *a)
     pthread_cond_signal(&e->cond);
     pthread_mutex_unlock(&e->lock);
     pthread_join(e->thread, NULL);
+    pthread_cond_destroy(&e->job_done);
     pthread_cond_destroy(&e->cond);
     pthread_mutex_destroy(&e->lock);
     free(e);
@@ -358,4 +399,42 @@ NTSTATUS APIENTRY soft_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUB
     job->va = args->DmaBufferVirtualAddress;
     job->length = args->DmaBufferSize;
     return queue_job(hAdapter, job);
+}
+
+/* The scheduler's TDR.  Returns once the node's queue is empty and nothing
+ * of it runs: the aborted job's id, or the last that ran when the hung one
+ * finished by itself meanwhile (the scheduler then aborted nothing). */
+NTSTATUS APIENTRY soft_reset_engine(HANDLE hAdapter, DXGKARG_RESETENGINE *args)
+{
+    struct soft_adapter *a = hAdapter;
+    struct soft_engine *e = a->engine;
+    struct soft_job *job, *next;
+    UINT node = args->NodeOrdinal;
+
+    if (!e || node >= SOFT_NODES || args->EngineOrdinal)
+        return STATUS_INVALID_PARAMETER;
+    pthread_mutex_lock(&e->lock);
+    LIST_FOR_EACH_ENTRY_SAFE(job, next, &e->queue, struct soft_job, entry) {
+        if (job->node != node)
+            continue;
+        list_remove(&job->entry);        /* dropped unstarted: the scheduler resubmits it */
+        free(job);
+    }
+    args->LastAbortedFenceId = e->last_done[node];
+    if (e->running && e->running->node == node) {
+        UINT fence = e->running->fence_id;
+        unsigned long long ended = e->jobs_ended;
+
+        /* no job can start behind it: the queue holds none of this node,
+         * and submissions wait while the scheduler resets */
+        atomic_store(&e->abort, true);
+        while (e->jobs_ended == ended)
+            pthread_cond_wait(&e->job_done, &e->lock);
+        atomic_store(&e->abort, false);
+        args->LastAbortedFenceId = e->aborted ? fence : e->last_done[node];
+    }
+    pthread_mutex_unlock(&e->lock);
+    soft_trace(a, KMT_TRACE_WARN, __func__, "node %u reset, last aborted fence %u\n", node,
+               args->LastAbortedFenceId);
+    return STATUS_SUCCESS;
 }

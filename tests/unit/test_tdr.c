@@ -1,0 +1,203 @@
+/*
+ * Timeout detection and recovery on the software adapter: a command buffer
+ * whose WAIT_FENCE is never satisfied hangs the engine; after TdrDelay the
+ * scheduler resets the engine (DxgkDdiResetEngine), the hung device is
+ * HUNG with its fences at the maximum (unless NoSignalMaxValueOnTdr), and
+ * another device's work that was queued behind it on the same engine is
+ * submitted again and completes, its device still ACTIVE.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <time.h>
+
+#include "exec_util.h"
+
+static D3DKMT_HANDLE adapter;
+
+static UINT64 now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (UINT64)ts.tv_sec * 1000 + (UINT64)ts.tv_nsec / 1000000;
+}
+
+static D3DKMT_HANDLE setup(const char *tdr_ms)
+{
+    if (tdr_ms)
+        setenv("KMTSHIM_TDR_DELAY", tdr_ms, 1);
+    else
+        unsetenv("KMTSHIM_TDR_DELAY");
+    kmt_test_use_miniport("soft");
+    return kmt_test_create_device(&adapter);
+}
+
+static D3DKMT_HANDLE second_device(void)
+{
+    D3DKMT_CREATEDEVICE cd = { 0 };
+
+    cd.hAdapter = adapter;
+    ck_assert_status(D3DKMTCreateDevice(&cd), STATUS_SUCCESS);
+    return cd.hDevice;
+}
+
+/* Polls GetDeviceState until it leaves ACTIVE or timeout_ms passed. */
+static D3DKMT_DEVICEEXECUTION_STATE state_after(D3DKMT_HANDLE device, unsigned timeout_ms)
+{
+    UINT64 end = now_ms() + timeout_ms;
+    D3DKMT_DEVICEEXECUTION_STATE st;
+
+    while ((st = kmt_exec_state(device)) == D3DKMT_DEVICEEXECUTION_ACTIVE && now_ms() < end) {
+        struct timespec ts = { 0, 5 * 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    return st;
+}
+
+struct hang {
+    D3DKMT_HANDLE ctx;
+    struct kmt_ring ring;
+    struct kmt_fence never, after;
+    struct kmt_cmds cmds;                /* waits for `never` to reach 1, then signals `after` */
+};
+
+static void hang_prepare(D3DKMT_HANDLE device, struct hang *h)
+{
+    h->ctx = kmt_exec_virtual_context(device);
+    kmt_ring_create(device, 4096, &h->ring);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &h->never), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &h->after), STATUS_SUCCESS);
+    kmt_cmds_init(&h->cmds);
+    kmt_cmd_fence(&h->cmds, KMT_SOFT_OP_WAIT_FENCE, h->never.gpu, 1);
+    kmt_cmd_fence(&h->cmds, KMT_SOFT_OP_SIGNAL_FENCE, h->after.gpu, 1);
+}
+
+START_TEST(hung_engine_is_reset_and_the_device_is_hung)
+{
+    D3DKMT_HANDLE device = setup("200"), other, octx;
+    struct kmt_fence keep, ofence;
+    struct kmt_ring oring;
+    struct kmt_cmds cmds;
+    struct hang h;
+    UINT64 start;
+
+    hang_prepare(device, &h);
+    ck_assert_status(kmt_fence_create(device, 0, 0x40 /* NoSignalMaxValueOnTdr */, &keep), STATUS_SUCCESS);
+    /* an innocent device whose work sits behind the hang on the one engine */
+    other = second_device();
+    octx = kmt_exec_virtual_context(other);
+    kmt_ring_create(other, 4096, &oring);
+    ck_assert_status(kmt_fence_create(other, 0, 0, &ofence), STATUS_SUCCESS);
+
+    start = now_ms();
+    ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &h.cmds), STATUS_SUCCESS);
+    kmt_cmds_init(&cmds);
+    kmt_cmd_fence(&cmds, KMT_SOFT_OP_SIGNAL_FENCE, ofence.gpu, 7);
+    ck_assert_status(kmt_ring_submit(&oring, &octx, 1, &cmds), STATUS_SUCCESS);
+
+    ck_assert_int_eq(state_after(device, KMT_EXEC_WAIT_MS), D3DKMT_DEVICEEXECUTION_HUNG);
+    ck_assert_uint_ge(now_ms() - start, 200);           /* not before TdrDelay */
+    /* the hung device's fences jump to the maximum, except NoSignalMaxValueOnTdr */
+    ck_assert_status(kmt_fence_wait(device, h.after.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_uint_eq(*keep.cpu, 0);
+    /* the innocent device's command buffer ran after the reset, for real */
+    ck_assert_status(kmt_fence_wait(other, ofence.handle, 7, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_uint_eq(*ofence.cpu, 7);
+    ck_assert_int_eq(kmt_exec_state(other), D3DKMT_DEVICEEXECUTION_ACTIVE);
+    /* a hung device takes no more work; the other one does */
+    kmt_cmds_init(&cmds);
+    kmt_cmd_nop(&cmds);
+    ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &cmds), STATUS_DEVICE_REMOVED);
+    kmt_cmd_fence(&cmds, KMT_SOFT_OP_SIGNAL_FENCE, ofence.gpu, 8);
+    ck_assert_status(kmt_ring_submit(&oring, &octx, 1, &cmds), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(other, ofence.handle, 8, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* The engine is reset while it sleeps in a DELAY as much as in a wait. */
+START_TEST(long_command_buffer_is_a_hang_too)
+{
+    D3DKMT_HANDLE device = setup("100"), ctx;
+    struct kmt_fence done;
+    struct kmt_ring ring;
+    struct kmt_cmds cmds;
+
+    ctx = kmt_exec_virtual_context(device);
+    kmt_ring_create(device, 4096, &ring);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &done), STATUS_SUCCESS);
+    kmt_cmds_init(&cmds);
+    for (int i = 0; i < 5; i++)
+        kmt_cmd_delay(&cmds, 1000000);    /* 5 s of work, far past 100 ms */
+    kmt_cmd_fence(&cmds, KMT_SOFT_OP_SIGNAL_FENCE, done.gpu, 1);
+    ck_assert_status(kmt_ring_submit(&ring, &ctx, 1, &cmds), STATUS_SUCCESS);
+    ck_assert_int_eq(state_after(device, 3000), D3DKMT_DEVICEEXECUTION_HUNG);
+    ck_assert_status(kmt_fence_wait(device, done.handle, UINT64_MAX, 3000), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* Work that finishes within TdrDelay is never reset, and KMTSHIM_TDR_DELAY=0
+ * turns detection off: the hang is then the soft engine's own (much later)
+ * wait timeout, not a TDR, and the CPU can still release it. */
+START_TEST(work_within_the_delay_or_detection_off_is_left_alone)
+{
+    D3DKMT_HANDLE device = setup("400"), ctx;
+    struct kmt_fence after;
+    struct kmt_ring ring;
+    struct kmt_cmds cmds;
+    struct hang h;
+
+    ctx = kmt_exec_virtual_context(device);
+    kmt_ring_create(device, 4096, &ring);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &after), STATUS_SUCCESS);
+    kmt_cmds_init(&cmds);
+    kmt_cmd_delay(&cmds, 100000);
+    kmt_cmd_fence(&cmds, KMT_SOFT_OP_SIGNAL_FENCE, after.gpu, 1);
+    for (int i = 0; i < 3; i++)           /* 3 x 100 ms, each well within 400 */
+        ck_assert_status(kmt_ring_submit(&ring, &ctx, 1, &cmds), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(device, after.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_int_eq(state_after(device, 600), D3DKMT_DEVICEEXECUTION_ACTIVE);
+    kmt_test_shutdown_no_leaks();
+
+    device = setup("0");
+    hang_prepare(device, &h);
+    ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &h.cmds), STATUS_SUCCESS);
+    ck_assert_int_eq(state_after(device, 500), D3DKMT_DEVICEEXECUTION_ACTIVE);
+    ck_assert_status(kmt_fence_signal(device, h.never.handle, 1, 0), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(device, h.after.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* Destroying the hung device after the reset frees everything. */
+START_TEST(hung_device_can_be_destroyed)
+{
+    D3DKMT_HANDLE device = setup("100");
+    D3DKMT_DESTROYDEVICE dd = { 0 };
+    struct hang h;
+
+    hang_prepare(device, &h);
+    for (int i = 0; i < 3; i++)           /* two more queued behind the hang */
+        ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &h.cmds), STATUS_SUCCESS);
+    ck_assert_int_eq(state_after(device, KMT_EXEC_WAIT_MS), D3DKMT_DEVICEEXECUTION_HUNG);
+    dd.hDevice = device;
+    ck_assert_status(D3DKMTDestroyDevice(&dd), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("tdr");
+    TCase *tc = tcase_create("tdr");
+
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, hung_engine_is_reset_and_the_device_is_hung);
+    tcase_add_test(tc, long_command_buffer_is_a_hang_too);
+    tcase_add_test(tc, work_within_the_delay_or_detection_off_is_left_alone);
+    tcase_add_test(tc, hung_device_can_be_destroyed);
+    suite_add_tcase(s, tc);
+    return kmt_test_run(s);
+}

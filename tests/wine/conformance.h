@@ -75,6 +75,7 @@ void kmtc_null_descriptors(void);
 /* conformance_exec.c: execution and synchronization */
 void kmtc_contexts(void);
 void kmtc_device_state(void);
+void kmtc_device_hang(void);
 void kmtc_submit(void);
 void kmtc_render(void);
 void kmtc_syncobj_rows(void);
@@ -105,6 +106,7 @@ void kmtc_producer_consumer(void);
 #define KMT_CONFORMANCE_EXEC_TESTS                              \
     { "contexts", kmtc_contexts },                              \
     { "device_state", kmtc_device_state },                      \
+    { "device_hang", kmtc_device_hang },                        \
     { "submit", kmtc_submit },                                  \
     { "render", kmtc_render },                                  \
     { "syncobj_rows", kmtc_syncobj_rows },                      \

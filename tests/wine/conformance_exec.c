@@ -419,6 +419,49 @@ out:
     exec_close(&f);
 }
 
+/* A command buffer that waits for a fence nobody signals hangs the engine:
+ * after TdrDelay (2 s) the engine is reset, the device is HUNG, its fences
+ * jump to their maximum (releasing the async wait) and it takes no more
+ * work. */
+void kmtc_device_hang(void)
+{
+    D3DKMT_GETDEVICESTATE gs;
+    struct exec_fixture f;
+    struct gpu_buf ring;
+    struct fence never, canary;
+    struct cmds c = { { 0 }, 0 };
+    D3DKMT_HANDLE ctx;
+    DWORD start;
+    HANDLE event;
+
+    if (!exec_open(&f))
+        return;
+    ctx = virtual_context(f.device);
+    if (!buf_create(f.device, 4096, &ring))
+        goto out;
+    ring.used = 0;
+    expect_status(fence_create(f.device, 0, &never), STATUS_SUCCESS);
+    expect_status(fence_create(f.device, 0, &canary), STATUS_SUCCESS);
+    event = new_event(TRUE);
+    expect_status(cpu_wait(f.device, canary.handle, 1, event), STATUS_SUCCESS);
+    cmd_fence(&c, KMT_SOFT_OP_WAIT_FENCE, never.gpu, 1);
+    cmd_fence(&c, KMT_SOFT_OP_SIGNAL_FENCE, canary.gpu, 1);
+    start = GetTickCount();
+    expect_status(submit(ctx, &ring, &c), STATUS_SUCCESS);
+    ok(WaitForSingleObject(event, WAIT_MS) == WAIT_OBJECT_0, "the hang released no waiter\n");
+    ok(GetTickCount() - start >= 1900, "released after %lu ms, before TdrDelay\n", GetTickCount() - start);
+    ok(*canary.cpu == ~0ull, "fence value %#llx after the reset\n", (unsigned long long)*canary.cpu);
+    expect_status(device_state(f.device, D3DKMT_DEVICESTATE_EXECUTION, &gs), STATUS_SUCCESS);
+    ok(gs.ExecutionState == D3DKMT_DEVICEEXECUTION_HUNG, "execution state %d\n", gs.ExecutionState);
+    c.length = 0;
+    cmd_fence(&c, KMT_SOFT_OP_SIGNAL_FENCE, canary.gpu, 2);
+    expect_status(submit(ctx, &ring, &c), STATUS_DEVICE_REMOVED);
+    CloseHandle(event);
+    buf_destroy(f.device, &ring);
+out:
+    exec_close(&f);
+}
+
 /* ---- SubmitCommand ------------------------------------------------------------- */
 
 /* Every 32-bit word of buf[first, first + count) is `value`, the rest `other`. */

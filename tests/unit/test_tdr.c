@@ -188,6 +188,25 @@ START_TEST(hung_device_can_be_destroyed)
 }
 END_TEST
 
+/* DestroyDevice while its command buffer hangs the engine: the teardown
+ * waits for the work to end, which the TDR brings about. */
+START_TEST(destroy_during_a_hang_ends_after_the_reset)
+{
+    D3DKMT_HANDLE device = setup("150");
+    D3DKMT_DESTROYDEVICE dd = { 0 };
+    struct hang h;
+    UINT64 start;
+
+    hang_prepare(device, &h);
+    ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &h.cmds), STATUS_SUCCESS);
+    start = now_ms();
+    dd.hDevice = device;
+    ck_assert_status(D3DKMTDestroyDevice(&dd), STATUS_SUCCESS);
+    ck_assert_uint_lt(now_ms() - start, KMT_EXEC_WAIT_MS);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tdr");
@@ -198,6 +217,7 @@ int main(void)
     tcase_add_test(tc, long_command_buffer_is_a_hang_too);
     tcase_add_test(tc, work_within_the_delay_or_detection_off_is_left_alone);
     tcase_add_test(tc, hung_device_can_be_destroyed);
+    tcase_add_test(tc, destroy_during_a_hang_ends_after_the_reset);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

@@ -11,6 +11,7 @@
 #include "miracast.h"
 #include "sync.h"
 #include "debug.h"
+#include "monotonic.h"
 
 struct dxgk_miracast {
     pthread_mutex_t class_lock;          /* held across every Miracast-class DDI */
@@ -43,16 +44,12 @@ struct dxgk_miracast_session {
 static struct dxgk_miracast *miracast_new(void)
 {
     struct dxgk_miracast *mc = calloc(1, sizeof(*mc));
-    pthread_condattr_t attr;
 
     if (!mc)
         return NULL;
     pthread_mutex_init(&mc->class_lock, NULL);
     pthread_mutex_init(&mc->state_lock, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&mc->state_changed, &attr);
-    pthread_condattr_destroy(&attr);
+    dxgk_cond_init_monotonic(&mc->state_changed);
     list_init(&mc->sessions);
     dxgk_count_object(+1);
     return mc;
@@ -398,27 +395,15 @@ NTSTATUS dxgk_miracast_start_session(const KMT_MIRACAST_SESSION_DESC *desc,
     return STATUS_SUCCESS;
 }
 
-static void deadline_after(struct timespec *ts, UINT ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 /* Windows does not let a slow StopMiracastSession hold the kernel context:
  * when the routine outruns the timeout, the context is destroyed under it. */
 static void *stop_watchdog(void *arg)
 {
     struct dxgk_miracast_session *s = arg;
     struct dxgk_miracast *mc = s->mc;
-    struct timespec deadline;
+    struct timespec deadline = dxgk_deadline_after(s->desc.StopTimeoutMs);
     bool late = false;
 
-    deadline_after(&deadline, s->desc.StopTimeoutMs);
     pthread_mutex_lock(&mc->state_lock);
     while (!s->stop_done && !late)
         late = pthread_cond_timedwait(&mc->state_changed, &mc->state_lock, &deadline) == ETIMEDOUT &&

@@ -7,11 +7,11 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "vidsch.h"
 #include "sync.h"
 #include "debug.h"
+#include "monotonic.h"
 
 /* ---- packets ---------------------------------------------------------------- */
 
@@ -62,6 +62,17 @@ void dxgk_packet_free(struct dxgk_packet *p)
     }
 }
 
+/* Frees every packet of a list of retired or dropped ones. */
+static void free_packets(struct list *packets)
+{
+    while (!list_empty(packets)) {
+        struct dxgk_packet *p = LIST_ENTRY(packets->next, struct dxgk_packet, entry);
+
+        list_remove(&p->entry);
+        dxgk_packet_free(p);
+    }
+}
+
 /* Fence ids travel as 32 bits through the DDI: widen one next to `ref`. */
 static UINT64 widen_fence(UINT64 ref, UINT id32)
 {
@@ -98,14 +109,6 @@ static void deactivate(struct dxgk_sched *s, struct dxgk_context *ctx)
     }
 }
 
-static UINT64 mono_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (UINT64)ts.tv_sec * 1000000000ull + (UINT64)ts.tv_nsec;
-}
-
 static void activate(struct dxgk_sched *s, struct dxgk_context *ctx)
 {
     if (!ctx->active) {
@@ -123,11 +126,8 @@ static void assign_fence(struct dxgk_sched *s, struct dxgk_packet *p)
 
     p->submit.fence_id = ++s->next_fence[ctx->node];
     ctx->last_submitted = p->submit.fence_id;
-    if (list_empty(&s->inflight[ctx->node])) {
-        p->submit.running_since = mono_ns();
-        if (s->tdr_ns)
-            pthread_cond_signal(&s->cond);   /* the watchdog sets its deadline */
-    }
+    if (list_empty(&s->inflight[ctx->node]))
+        p->submit.running_since = dxgk_now_ns();   /* the TDR clock of the node's head */
     list_add_tail(&s->inflight[ctx->node], &p->entry);
     s->submitting = true;
 }
@@ -316,14 +316,14 @@ static void requeue_after_reset(struct dxgk_sched *s, UINT node, UINT64 last_abo
                                 const struct dxgk_device *culprit, struct deferred *d, struct list *retired)
 {
     struct list dropped = LIST_INIT(dropped);
+    UINT64 done = last_aborted > s->completed[node] && last_aborted <= s->next_fence[node]
+                  ? last_aborted : s->completed[node];
 
-    if (last_aborted > s->completed[node] && last_aborted <= s->next_fence[node])
-        s->completed[node] = last_aborted;
     while (!list_empty(&s->inflight[node])) {
         struct dxgk_packet *p = LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry);
 
         list_remove(&p->entry);
-        if (p->submit.fence_id <= s->completed[node] || p->context->device == culprit)
+        if (p->submit.fence_id <= done || p->context->device == culprit)
             list_add_tail(retired, &p->entry);
         else
             list_add_tail(&dropped, &p->entry);
@@ -348,13 +348,14 @@ static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dx
     DXGKARG_RESETENGINE reset = { .NodeOrdinal = node };
     struct deferred d = { .nfire = 0, .submit = NULL };
     struct list retired = LIST_INIT(retired);
-    NTSTATUS status = STATUS_NOT_SUPPORTED;
 
     list_init(&d.done_packets);
     WARN_(dxgk, "TDR: fence %llu on node %u (device %#x) ran past %llu ms; %s\n", (unsigned long long)fence,
           node, culprit->handle, (unsigned long long)(s->tdr_ns / 1000000),
           ddi->DxgkDdiResetEngine ? "resetting the engine" : "the miniport cannot reset it");
     if (ddi->DxgkDdiResetEngine) {
+        NTSTATUS status;
+
         pthread_mutex_lock(&s->lock);
         while (s->submitting)                /* ResetEngine is in the submission class */
             pthread_cond_wait(&s->cond, &s->lock);
@@ -379,11 +380,7 @@ static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dx
     for (unsigned i = 0; i < d.nfire; i++)
         fire_signal(d.fire[i]);
     list_move_tail(&d.done_packets, &retired);
-    while (!list_empty(&retired)) {
-        struct dxgk_packet *p = LIST_ENTRY(retired.next, struct dxgk_packet, entry);
-        list_remove(&p->entry);
-        dxgk_packet_free(p);
-    }
+    free_packets(&retired);
 }
 
 /* Handles every node whose head packet ran past TdrDelay.  s->lock held;
@@ -400,7 +397,7 @@ static void tdr_check(struct dxgk_sched *s)
         if (list_empty(&s->inflight[n]))
             continue;
         p = LIST_ENTRY(s->inflight[n].next, struct dxgk_packet, entry);
-        if (p->submit.timed_out || mono_ns() - p->submit.running_since < s->tdr_ns)
+        if (p->submit.timed_out || dxgk_now_ns() - p->submit.running_since < s->tdr_ns)
             continue;
         p->submit.timed_out = true;
         fence = p->submit.fence_id;
@@ -437,7 +434,8 @@ static void *sched_thread(void *arg)
             if (!deadline) {
                 pthread_cond_wait(&s->cond, &s->lock);
             } else {
-                struct timespec ts = { (time_t)(deadline / 1000000000ull), (long)(deadline % 1000000000ull) };
+                struct timespec ts = dxgk_timespec_of(deadline);
+
                 pthread_cond_timedwait(&s->cond, &s->lock, &ts);
             }
             tdr_check(s);
@@ -448,11 +446,7 @@ static void *sched_thread(void *arg)
             submit_to_miniport(s, d.submit);
         for (unsigned i = 0; i < d.nfire; i++)
             fire_signal(d.fire[i]);
-        while (!list_empty(&d.done_packets)) {
-            struct dxgk_packet *p = LIST_ENTRY(d.done_packets.next, struct dxgk_packet, entry);
-            list_remove(&p->entry);
-            dxgk_packet_free(p);
-        }
+        free_packets(&d.done_packets);
         pthread_mutex_lock(&s->lock);
         if (d.submit)
             s->submitting = false;
@@ -463,7 +457,6 @@ static void *sched_thread(void *arg)
 
 NTSTATUS dxgk_sched_start(struct dxgk_adapter *adapter)
 {
-    pthread_condattr_t attr;
     struct dxgk_sched *s;
     NTSTATUS status = STATUS_SUCCESS;
 
@@ -477,10 +470,7 @@ NTSTATUS dxgk_sched_start(struct dxgk_adapter *adapter)
     s->adapter = adapter;
     s->tdr_ns = tdr_delay_ns();
     pthread_mutex_init(&s->lock, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);   /* the TDR deadline */
-    pthread_cond_init(&s->cond, &attr);
-    pthread_condattr_destroy(&attr);
+    dxgk_cond_init_monotonic(&s->cond);   /* the sched thread sleeps until a TDR deadline */
     pthread_cond_init(&s->idle, NULL);
     list_init(&s->active);
     for (unsigned i = 0; i < DXGK_MAX_NODES; i++)
@@ -509,11 +499,7 @@ void dxgk_sched_stop(struct dxgk_adapter *adapter)
     pthread_join(s->thread, NULL);
     /* every context was drained by its teardown: nothing is queued */
     for (unsigned i = 0; i < DXGK_MAX_NODES; i++)
-        while (!list_empty(&s->inflight[i])) {
-            struct dxgk_packet *p = LIST_ENTRY(s->inflight[i].next, struct dxgk_packet, entry);
-            list_remove(&p->entry);
-            dxgk_packet_free(p);
-        }
+        free_packets(&s->inflight[i]);
     pthread_cond_destroy(&s->idle);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->lock);
@@ -557,7 +543,8 @@ NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count)
         submit_to_miniport(s, p);
         pthread_mutex_lock(&s->lock);
         s->submitting = false;
-        pthread_cond_signal(&s->cond);   /* the scheduler may wait for the token */
+        /* the scheduler may wait for the token, or set its TDR deadline */
+        pthread_cond_signal(&s->cond);
         pthread_mutex_unlock(&s->lock);
         return STATUS_SUCCESS;
     }
@@ -568,10 +555,7 @@ NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count)
         list_add_tail(&ctx->queue, &p->entry);
         p->queued = true;
         ctx->packets++;
-        if (!ctx->active) {
-            list_add_tail(&s->active, &ctx->active_entry);
-            ctx->active = true;
-        }
+        activate(s, ctx);
     }
     /* A signal on a context whose work already completed runs now, from
      * the caller's thread (waiters wake without a hop to the scheduler). */
@@ -585,11 +569,7 @@ NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count)
         pthread_mutex_unlock(&s->lock);
         for (unsigned i = 0; i < d.nfire; i++)
             fire_signal(d.fire[i]);
-        while (!list_empty(&d.done_packets)) {
-            struct dxgk_packet *p = LIST_ENTRY(d.done_packets.next, struct dxgk_packet, entry);
-            list_remove(&p->entry);
-            dxgk_packet_free(p);
-        }
+        free_packets(&d.done_packets);
         return STATUS_SUCCESS;
     }
     pthread_cond_signal(&s->cond);
@@ -652,11 +632,7 @@ void dxgk_sched_cancel(struct dxgk_context *ctx)
     pthread_mutex_unlock(&s->lock);
     for (unsigned i = 0; i < nfire; i++)
         fire_signal(fire[i]);
-    while (!list_empty(&dropped)) {
-        struct dxgk_packet *p = LIST_ENTRY(dropped.next, struct dxgk_packet, entry);
-        list_remove(&p->entry);
-        dxgk_packet_free(p);
-    }
+    free_packets(&dropped);
 }
 
 /* ---- interrupts ---------------------------------------------------------------- */
@@ -721,7 +697,7 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
             list_add_tail(&retired, &p->entry);
         }
         if (!list_empty(&retired) && !list_empty(&s->inflight[node]))   /* the next one starts */
-            LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry)->submit.running_since = mono_ns();
+            LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry)->submit.running_since = dxgk_now_ns();
         run_ready_signals(s, node, &d);
         pthread_cond_signal(&s->cond);
         pthread_cond_broadcast(&s->idle);
@@ -759,11 +735,7 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
         dxgk_device_put(faulted);
     }
     list_move_tail(&d.done_packets, &retired);
-    while (!list_empty(&retired)) {
-        struct dxgk_packet *p = LIST_ENTRY(retired.next, struct dxgk_packet, entry);
-        list_remove(&p->entry);
-        dxgk_packet_free(p);
-    }
+    free_packets(&retired);
 }
 
 static void APIENTRY cb_notify_interrupt(HANDLE hAdapter, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *data)

@@ -17,6 +17,7 @@
 #include "sync.h"
 #include "vidsch.h"
 #include "debug.h"
+#include "monotonic.h"
 
 /* Async waits completed while an object lock was held: freed later by
  * reap_async(), which may take every object's lock. */
@@ -184,24 +185,12 @@ NTSTATUS dxgk_signal_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handle
     return STATUS_SUCCESS;
 }
 
-static void deadline_after(struct timespec *ts, int timeout_ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += timeout_ms / 1000;
-    ts->tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
                             const UINT64 *values, UINT count, bool any, HANDLE async_event,
                             int timeout_ms)
 {
     struct dxgk_cpu_wait on_stack, *w = &on_stack;
     struct dxgk_device *device;
-    pthread_condattr_t attr;
     NTSTATUS status;
     int state;
 
@@ -229,10 +218,7 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
     w->async_event = async_event;
     memcpy(w->values, values, count * sizeof(*values));
     pthread_mutex_init(&w->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&w->cond, &attr);
-    pthread_condattr_destroy(&attr);
+    dxgk_cond_init_monotonic(&w->cond);
     list_init(&w->async_entry);
     if (async_event) {
         w->creating = true;
@@ -279,8 +265,8 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
         while (w->state == DXGK_WAIT_PENDING)
             pthread_cond_wait(&w->cond, &w->mutex);
     } else {
-        struct timespec deadline;
-        deadline_after(&deadline, timeout_ms);
+        struct timespec deadline = dxgk_deadline_after((uint64_t)timeout_ms);
+
         while (w->state == DXGK_WAIT_PENDING)
             if (pthread_cond_timedwait(&w->cond, &w->mutex, &deadline) == ETIMEDOUT)
                 break;

@@ -16,6 +16,7 @@
 #include "dxgkrnl/list.h"
 
 #define MAX_DELAY_US 1000000u
+#define DELAY_STEP_NS 10000000ull            /* 10 ms */
 #define WAIT_FENCE_TIMEOUT_NS (5ull * 1000000000ull)
 
 struct soft_job {
@@ -184,10 +185,13 @@ static enum outcome run_command(struct run *r, const KMT_SOFT_CMD_HEADER *h)
             break;
         UINT64 left = (UINT64)(c->Microseconds < MAX_DELAY_US ? c->Microseconds : MAX_DELAY_US) * 1000;
 
-        for (; left; left -= left < 10000000 ? left : 10000000) {   /* 10 ms steps: a reset stops it */
+        while (left) {                       /* in steps, so that a reset stops it */
+            UINT64 step = left < DELAY_STEP_NS ? left : DELAY_STEP_NS;
+
             if (aborting(r))
                 return ABORTED;
-            sleep_ns(left < 10000000 ? left : 10000000);
+            sleep_ns(step);
+            left -= step;
         }
         return RAN;
     }

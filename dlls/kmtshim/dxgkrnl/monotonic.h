@@ -1,0 +1,44 @@
+/*
+ * The core's timeouts run on CLOCK_MONOTONIC: a wall-clock change must not
+ * end a wait early or late.  Condition variables that take deadlines are
+ * made with this clock.
+ */
+#ifndef KMTSHIM_MONOTONIC_H
+#define KMTSHIM_MONOTONIC_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t dxgk_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline struct timespec dxgk_timespec_of(uint64_t ns)
+{
+    struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+
+    return ts;
+}
+
+/* The absolute deadline `ms` milliseconds from now. */
+static inline struct timespec dxgk_deadline_after(uint64_t ms)
+{
+    return dxgk_timespec_of(dxgk_now_ns() + ms * 1000000ull);
+}
+
+static inline void dxgk_cond_init_monotonic(pthread_cond_t *cond)
+{
+    pthread_condattr_t attr;
+
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(cond, &attr);
+    pthread_condattr_destroy(&attr);
+}
+
+#endif

@@ -79,9 +79,15 @@ void fake_drm_close(void)
     fake_drm.fd = -1;
 }
 
+/* An object's window of the memfd: its fake mmap offset. */
+static uint64_t window_of(uint32_t handle)
+{
+    return (uint64_t)handle * FAKE_DRM_WINDOW;
+}
+
 uint8_t *fake_drm_bytes(uint32_t handle)
 {
-    return memory + (size_t)handle * FAKE_DRM_WINDOW;
+    return memory + window_of(handle);
 }
 
 void fake_drm_fail(unsigned long request, unsigned nth, int err)
@@ -310,7 +316,7 @@ static int i915_mmap_offset(struct drm_i915_gem_mmap_offset *args)
                                  : args->flags == I915_MMAP_OFFSET_FIXED || args->flags > I915_MMAP_OFFSET_UC)
         return fake_drm.config.discrete ? -ENODEV : -EINVAL;
     o->mmap_flags = (uint32_t)args->flags;
-    o->offset = args->offset = (uint64_t)args->handle * FAKE_DRM_WINDOW;
+    args->offset = window_of(args->handle);
     return 0;
 }
 
@@ -443,7 +449,7 @@ static int xe_mmap_offset(struct fake_xe_gem_mmap_offset *args)
         return -EINVAL;
     if (!o)
         return -ENOENT;
-    o->offset = args->offset = (uint64_t)args->handle * FAKE_DRM_WINDOW;
+    args->offset = window_of(args->handle);
     return 0;
 }
 

@@ -40,7 +40,6 @@ struct fake_drm_config {
 struct fake_drm_object {
     bool live;
     uint64_t size;
-    uint64_t offset;                    /* fake mmap offset, 0 until asked */
     uint32_t mmap_flags;                /* i915 MMAP_OFFSET flags */
     uint32_t placement;                 /* i915: bit 0 system, bit 1 local; xe: region mask */
     uint32_t create_flags;

@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -737,6 +738,135 @@ START_TEST(virgl_destroy_device_with_work_in_flight)
 }
 END_TEST
 
+/* ---- copy-backed existing-sysmem allocations ------------------------------------ */
+
+#define VIRGL_CCMD_RESOURCE_COPY_REGION 17u
+#define ROW 4096u                        /* the miniport's resources: one page a row, B8G8R8X8 */
+
+/* virgl's RESOURCE_COPY_REGION of the first `rows` rows: header, then the
+ * destination (resource, level, x, y, z) and the source (resource, level,
+ * x, y, z, w, h, d). */
+static UINT copy_stream(UINT32 *s, UINT dst, UINT src, UINT rows)
+{
+    const UINT32 cmd[14] = {
+        VIRGL_CCMD_RESOURCE_COPY_REGION | 13u << 16, dst, 0, 0, 0, 0, src, 0, 0, 0, 0, ROW / 4, rows, 1,
+    };
+
+    memcpy(s, cmd, sizeof(cmd));
+    return sizeof(cmd);
+}
+
+/* Every fourth byte is the X of B8G8R8X8, which a copy may set to 0xff. */
+static void pattern(void *p, size_t size, unsigned seed)
+{
+    for (size_t i = 0; i < size; i++)
+        ((unsigned char *)p)[i] = i % 4 == 3 ? 0xff : (unsigned char)(i * 13 + seed);
+}
+
+static bool has_pattern(const void *p, size_t size, unsigned seed)
+{
+    for (size_t i = 0; i < size; i++)
+        if (((const unsigned char *)p)[i] != (i % 4 == 3 ? 0xff : (unsigned char)(i * 13 + seed)))
+            return false;
+    return true;
+}
+
+/* signal: a handed-out fence's syncobj the submission signals itself (0: none) */
+static NTSTATUS submit_copy(D3DKMT_HANDLE ctx, const KMT_DRM_ALLOCATION_INFO *dst,
+                            const KMT_DRM_ALLOCATION_INFO *src, UINT rows, UINT signal, UINT64 point)
+{
+    static UINT32 stream[14];
+    KMT_DRM_SUBMIT d = submit_desc();
+    UINT length = copy_stream(stream, dst->ResourceId, src->ResourceId, rows);
+
+    d.NumSignals = signal != 0;
+    d.Signals[0].SyncobjHandle = signal;
+    d.Signals[0].Point = point;
+    d.NumBoHandles = 2;
+    d.BoHandles[0] = dst->GemHandle;
+    d.BoHandles[1] = src->GemHandle;
+    return submit(ctx, stream, length, &d);
+}
+
+/* The GPU sees the caller's pages as they are at each submission, and what
+ * it writes there reaches them before a fence signalled after it; bytes it
+ * did not write keep what the CPU put there meanwhile; a destroyed
+ * allocation's pages are never written again. */
+START_TEST(virgl_copy_backed_sysmem_follows_submissions)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_virgl(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx = kmt_exec_virtual_context(device);
+        KMT_DRM_ALLOCATION_INFO sys, plain;
+        D3DKMT_HANDLE hsys, hplain;
+        struct kmt_fence f, out;
+        unsigned char *mem;
+        void *p;
+
+        mem = mmap(NULL, 2 * ROW, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        ck_assert_ptr_ne(mem, MAP_FAILED);
+        pattern(mem, 2 * ROW, 1);
+        ck_assert_status(drm_test_create_sysmem(device, mem, 2 * ROW, &hsys), STATUS_SUCCESS);
+        ck_assert_status(drm_test_create(device, 1, 2 * ROW, &hplain, NULL, NULL), STATUS_SUCCESS);
+        sys = drm_test_query(a[i].handle, hsys);
+        plain = drm_test_query(a[i].handle, hplain);
+        ck_assert_uint_eq(sys.Backing, KMT_DRM_BACKING_COPY);
+        ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+
+        /* written by the CPU after creation: the GPU reads the new contents */
+        pattern(mem, 2 * ROW, 2);
+        ck_assert_status(submit_copy(ctx, &plain, &sys, 2, 0, 0), STATUS_SUCCESS);
+        ck_assert_status(kmt_gpu_signal(ctx, f.handle, 1), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        ck_assert_status(drm_test_lock(device, hplain, 0, &p), STATUS_SUCCESS);
+        ck_assert_msg(has_pattern(p, 2 * ROW, 2), "the GPU read a stale copy of the caller's pages");
+        pattern(p, 2 * ROW, 3);
+        ck_assert_status(drm_test_unlock(device, hplain), STATUS_SUCCESS);
+        ck_assert_msg(has_pattern(mem, 2 * ROW, 2), "a read-only use wrote the caller's pages");
+
+        /* the GPU writes the first row; the CPU writes the second meanwhile */
+        ck_assert_status(submit_copy(ctx, &sys, &plain, 1, 0, 0), STATUS_SUCCESS);
+        memset(mem + ROW, 0x5a, ROW);
+        ck_assert_status(kmt_gpu_signal(ctx, f.handle, 2), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 2, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        ck_assert_msg(has_pattern(mem, ROW, 3), "the GPU's writes did not reach the caller's pages");
+        for (unsigned k = ROW; k < 2 * ROW; k++)
+            ck_assert_uint_eq(mem[k], 0x5a);
+
+        /* the submission signals a handed-out fence itself: once the program
+         * can read the new value, the data is in its pages */
+        ck_assert_status(drm_test_lock(device, hplain, 0, &p), STATUS_SUCCESS);
+        pattern(p, 2 * ROW, 4);
+        ck_assert_status(drm_test_unlock(device, hplain), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_create(device, 0, 0, &out), STATUS_SUCCESS);
+        ck_assert_status(submit_copy(ctx, &sys, &plain, 2, export_fence(a[i].handle, out.handle).SyncobjHandle, 1),
+                         STATUS_SUCCESS);
+        for (unsigned spins = 0; *out.cpu < 1; spins++) {
+            ck_assert_msg(spins < 10000000, "the submission's fence never moved");
+            sched_yield();
+        }
+        ck_assert_msg(has_pattern(mem, 2 * ROW, 4), "the fence moved before the GPU's writes were back");
+
+        /* destroyed and unmapped while the GPU writes it: nothing touches
+         * the pages (a write-back would fault here), the object goes once
+         * the submission completed */
+        ck_assert_status(submit_copy(ctx, &sys, &plain, 2, 0, 0), STATUS_SUCCESS);
+        ck_assert_status(drm_test_destroy(device, &hsys, 1), STATUS_SUCCESS);
+        ck_assert_int_eq(munmap(mem, 2 * ROW), 0);
+        ck_assert_status(kmt_gpu_signal(ctx, f.handle, 3), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 3, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        ck_assert_int_eq(drm_test_gem_close_errno(sys.Fd, sys.GemHandle), EINVAL);
+        ck_assert_uint_eq(drm_test_query_context(a[i].handle, device, ctx).Faults, 0);
+        ck_assert_status(drm_test_destroy(device, &hplain, 1), STATUS_SUCCESS);
+        drm_test_destroy_device(device);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Buffers, 0);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 START_TEST(virgl_kernel_faults)
 {
     struct drm_test_adapter a[DRM_TEST_MAX];
@@ -801,6 +931,7 @@ int main(void)
     tcase_add_test(exec, virgl_bad_stream_address_page_faults);
     tcase_add_test(exec, virgl_destroy_device_with_work_in_flight);
     tcase_add_test(exec, virgl_kernel_faults);
+    tcase_add_test(exec, virgl_copy_backed_sysmem_follows_submissions);
     suite_add_tcase(s, exec);
     return kmt_test_run(s);
 }

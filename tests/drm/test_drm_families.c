@@ -51,6 +51,7 @@ static void start_config(const struct fake_drm_config *c)
     ck_assert_int_ge(adapter->fd, 0);
     adapter->card_fd = -1;
     adapter->page_size = (UINT)sysconf(_SC_PAGESIZE);
+    kdrm_copy_init(adapter);             /* as DxgkDdiAddDevice does */
     ck_assert_int_eq(adapter->family->start(adapter), 0);
     ck_assert_int_eq(adapter->family->memory(adapter, &adapter->memory), 0);
 }
@@ -452,6 +453,72 @@ START_TEST(xe_existing_sysmem_is_a_copy)
 }
 END_TEST
 
+/* drm_copy_sync.c on the fake kernel: the refresh before a submission and
+ * the write-back after it, around a copy-backed object.  The test plays the
+ * GPU by writing the fake kernel's bytes between the two. */
+START_TEST(xe_copy_backed_object_follows_submissions)
+{
+    static uint8_t mem[8192] __attribute__((aligned(4096)));
+    struct kdrm_submission s1 = { 0 }, s2 = { 0 };
+    DXGK_ALLOCATIONINFO info;
+    struct kdrm_bo *bo;
+    UINT32 handles[3];
+
+    memset(mem, 0x11, sizeof(mem));
+    start(FAKE_XE, false, false);
+    ck_assert_status(create_sysmem(mem, sizeof(mem), &info), STATUS_SUCCESS);
+    bo = info.hAllocation;
+    handles[0] = bo->handle + 100;                   /* not a copy-backed object: left alone */
+    handles[1] = handles[2] = bo->handle;            /* named twice: one refresh */
+
+    /* written by the CPU after creation: the refresh carries it */
+    memset(mem, 0x22, sizeof(mem));
+    ck_assert_int_eq(kdrm_copy_push(adapter, handles, 3, &s1), 0);
+    ck_assert_uint_eq(s1.ncopies, 1);
+    ck_assert_uint_eq(fake_drm_bytes(bo->handle)[0], 0x22);
+    ck_assert_uint_eq(fake_drm_bytes(bo->handle)[8191], 0x22);
+    /* the GPU writes the first page, the CPU the last byte meanwhile */
+    memset(fake_drm_bytes(bo->handle), 0x33, 4096);
+    mem[8191] = 0x44;
+    kdrm_copy_finish(adapter, &s1, true);
+    ck_assert_ptr_null(s1.copies);
+    for (unsigned i = 0; i < sizeof(mem); i++)
+        ck_assert_uint_eq(mem[i], i < 4096 ? 0x33 : i < 8191 ? 0x22 : 0x44);
+
+    /* two in flight: the second refresh writes the first one's results back
+     * first; the first completion then writes nothing */
+    ck_assert_int_eq(kdrm_copy_push(adapter, handles + 1, 1, &s1), 0);
+    fake_drm_bytes(bo->handle)[0] = 0x55;
+    ck_assert_int_eq(kdrm_copy_push(adapter, handles + 1, 1, &s2), 0);
+    ck_assert_uint_eq(mem[0], 0x55);
+    fake_drm_bytes(bo->handle)[1] = 0x66;
+    kdrm_copy_finish(adapter, &s1, true);
+    ck_assert_uint_eq(mem[1], 0x33);
+    kdrm_copy_finish(adapter, &s2, true);
+    ck_assert_uint_eq(mem[1], 0x66);
+
+    /* a refresh the kernel refuses records nothing */
+    kdrm_fault_arm("mmap", 1, ENOMEM);
+    ck_assert_int_eq(kdrm_copy_push(adapter, handles + 1, 1, &s1), -ENOMEM);
+    kdrm_fault_arm(NULL, 0, 0);
+    ck_assert_uint_eq(s1.ncopies, 0);
+    ck_assert_ptr_null(s1.copies);
+
+    /* destroyed while a submission names it: the caller's pages are not
+     * written again, the object goes with the submission */
+    ck_assert_int_eq(kdrm_copy_push(adapter, handles + 1, 1, &s1), 0);
+    destroy(info.hAllocation);
+    ck_assert_uint_eq(fake_drm.live_objects, 1);
+    memset(fake_drm_bytes(s1.copies[0].bo->handle), 0x99, 8192);
+    memset(mem, 0, sizeof(mem));
+    kdrm_copy_finish(adapter, &s1, true);
+    ck_assert_uint_eq(fake_drm.live_objects, 0);
+    for (unsigned i = 0; i < sizeof(mem); i++)
+        ck_assert_uint_eq(mem[i], 0);
+    stop();
+}
+END_TEST
+
 START_TEST(xe_failure_half_way_leaves_no_object)
 {
     start(FAKE_XE, true, false);
@@ -594,6 +661,7 @@ int main(void)
     tcase_add_test(xe, xe_discrete_device_local_is_visible_vram_write_combined);
     tcase_add_test(xe, xe_existing_sysmem_is_a_copy);
     tcase_add_test(xe, xe_failure_half_way_leaves_no_object);
+    tcase_add_test(xe, xe_copy_backed_object_follows_submissions);
     suite_add_tcase(s, i915);
     suite_add_tcase(s, xe);
 #ifdef KMT_HAVE_DRM_AMDGPU

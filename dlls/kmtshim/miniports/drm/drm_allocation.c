@@ -17,7 +17,7 @@ struct kdrm_resource {
     UINT allocation_count;
 };
 
-static void bo_free(struct kdrm_adapter *a, struct kdrm_bo *bo)
+void kdrm_bo_release(struct kdrm_adapter *a, struct kdrm_bo *bo)
 {
     if (bo->cpu) {
         /* the core unmaps before destroying; keep the kernel's view clean anyway */
@@ -28,7 +28,16 @@ static void bo_free(struct kdrm_adapter *a, struct kdrm_bo *bo)
     atomic_fetch_sub(&a->buffers, 1);
     atomic_fetch_sub(&a->bytes, bo->size);
     bo->magic = 0;
+    free(bo->shadow);
     free(bo);
+}
+
+/* A copy-backed object may still be named by a submission in flight. */
+static void bo_free(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    if (bo->backing == KMT_DRM_BACKING_COPY && !kdrm_copy_forget(a, bo))
+        return;
+    kdrm_bo_release(a, bo);
 }
 
 /* Size and flags: the core's Size for standard allocations, else the UMD's
@@ -54,8 +63,9 @@ static NTSTATUS request_of(const DXGK_ALLOCATIONINFO *info, KMT_DRM_ALLOCATION_D
     return STATUS_SUCCESS;
 }
 
-/* A GEM object holding a copy of the caller's pages. */
-static int create_copy(struct kdrm_adapter *a, struct kdrm_bo *bo, const void *mem)
+/* A GEM object holding a copy of the caller's pages, kept in step with
+ * them around submissions (drm_copy_sync.c). */
+static int create_copy(struct kdrm_adapter *a, struct kdrm_bo *bo, void *mem)
 {
     UINT64 size = bo->size;              /* the caller's; the driver may pad */
     void *p;
@@ -74,6 +84,7 @@ static int create_copy(struct kdrm_adapter *a, struct kdrm_bo *bo, const void *m
         a->family->cpu_end(a, bo, written);
     }
     bo->backing = KMT_DRM_BACKING_COPY;
+    kdrm_copy_register(a, bo, mem, size);
     return 0;
 }
 
@@ -117,7 +128,7 @@ static NTSTATUS create_one(struct kdrm_adapter *a, DXGK_ALLOCATIONINFO *info)
         err = a->family->create(a, bo);
     else if (!a->family->create_userptr || userptr_refused(err = a->family->create_userptr(
                                                   a, bo, (void *)info->pKmtSystemMem)))
-        err = create_copy(a, bo, info->pKmtSystemMem);
+        err = create_copy(a, bo, (void *)info->pKmtSystemMem);
     if (err < 0) {
         kdrm_trace(a, KMT_TRACE_TRACE, __func__, "%s: %llu-byte %s failed: %s\n", a->family->name,
                    (unsigned long long)size, info->Flags.ExistingSysMem ? "sysmem object" : "object",

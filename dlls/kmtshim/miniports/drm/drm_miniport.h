@@ -16,10 +16,11 @@
  *                  and from the host where its driver needs it.
  *   existing sysmem  a userptr object where the driver has one (i915,
  *                  amdgpu); otherwise a GEM object holding a copy of the
- *                  caller's pages taken at creation (KMT_DRM_BACKING_COPY).
- *                  The core serves CPU locks of such allocations from the
- *                  caller's memory itself, so the copy is the GPU's view,
- *                  taken once: submissions do not refresh it (not done).
+ *                  caller's pages (KMT_DRM_BACKING_COPY).  The core serves
+ *                  CPU locks of such allocations from the caller's memory
+ *                  itself; the copy is the GPU's view, refreshed before
+ *                  every submission that names it and written back after
+ *                  it completed (drm_copy_sync.c).
  *
  * Families (one file each):
  *   virtio_gpu     render node: VIRTGPU_RESOURCE_CREATE, VIRTGPU_MAP,
@@ -172,6 +173,13 @@ struct kdrm_fence {
     UINT64 point;                        /* the timeline's value as last set or seen */
     UINT64 armed;                        /* pending SYNCOBJ_EVENTFD point, 0: none */
     bool exported;                       /* handed out: others may signal it */
+    bool seen;                           /* the watcher saw `point` signal, not yet raised */
+};
+
+/* A copy-backed object a submission names, and which push it saw. */
+struct kdrm_copy_ref {
+    struct kdrm_bo *bo;                  /* referenced (kdrm_bo.copy_refs) */
+    UINT64 generation;
 };
 
 /* A submission the kernel has not completed yet (drm_submit.c). */
@@ -181,6 +189,8 @@ struct kdrm_submission {
     UINT64 point;                        /* ring point that completes it */
     UINT fence_id;
     UINT node;
+    struct kdrm_copy_ref *copies;        /* written back when it completed */
+    UINT ncopies;
 };
 
 /* An adapter's fences and submissions, and the watcher thread that turns
@@ -213,6 +223,8 @@ struct kdrm_adapter {
     struct kdrm_memory memory;           /* from the family's start */
     void *family_data;                   /* the family's own state */
     struct kdrm_exec exec;
+    pthread_mutex_t copy_lock;           /* copy-backed objects (drm_copy_sync.c); a leaf */
+    struct list copies;                  /* struct kdrm_bo.copy_entry, under copy_lock */
     atomic_ullong devices, buffers, bytes, bindings, mappings;
     atomic_ullong contexts, fences, syncobjs, submissions;
 };
@@ -256,6 +268,14 @@ struct kdrm_bo {
     void *cpu;                           /* mapping between Lock and Unlock */
     DXGK_LOCKFLAGS lock_flags;
     atomic_uint open_count;
+    /* KMT_DRM_BACKING_COPY, under adapter->copy_lock */
+    struct list copy_entry;              /* adapter->copies while the allocation lives */
+    void *user;                          /* the caller's pages; NULL once destroyed */
+    UINT64 user_size;
+    unsigned char *shadow;               /* what the last push copied, while unpulled */
+    bool shadow_live;
+    UINT64 pushed;                       /* generation of the last push */
+    unsigned copy_refs;                  /* the allocation + submissions naming it */
 };
 
 /* drm_driver.c */
@@ -285,6 +305,23 @@ NTSTATUS APIENTRY kdrm_create_allocation(HANDLE hAdapter, DXGKARG_CREATEALLOCATI
 NTSTATUS APIENTRY kdrm_destroy_allocation(HANDLE hAdapter, const DXGKARG_DESTROYALLOCATION *args);
 NTSTATUS APIENTRY kdrm_open_allocation(HANDLE hDevice, const DXGKARG_OPENALLOCATION *args);
 NTSTATUS APIENTRY kdrm_close_allocation(HANDLE hDevice, const DXGKARG_CLOSEALLOCATION *args);
+
+/* Frees the GEM object and the record (the last reference of a copy-backed one). */
+void kdrm_bo_release(struct kdrm_adapter *a, struct kdrm_bo *bo);
+
+/* drm_copy_sync.c: keeping copy-backed objects and the caller's pages in
+ * step around submissions. */
+void kdrm_copy_init(struct kdrm_adapter *a);
+void kdrm_copy_register(struct kdrm_adapter *a, struct kdrm_bo *bo, void *user, UINT64 size);
+/* The allocation is destroyed: true if the object can go now, false if a
+ * submission still names it (its completion frees it). */
+bool kdrm_copy_forget(struct kdrm_adapter *a, struct kdrm_bo *bo);
+/* Before a job: refreshes the copies it names from the caller's pages and
+ * records them in `s`.  0 or -errno (nothing is recorded then). */
+int kdrm_copy_push(struct kdrm_adapter *a, const UINT32 *handles, UINT n, struct kdrm_submission *s);
+/* After it completed (`written`) or was dropped: writes back what the GPU
+ * changed and drops the submission's references. */
+void kdrm_copy_finish(struct kdrm_adapter *a, struct kdrm_submission *s, bool written);
 
 /* drm_lock.c */
 NTSTATUS APIENTRY kdrm_lock(HANDLE hAdapter, DXGKARG_LOCK *args);
@@ -339,9 +376,13 @@ NTSTATUS kdrm_context_info(struct kdrm_adapter *a, HANDLE hContext, KMT_DRM_CONT
 /* drm_submit.c */
 NTSTATUS APIENTRY kdrm_submit_command(HANDLE hAdapter, const DXGKARG_SUBMITCOMMAND *args);
 NTSTATUS APIENTRY kdrm_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUBMITCOMMANDVIRTUAL *args);
-/* Retires the submissions up to ring point `done`; exec.lock held.  True
- * if any: *irq is then their DMA_COMPLETED (the newest fence id). */
-bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq);
+/* Moves the submissions up to ring point `done` to `retired`; exec.lock
+ * held.  True if any: *irq is then their DMA_COMPLETED (the newest fence
+ * id), to raise once kdrm_submission_free() wrote their copies back. */
+bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, struct list *retired,
+                                    DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq);
+/* No lock held. */
+void kdrm_submission_free(struct kdrm_adapter *a, struct kdrm_submission *s, bool completed);
 void kdrm_raise(struct kdrm_adapter *a, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq);
 
 /* drm_escape.c */

@@ -11,7 +11,9 @@
  *
  * Completion: every submission also signals the next point of the
  * adapter's ring (a timeline syncobj, kernel out-syncobj [0]); the watcher
- * reports DMA_COMPLETED when the ring reaches it.  A submission the kernel
+ * reports DMA_COMPLETED when the ring reaches it.  Copy-backed objects the
+ * submission names are refreshed from the caller's pages before it and
+ * written back after it (drm_copy_sync.c).  A submission the kernel
  * refuses faults the device like hardware would (DMA_PAGE_FAULTED at the
  * stream's address for EFAULT, DMA_FAULTED with the errno's status
  * otherwise) and completes after the submissions before it; the DDI itself
@@ -43,7 +45,8 @@ static void plan_init(struct plan *p, const void *cmds, UINT size)
     p->job.nsignals = 1;                 /* the ring point, filled at submission */
 }
 
-bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq)
+bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, struct list *retired,
+                                    DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq)
 {
     bool any = false;
 
@@ -60,10 +63,16 @@ bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, DXGKARG
         irq->DmaCompleted.SubmissionFenceId = s->fence_id;
         irq->DmaCompleted.NodeOrdinal = s->node;
         atomic_fetch_sub(&a->submissions, 1);
-        free(s);
+        list_add_tail(retired, &s->entry);
         any = true;
     }
     return any;
+}
+
+void kdrm_submission_free(struct kdrm_adapter *a, struct kdrm_submission *s, bool completed)
+{
+    kdrm_copy_finish(a, s, completed);
+    free(s);
 }
 
 static void raise_fault(struct kdrm_adapter *a, UINT fence_id, UINT node, int err, const void *cmds)
@@ -102,8 +111,12 @@ static NTSTATUS submit_plan(struct kdrm_adapter *a, struct kdrm_context *c, UINT
     p->signals[0].point = point;
     pthread_mutex_unlock(&x->lock);
 
+    if (!err && !null_rendering && !a->family->submit)
+        err = -ENOSYS;
     if (!err && !null_rendering)
-        err = a->family->submit ? a->family->submit(a, c, &p->job) : -ENOSYS;
+        err = kdrm_copy_push(a, p->job.bos, p->job.nbos, s);
+    if (!err && !null_rendering && (err = a->family->submit(a, c, &p->job)) < 0)
+        kdrm_copy_finish(a, s, false);
     if (err) {
         /* the fault first: once recorded, the watcher may complete it */
         kdrm_trace(a, KMT_TRACE_WARN, __func__, "submission %u refused: %s\n", fence_id, strerror(-err));

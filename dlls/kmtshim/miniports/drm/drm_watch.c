@@ -104,10 +104,13 @@ static bool raise_value(_Atomic UINT64 *value, UINT64 to)
     return false;
 }
 
+/* Notes what the kernel signalled; raise_fences() tells the core later.
+ * Read before the ring: a fence point a submission signalled implies its
+ * ring point, which the ring scan then sees (one kernel fence behind both). */
 static bool scan_fences(struct kdrm_adapter *a)
 {
     struct kdrm_fence *f;
-    bool raised = false;
+    bool seen = false;
 
     LIST_FOR_EACH_ENTRY(f, &a->exec.fences, struct kdrm_fence, entry) {
         UINT64 now;
@@ -116,15 +119,29 @@ static bool scan_fences(struct kdrm_adapter *a)
             continue;
         if (now > f->point) {
             f->point = now;
-            raised |= raise_value(f->value, now);
+            f->seen = seen = true;
         }
         if (f->armed && now >= f->armed)
             f->armed = 0;                    /* it fired */
     }
+    return seen;
+}
+
+/* After the completed submissions' write-backs; exec.lock held. */
+static bool raise_fences(struct kdrm_adapter *a)
+{
+    struct kdrm_fence *f;
+    bool raised = false;
+
+    LIST_FOR_EACH_ENTRY(f, &a->exec.fences, struct kdrm_fence, entry) {
+        if (f->seen)
+            raised |= raise_value(f->value, f->point);
+        f->seen = false;
+    }
     return raised;
 }
 
-static bool scan_ring(struct kdrm_adapter *a, DXGKARGCB_NOTIFY_INTERRUPT_DATA *done)
+static bool scan_ring(struct kdrm_adapter *a, struct list *list, DXGKARGCB_NOTIFY_INTERRUPT_DATA *done)
 {
     struct kdrm_exec *x = &a->exec;
     UINT64 now = 0;
@@ -134,7 +151,7 @@ static bool scan_ring(struct kdrm_adapter *a, DXGKARGCB_NOTIFY_INTERRUPT_DATA *d
         return false;
     if (x->ring && kdrm_syncobj_query(a, x->ring, false, &now) < 0)
         return false;
-    retired = kdrm_submissions_retire_locked(a, now, done);
+    retired = kdrm_submissions_retire_locked(a, now, list, done);
     if (x->ring_armed && now >= x->ring_armed)
         x->ring_armed = 0;
     return retired;
@@ -168,6 +185,7 @@ static void *watch_thread(void *arg)
 
     for (;;) {
         DXGKARGCB_NOTIFY_INTERRUPT_DATA done = { 0 };
+        struct list list = LIST_INIT(list);
         bool fences, retired;
 
         wait_for_kernel(a, degraded);
@@ -177,8 +195,20 @@ static void *watch_thread(void *arg)
             break;
         }
         fences = scan_fences(a);
-        retired = scan_ring(a, &done);
+        retired = scan_ring(a, &list, &done);
         pthread_mutex_unlock(&x->lock);
+        /* the data first, then whatever tells the program it is there */
+        while (!list_empty(&list)) {
+            struct kdrm_submission *s = LIST_ENTRY(list.next, struct kdrm_submission, entry);
+
+            list_remove(&s->entry);
+            kdrm_submission_free(a, s, true);
+        }
+        if (fences) {
+            pthread_mutex_lock(&x->lock);
+            fences = raise_fences(a);
+            pthread_mutex_unlock(&x->lock);
+        }
         if (fences) {
             DXGKARGCB_NOTIFY_INTERRUPT_DATA irq = { .InterruptType = DXGK_INTERRUPT_MONITORED_FENCE_SIGNALED };
             kdrm_raise(a, &irq);
@@ -219,6 +249,7 @@ int kdrm_watch_start_locked(struct kdrm_adapter *a)
 void kdrm_exec_stop(struct kdrm_adapter *a)
 {
     struct kdrm_exec *x = &a->exec;
+    struct list left = LIST_INIT(left);
     struct kdrm_fence *f, *next;
 
     pthread_mutex_lock(&x->lock);
@@ -248,4 +279,12 @@ void kdrm_exec_stop(struct kdrm_adapter *a)
     if (x->ring)
         kdrm_syncobj_destroy(a, x->ring);
     x->ring = 0;
+    /* the core drained every context first: normally empty too */
+    list_move_tail(&x->inflight, &left);
+    while (!list_empty(&left)) {
+        struct kdrm_submission *s = LIST_ENTRY(left.next, struct kdrm_submission, entry);
+
+        list_remove(&s->entry);
+        kdrm_submission_free(a, s, false);
+    }
 }

@@ -1,0 +1,200 @@
+/*
+ * DRM miniport: copy-backed allocations around submissions.
+ *
+ * Where the kernel cannot put a GEM object over the caller's pages (no
+ * userptr: virtio_gpu, vgem, xe), an existing-sysmem allocation is a GEM
+ * object holding a copy.  On Windows the GPU works on the caller's pages
+ * themselves; here the copy is brought in step where a program can tell:
+ *   push  before a submission that names the object: the caller's pages go
+ *         into it (and out to the host, the family's cpu_end), and what was
+ *         pushed is kept as a shadow;
+ *   pull  once the kernel completed that submission, before the miniport
+ *         reports it (so a fence signalled after it shows the data): the
+ *         bytes the GPU changed against the shadow go back to the caller's
+ *         pages.  Bytes it left alone are not written, so what the CPU
+ *         wrote meanwhile elsewhere in the allocation survives.
+ * A push while an earlier submission's pull is pending waits for the GPU
+ * and pulls first; only the newest push is pulled (an older completion
+ * whose data a newer push carried forward writes nothing).  A destroyed
+ * allocation's pages are never touched again, and its object (GEM handle
+ * included) lives on until the last submission naming it completed.
+ * All of it under the adapter's copy_lock, a leaf: no core call under it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "drm_miniport.h"
+
+void kdrm_copy_init(struct kdrm_adapter *a)
+{
+    pthread_mutex_init(&a->copy_lock, NULL);
+    list_init(&a->copies);
+}
+
+void kdrm_copy_register(struct kdrm_adapter *a, struct kdrm_bo *bo, void *user, UINT64 size)
+{
+    pthread_mutex_lock(&a->copy_lock);
+    bo->user = user;
+    bo->user_size = size;
+    bo->copy_refs = 1;
+    list_add_tail(&a->copies, &bo->copy_entry);
+    pthread_mutex_unlock(&a->copy_lock);
+}
+
+bool kdrm_copy_forget(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    bool last;
+
+    pthread_mutex_lock(&a->copy_lock);
+    list_remove(&bo->copy_entry);
+    list_init(&bo->copy_entry);
+    bo->user = NULL;
+    last = !--bo->copy_refs;
+    pthread_mutex_unlock(&a->copy_lock);
+    return last;
+}
+
+/* Copies the bytes that differ between what the GPU left and what was
+ * pushed; a word compare skips the untouched stretches. */
+static void write_back(unsigned char *user, const unsigned char *gpu, const unsigned char *pushed, UINT64 size)
+{
+    UINT64 i = 0;
+
+    for (; i + 8 <= size; i += 8) {
+        UINT64 g, p;
+
+        memcpy(&g, gpu + i, 8);
+        memcpy(&p, pushed + i, 8);
+        if (g == p)
+            continue;
+        for (UINT64 k = i; k < i + 8; k++)
+            if (gpu[k] != pushed[k])
+                user[k] = gpu[k];
+    }
+    for (; i < size; i++)
+        if (gpu[i] != pushed[i])
+            user[i] = gpu[i];
+}
+
+/* copy_lock held.  Waits for the GPU and fetches from the host first. */
+static int pull_locked(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    DXGK_LOCKFLAGS wait_and_fetch = { .Value = 0 };
+    void *p;
+    int err;
+
+    bo->shadow_live = false;
+    if (!bo->user)
+        return 0;                        /* destroyed: its pages may be gone */
+    if (a->family->cpu_begin && (err = a->family->cpu_begin(a, bo, wait_and_fetch)) < 0)
+        return err;
+    if ((err = a->family->map(a, bo, PROT_READ, &p)) < 0)
+        return err;
+    write_back(bo->user, p, bo->shadow, bo->user_size);
+    a->family->unmap(a, bo, p);
+    return 0;
+}
+
+/* copy_lock held. */
+static int push_locked(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    DXGK_LOCKFLAGS written = { .Value = 0 };
+    void *p;
+    int err;
+
+    if (bo->shadow_live && (err = pull_locked(a, bo)) < 0)
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "write-back of %p before a new push failed: %s\n", bo,
+                   strerror(-err));
+    if (!bo->shadow && !(bo->shadow = malloc(bo->user_size)))
+        return -ENOMEM;
+    if ((err = a->family->map(a, bo, PROT_READ | PROT_WRITE, &p)) < 0)
+        return err;
+    /* one snapshot for both: the CPU may be writing its pages meanwhile */
+    memcpy(bo->shadow, bo->user, bo->user_size);
+    memcpy(p, bo->shadow, bo->user_size);
+    a->family->unmap(a, bo, p);
+    if (a->family->cpu_end)
+        a->family->cpu_end(a, bo, written);
+    bo->shadow_live = true;
+    bo->pushed++;
+    return 0;
+}
+
+static struct kdrm_bo *find_locked(struct kdrm_adapter *a, UINT32 handle)
+{
+    struct kdrm_bo *bo;
+
+    LIST_FOR_EACH_ENTRY(bo, &a->copies, struct kdrm_bo, copy_entry)
+        if (bo->handle == handle)
+            return bo;
+    return NULL;
+}
+
+static bool named(const struct kdrm_submission *s, const struct kdrm_bo *bo)
+{
+    for (UINT i = 0; i < s->ncopies; i++)
+        if (s->copies[i].bo == bo)
+            return true;
+    return false;
+}
+
+/* Drops the submission's references; frees what nothing holds any more. */
+static void drop_refs(struct kdrm_adapter *a, struct kdrm_submission *s, bool pull)
+{
+    UINT dead = 0;
+
+    pthread_mutex_lock(&a->copy_lock);
+    for (UINT i = 0; i < s->ncopies; i++) {
+        struct kdrm_bo *bo = s->copies[i].bo;
+        int err;
+
+        if (pull && bo->shadow_live && bo->pushed == s->copies[i].generation &&
+            (err = pull_locked(a, bo)) < 0)
+            kdrm_trace(a, KMT_TRACE_ERR, __func__, "write-back of %p failed: %s\n", bo, strerror(-err));
+        if (!--bo->copy_refs)
+            s->copies[dead++].bo = bo;   /* reuse the array: done with entry i */
+    }
+    pthread_mutex_unlock(&a->copy_lock);
+    for (UINT i = 0; i < dead; i++)
+        kdrm_bo_release(a, s->copies[i].bo);
+    free(s->copies);
+    s->copies = NULL;
+    s->ncopies = 0;
+}
+
+int kdrm_copy_push(struct kdrm_adapter *a, const UINT32 *handles, UINT n, struct kdrm_submission *s)
+{
+    int err = 0;
+
+    pthread_mutex_lock(&a->copy_lock);
+    for (UINT i = 0; i < n && !list_empty(&a->copies); i++) {
+        struct kdrm_bo *bo = find_locked(a, handles[i]);
+
+        if (!bo || named(s, bo))
+            continue;
+        if (!s->copies && !(s->copies = calloc(n, sizeof(*s->copies)))) {
+            err = -ENOMEM;
+            break;
+        }
+        if ((err = push_locked(a, bo)) < 0)
+            break;
+        bo->copy_refs++;
+        s->copies[s->ncopies].bo = bo;
+        s->copies[s->ncopies++].generation = bo->pushed;
+    }
+    pthread_mutex_unlock(&a->copy_lock);
+    if (err < 0) {
+        kdrm_trace(a, KMT_TRACE_WARN, __func__, "refreshing a copy-backed object failed: %s\n", strerror(-err));
+        drop_refs(a, s, false);          /* the job will not run: nothing to write back */
+    }
+    return err;
+}
+
+void kdrm_copy_finish(struct kdrm_adapter *a, struct kdrm_submission *s, bool written)
+{
+    if (s->ncopies)
+        drop_refs(a, s, written);
+}

@@ -867,6 +867,51 @@ START_TEST(virgl_copy_backed_sysmem_follows_submissions)
 }
 END_TEST
 
+/* A legacy Render names its objects through the allocation list: a
+ * copy-backed one written by the GPU there shows it in the caller's pages. */
+START_TEST(virgl_render_writes_copy_backed_sysmem)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_virgl(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), hsys, hplain;
+        D3DKMT_CREATECONTEXT cc;
+        D3DKMT_HANDLE ctx = kmt_exec_legacy_context(device, &cc);
+        KMT_DRM_ALLOCATION_INFO sys, plain;
+        D3DKMT_RENDER r = { 0 };
+        struct kmt_fence f;
+        void *mem, *p;
+
+        ck_assert_int_eq(posix_memalign(&mem, ROW, 2 * ROW), 0);
+        pattern(mem, 2 * ROW, 7);
+        ck_assert_status(drm_test_create_sysmem(device, mem, 2 * ROW, &hsys), STATUS_SUCCESS);
+        ck_assert_status(drm_test_create(device, 1, 2 * ROW, &hplain, NULL, NULL), STATUS_SUCCESS);
+        ck_assert_status(drm_test_lock(device, hplain, 0, &p), STATUS_SUCCESS);
+        pattern(p, 2 * ROW, 8);
+        ck_assert_status(drm_test_unlock(device, hplain), STATUS_SUCCESS);
+        sys = drm_test_query(a[i].handle, hsys);
+        plain = drm_test_query(a[i].handle, hplain);
+        ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+        ck_assert_uint_ge(cc.AllocationListSize, 2);
+        r.CommandLength = copy_stream(cc.pCommandBuffer, sys.ResourceId, plain.ResourceId, 2);
+        cc.pAllocationList[0].hAllocation = hsys;
+        cc.pAllocationList[0].WriteOperation = 1;
+        cc.pAllocationList[1].hAllocation = hplain;
+        r.hContext = ctx;
+        r.AllocationCount = 2;
+        ck_assert_status(D3DKMTRender(&r), STATUS_SUCCESS);
+        ck_assert_status(kmt_gpu_signal(ctx, f.handle, 1), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        ck_assert_msg(has_pattern(mem, 2 * ROW, 8), "the Render's writes did not reach the caller's pages");
+        ck_assert_uint_eq(drm_test_query_context(a[i].handle, device, ctx).Faults, 0);
+        drm_test_destroy_device(device);
+        free(mem);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 START_TEST(virgl_kernel_faults)
 {
     struct drm_test_adapter a[DRM_TEST_MAX];
@@ -932,6 +977,7 @@ int main(void)
     tcase_add_test(exec, virgl_destroy_device_with_work_in_flight);
     tcase_add_test(exec, virgl_kernel_faults);
     tcase_add_test(exec, virgl_copy_backed_sysmem_follows_submissions);
+    tcase_add_test(exec, virgl_render_writes_copy_backed_sysmem);
     suite_add_tcase(s, exec);
     return kmt_test_run(s);
 }

@@ -21,6 +21,11 @@
  *                     eventfd to the submitter): what asynchronous completion
  *                     costs by itself
  *
+ * Below the table (virgl hosts): the same submission naming a 4 KiB
+ * allocation (KMT_DRM_SUBMIT.BoHandles), a plain one against a copy-backed
+ * existing-sysmem one: what refreshing the copy before the submission and
+ * writing the GPU's changes back after it costs.
+ *
  * Blocks of each kind alternate (the order rotates every round); the table
  * gives the median block and the median of the per-round ratios.
  *
@@ -391,7 +396,9 @@ static double kmt_submit_block(const struct target *t, D3DKMT_HANDLE ctx, struct
     return (bench_now_ns() - t0) / submit_block;
 }
 
-static double kmt_submit_signals_block(const struct target *t, D3DKMT_HANDLE ctx, struct fence *f, UINT32 syncobj)
+/* gem: a GEM handle the submission names (0: none) */
+static double kmt_submit_signals_block(const struct target *t, D3DKMT_HANDLE ctx, struct fence *f, UINT32 syncobj,
+                                       UINT32 gem)
 {
     KMT_DRM_SUBMIT d;
     double t0 = bench_now_ns();
@@ -399,6 +406,8 @@ static double kmt_submit_signals_block(const struct target *t, D3DKMT_HANDLE ctx
     memset(&d, 0, sizeof(d));
     d.Magic = KMT_DRM_MAGIC;
     d.Version = KMT_DRM_VERSION;
+    d.NumBoHandles = gem != 0;
+    d.BoHandles[0] = gem;
     d.NumSignals = 1;
     d.Signals[0].SyncobjHandle = syncobj;
     for (unsigned i = 0; i < submit_block; i++) {
@@ -407,6 +416,104 @@ static double kmt_submit_signals_block(const struct target *t, D3DKMT_HANDLE ctx
         kmt_wait(t->device, f->handle, f->next);
     }
     return (bench_now_ns() - t0) / submit_block;
+}
+
+/* ---- a copy-backed allocation named by the submission (virgl) -------------------------- */
+
+static UINT32 gem_of(const struct target *t, D3DKMT_HANDLE alloc)
+{
+    KMT_DRM_ESCAPE e;
+    D3DKMT_ESCAPE esc = { 0 };
+    NTSTATUS s;
+
+    memset(&e, 0, sizeof(e));
+    e.Code = KMT_DRM_ESCAPE_QUERY_ALLOCATION;
+    e.Allocation.hAllocation = alloc;
+    esc.hAdapter = t->adapter;
+    esc.Type = D3DKMT_ESCAPE_DRIVERPRIVATE;
+    esc.pPrivateDriverData = &e;
+    esc.PrivateDriverDataSize = sizeof(e);
+    if ((s = D3DKMTEscape(&esc)))
+        bench_die("D3DKMTEscape(QUERY_ALLOCATION)", s);
+    return e.Allocation.GemHandle;
+}
+
+/* sysmem: an existing-sysmem allocation over it (copy-backed here), else a plain one */
+static D3DKMT_HANDLE alloc_4k(const struct target *t, void *sysmem)
+{
+    KMT_DRM_ALLOCATION_DESC desc = { KMT_DRM_MAGIC, KMT_DRM_VERSION, 4096, 0, 0, 0, 0, 0 };
+    D3DKMT_CREATESTANDARDALLOCATION std = { 0 };
+    D3DDDI_ALLOCATIONINFO info = { 0 };
+    D3DKMT_CREATEALLOCATION ca = { 0 };
+    NTSTATUS s;
+
+    ca.hDevice = t->device;
+    ca.NumAllocations = 1;
+    ca.pAllocationInfo = &info;
+    if (sysmem) {
+        std.Type = D3DKMT_STANDARDALLOCATIONTYPE_EXISTINGHEAP;
+        std.ExistingHeapData.Size = 4096;
+        ca.pStandardAllocation = &std;
+        ca.Flags.StandardAllocation = 1;
+        ca.Flags.ExistingSysMem = 1;
+        info.pSystemMem = sysmem;
+    } else {
+        info.pPrivateDriverData = &desc;
+        info.PrivateDriverDataSize = sizeof(desc);
+    }
+    if ((s = D3DKMTCreateAllocation(&ca)))
+        bench_die("D3DKMTCreateAllocation", s);
+    return info.hAllocation;
+}
+
+static void bench_copy_backed(const struct target *t)
+{
+    double plain[MAX_ROUNDS], copy[MAX_ROUNDS];
+    D3DKMT_CREATECONTEXTVIRTUAL cv = { 0 };
+    D3DKMT_DESTROYCONTEXT dc = { 0 };
+    D3DKMT_DESTROYALLOCATION da = { 0 };
+    D3DKMT_HANDLE allocs[2];
+    UINT32 gems[2], syncobj;
+    void *mem;
+    struct fence f;
+    NTSTATUS s;
+
+    if (posix_memalign(&mem, 4096, 4096))
+        bench_die("posix_memalign", STATUS_NO_MEMORY);
+    memset(mem, 0x5a, 4096);
+    cv.hDevice = t->device;
+    if ((s = D3DKMTCreateContextVirtual(&cv)))
+        bench_die("D3DKMTCreateContextVirtual", s);
+    allocs[0] = alloc_4k(t, NULL);
+    allocs[1] = alloc_4k(t, mem);
+    for (unsigned i = 0; i < 2; i++)
+        gems[i] = gem_of(t, allocs[i]);
+    f = fence_create(t);
+    syncobj = fence_syncobj(t, f.handle);
+    kmt_submit_signals_block(t, cv.hContext, &f, syncobj, gems[0]);
+    kmt_submit_signals_block(t, cv.hContext, &f, syncobj, gems[1]);
+    for (unsigned r = 0; r < rounds; r++) {
+        if (r % 2) {
+            plain[r] = kmt_submit_signals_block(t, cv.hContext, &f, syncobj, gems[0]);
+            copy[r] = kmt_submit_signals_block(t, cv.hContext, &f, syncobj, gems[1]);
+        } else {
+            copy[r] = kmt_submit_signals_block(t, cv.hContext, &f, syncobj, gems[1]);
+            plain[r] = kmt_submit_signals_block(t, cv.hContext, &f, syncobj, gems[0]);
+        }
+    }
+    printf("%s: submit+fence naming a 4 KiB allocation: plain %.0f ns, copy-backed existing-sysmem %.0f ns "
+           "(+%.0f ns: refresh before, write-back after)\n",
+           t->umd.DriverName, bench_median(plain, rounds), bench_median(copy, rounds),
+           bench_median(copy, rounds) - bench_median(plain, rounds));
+    dc.hContext = cv.hContext;
+    D3DKMTDestroyContext(&dc);
+    fence_destroy(f.handle);
+    da.hDevice = t->device;
+    da.AllocationCount = 2;
+    da.phAllocationList = allocs;
+    if ((s = D3DKMTDestroyAllocation(&da)))
+        bench_die("D3DKMTDestroyAllocation", s);
+    free(mem);
 }
 
 /* ---- measuring -------------------------------------------------------------------------- */
@@ -497,14 +604,14 @@ static void bench_submit(const struct target *t)
     fence_obj = fence_syncobj(t, g.handle);
     raw_submit_block(t, syncobj, &raw_next);
     kmt_submit_block(t, cv.hContext, &f);
-    kmt_submit_signals_block(t, cv.hContext, &g, fence_obj);
+    kmt_submit_signals_block(t, cv.hContext, &g, fence_obj, 0);
     raw_submit_async_block(t, syncobj, &raw_next);
     for (unsigned r = 0; r < rounds; r++)
         for (unsigned k = 0; k < 4; k++)
             switch ((r + k) % 4) {
             case 0: raw[r] = raw_submit_block(t, syncobj, &raw_next); break;
             case 1: kmt[r] = kmt_submit_block(t, cv.hContext, &f); break;
-            case 2: direct[r] = kmt_submit_signals_block(t, cv.hContext, &g, fence_obj); break;
+            case 2: direct[r] = kmt_submit_signals_block(t, cv.hContext, &g, fence_obj, 0); break;
             default: async[r] = raw_submit_async_block(t, syncobj, &raw_next); break;
             }
     report(t, "submit+fence", raw, kmt, direct);
@@ -582,6 +689,9 @@ int main(int argc, char **argv)
     if (async_line.driver)
         printf("%s: raw submit+fence with the completion seen by a second thread: %.0f ns (%.3f x raw)\n",
                async_line.driver, async_line.ns, async_line.ratio);
+    for (unsigned i = 0; i < n; i++)
+        if (t[i].virgl)
+            bench_copy_backed(&t[i]);
     KmtProcessShutdown();
     return 0;
 }

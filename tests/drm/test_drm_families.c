@@ -458,9 +458,9 @@ END_TEST
  * GPU by writing the fake kernel's bytes between the two. */
 START_TEST(xe_copy_backed_object_follows_submissions)
 {
-    static uint8_t mem[8192] __attribute__((aligned(4096)));
+    static uint8_t mem[8192] __attribute__((aligned(4096))), mem2[4096] __attribute__((aligned(4096)));
     struct kdrm_submission s1 = { 0 }, s2 = { 0 };
-    DXGK_ALLOCATIONINFO info;
+    DXGK_ALLOCATIONINFO info, info2;
     struct kdrm_bo *bo;
     UINT32 handles[3];
 
@@ -497,12 +497,16 @@ START_TEST(xe_copy_backed_object_follows_submissions)
     kdrm_copy_finish(adapter, &s2, true);
     ck_assert_uint_eq(mem[1], 0x66);
 
-    /* a refresh the kernel refuses records nothing */
+    /* an object's first refresh maps it; one the kernel refuses records nothing */
+    ck_assert_status(create_sysmem(mem2, sizeof(mem2), &info2), STATUS_SUCCESS);
+    handles[0] = ((struct kdrm_bo *)info2.hAllocation)->handle;
     kdrm_fault_arm("mmap", 1, ENOMEM);
-    ck_assert_int_eq(kdrm_copy_push(adapter, handles + 1, 1, &s1), -ENOMEM);
+    ck_assert_int_eq(kdrm_copy_push(adapter, handles, 1, &s1), -ENOMEM);
     kdrm_fault_arm(NULL, 0, 0);
     ck_assert_uint_eq(s1.ncopies, 0);
     ck_assert_ptr_null(s1.copies);
+    destroy(info2.hAllocation);
+    ck_assert_uint_eq(fake_drm.live_objects, 1);
 
     /* destroyed while a submission names it: the caller's pages are not
      * written again, the object goes with the submission */

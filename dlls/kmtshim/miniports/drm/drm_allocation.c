@@ -24,6 +24,8 @@ void kdrm_bo_release(struct kdrm_adapter *a, struct kdrm_bo *bo)
         a->family->unmap(a, bo, bo->cpu);
         atomic_fetch_sub(&a->mappings, 1);
     }
+    if (bo->copy_map)
+        a->family->unmap(a, bo, bo->copy_map);
     a->family->destroy(a, bo);
     atomic_fetch_sub(&a->buffers, 1);
     atomic_fetch_sub(&a->bytes, bo->size);

@@ -79,11 +79,18 @@ static void write_back(unsigned char *user, const unsigned char *gpu, const unsi
             user[i] = gpu[i];
 }
 
+/* The object's mapping for the copies, made at its first push and kept
+ * until it is freed (kdrm_bo_release): a map and unmap per submission cost
+ * more than the copies.  copy_lock held. */
+static int copy_map_locked(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    return bo->copy_map ? 0 : a->family->map(a, bo, PROT_READ | PROT_WRITE, &bo->copy_map);
+}
+
 /* copy_lock held.  Waits for the GPU and fetches from the host first. */
 static int pull_locked(struct kdrm_adapter *a, struct kdrm_bo *bo)
 {
     DXGK_LOCKFLAGS wait_and_fetch = { .Value = 0 };
-    void *p;
     int err;
 
     bo->shadow_live = false;
@@ -91,10 +98,9 @@ static int pull_locked(struct kdrm_adapter *a, struct kdrm_bo *bo)
         return 0;                        /* destroyed: its pages may be gone */
     if (a->family->cpu_begin && (err = a->family->cpu_begin(a, bo, wait_and_fetch)) < 0)
         return err;
-    if ((err = a->family->map(a, bo, PROT_READ, &p)) < 0)
+    if ((err = copy_map_locked(a, bo)) < 0)
         return err;
-    write_back(bo->user, p, bo->shadow, bo->user_size);
-    a->family->unmap(a, bo, p);
+    write_back(bo->user, bo->copy_map, bo->shadow, bo->user_size);
     return 0;
 }
 
@@ -102,7 +108,6 @@ static int pull_locked(struct kdrm_adapter *a, struct kdrm_bo *bo)
 static int push_locked(struct kdrm_adapter *a, struct kdrm_bo *bo)
 {
     DXGK_LOCKFLAGS written = { .Value = 0 };
-    void *p;
     int err;
 
     if (bo->shadow_live && (err = pull_locked(a, bo)) < 0)
@@ -110,12 +115,11 @@ static int push_locked(struct kdrm_adapter *a, struct kdrm_bo *bo)
                    strerror(-err));
     if (!bo->shadow && !(bo->shadow = malloc(bo->user_size)))
         return -ENOMEM;
-    if ((err = a->family->map(a, bo, PROT_READ | PROT_WRITE, &p)) < 0)
+    if ((err = copy_map_locked(a, bo)) < 0)
         return err;
     /* one snapshot for both: the CPU may be writing its pages meanwhile */
     memcpy(bo->shadow, bo->user, bo->user_size);
-    memcpy(p, bo->shadow, bo->user_size);
-    a->family->unmap(a, bo, p);
+    memcpy(bo->copy_map, bo->shadow, bo->user_size);
     if (a->family->cpu_end)
         a->family->cpu_end(a, bo, written);
     bo->shadow_live = true;

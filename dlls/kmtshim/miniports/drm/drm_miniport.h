@@ -273,6 +273,7 @@ struct kdrm_bo {
     void *user;                          /* the caller's pages; NULL once destroyed */
     UINT64 user_size;
     unsigned char *shadow;               /* what the last push copied, while unpulled */
+    void *copy_map;                      /* kept from the first push to the free */
     bool shadow_live;
     UINT64 pushed;                       /* generation of the last push */
     unsigned copy_refs;                  /* the allocation + submissions naming it */

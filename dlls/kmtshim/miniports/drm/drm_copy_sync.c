@@ -145,11 +145,14 @@ static bool named(const struct kdrm_submission *s, const struct kdrm_bo *bo)
     return false;
 }
 
-/* Drops the submission's references; frees what nothing holds any more. */
-static void drop_refs(struct kdrm_adapter *a, struct kdrm_submission *s, bool pull)
+/* Drops the submission's references, writing back first if it ran; frees
+ * what nothing holds any more. */
+void kdrm_copy_finish(struct kdrm_adapter *a, struct kdrm_submission *s, bool pull)
 {
     UINT dead = 0;
 
+    if (!s->copies)
+        return;                          /* named none (the array comes with the first) */
     pthread_mutex_lock(&a->copy_lock);
     for (UINT i = 0; i < s->ncopies; i++) {
         struct kdrm_bo *bo = s->copies[i].bo;
@@ -192,13 +195,7 @@ int kdrm_copy_push(struct kdrm_adapter *a, const UINT32 *handles, UINT n, struct
     pthread_mutex_unlock(&a->copy_lock);
     if (err < 0) {
         kdrm_trace(a, KMT_TRACE_WARN, __func__, "refreshing a copy-backed object failed: %s\n", strerror(-err));
-        drop_refs(a, s, false);          /* the job will not run: nothing to write back */
+        kdrm_copy_finish(a, s, false);   /* the job will not run: nothing to write back */
     }
     return err;
-}
-
-void kdrm_copy_finish(struct kdrm_adapter *a, struct kdrm_submission *s, bool written)
-{
-    if (s->ncopies)
-        drop_refs(a, s, written);
 }

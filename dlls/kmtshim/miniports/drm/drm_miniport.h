@@ -320,9 +320,9 @@ bool kdrm_copy_forget(struct kdrm_adapter *a, struct kdrm_bo *bo);
 /* Before a job: refreshes the copies it names from the caller's pages and
  * records them in `s`.  0 or -errno (nothing is recorded then). */
 int kdrm_copy_push(struct kdrm_adapter *a, const UINT32 *handles, UINT n, struct kdrm_submission *s);
-/* After it completed (`written`) or was dropped: writes back what the GPU
+/* After it completed (`pull`) or was dropped: writes back what the GPU
  * changed and drops the submission's references. */
-void kdrm_copy_finish(struct kdrm_adapter *a, struct kdrm_submission *s, bool written);
+void kdrm_copy_finish(struct kdrm_adapter *a, struct kdrm_submission *s, bool pull);
 
 /* drm_lock.c */
 NTSTATUS APIENTRY kdrm_lock(HANDLE hAdapter, DXGKARG_LOCK *args);
@@ -379,11 +379,12 @@ NTSTATUS APIENTRY kdrm_submit_command(HANDLE hAdapter, const DXGKARG_SUBMITCOMMA
 NTSTATUS APIENTRY kdrm_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUBMITCOMMANDVIRTUAL *args);
 /* Moves the submissions up to ring point `done` to `retired`; exec.lock
  * held.  True if any: *irq is then their DMA_COMPLETED (the newest fence
- * id), to raise once kdrm_submission_free() wrote their copies back. */
+ * id), to raise once kdrm_submissions_free() wrote their copies back. */
 bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, struct list *retired,
                                     DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq);
-/* No lock held. */
-void kdrm_submission_free(struct kdrm_adapter *a, struct kdrm_submission *s, bool completed);
+/* Frees a list of retired (`completed`) or dropped submissions, writing
+ * back their copies first; no lock held. */
+void kdrm_submissions_free(struct kdrm_adapter *a, struct list *list, bool completed);
 void kdrm_raise(struct kdrm_adapter *a, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq);
 
 /* drm_escape.c */

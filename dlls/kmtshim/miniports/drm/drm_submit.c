@@ -69,10 +69,15 @@ bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, struct 
     return any;
 }
 
-void kdrm_submission_free(struct kdrm_adapter *a, struct kdrm_submission *s, bool completed)
+void kdrm_submissions_free(struct kdrm_adapter *a, struct list *list, bool completed)
 {
-    kdrm_copy_finish(a, s, completed);
-    free(s);
+    while (!list_empty(list)) {
+        struct kdrm_submission *s = LIST_ENTRY(list->next, struct kdrm_submission, entry);
+
+        list_remove(&s->entry);
+        kdrm_copy_finish(a, s, completed);
+        free(s);
+    }
 }
 
 static void raise_fault(struct kdrm_adapter *a, UINT fence_id, UINT node, int err, const void *cmds)
@@ -111,12 +116,13 @@ static NTSTATUS submit_plan(struct kdrm_adapter *a, struct kdrm_context *c, UINT
     p->signals[0].point = point;
     pthread_mutex_unlock(&x->lock);
 
-    if (!err && !null_rendering && !a->family->submit)
-        err = -ENOSYS;
-    if (!err && !null_rendering)
-        err = kdrm_copy_push(a, p->job.bos, p->job.nbos, s);
-    if (!err && !null_rendering && (err = a->family->submit(a, c, &p->job)) < 0)
-        kdrm_copy_finish(a, s, false);
+    if (!err && !null_rendering) {
+        if (!a->family->submit)
+            err = -ENOSYS;
+        else if (!(err = kdrm_copy_push(a, p->job.bos, p->job.nbos, s)) &&
+                 (err = a->family->submit(a, c, &p->job)) < 0)
+            kdrm_copy_finish(a, s, false);
+    }
     if (err) {
         /* the fault first: once recorded, the watcher may complete it */
         kdrm_trace(a, KMT_TRACE_WARN, __func__, "submission %u refused: %s\n", fence_id, strerror(-err));

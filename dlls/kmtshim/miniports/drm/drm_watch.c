@@ -198,12 +198,7 @@ static void *watch_thread(void *arg)
         retired = scan_ring(a, &list, &done);
         pthread_mutex_unlock(&x->lock);
         /* the data first, then whatever tells the program it is there */
-        while (!list_empty(&list)) {
-            struct kdrm_submission *s = LIST_ENTRY(list.next, struct kdrm_submission, entry);
-
-            list_remove(&s->entry);
-            kdrm_submission_free(a, s, true);
-        }
+        kdrm_submissions_free(a, &list, true);
         if (fences) {
             pthread_mutex_lock(&x->lock);
             fences = raise_fences(a);
@@ -249,7 +244,6 @@ int kdrm_watch_start_locked(struct kdrm_adapter *a)
 void kdrm_exec_stop(struct kdrm_adapter *a)
 {
     struct kdrm_exec *x = &a->exec;
-    struct list left = LIST_INIT(left);
     struct kdrm_fence *f, *next;
 
     pthread_mutex_lock(&x->lock);
@@ -280,11 +274,5 @@ void kdrm_exec_stop(struct kdrm_adapter *a)
         kdrm_syncobj_destroy(a, x->ring);
     x->ring = 0;
     /* the core drained every context first: normally empty too */
-    list_move_tail(&x->inflight, &left);
-    while (!list_empty(&left)) {
-        struct kdrm_submission *s = LIST_ENTRY(left.next, struct kdrm_submission, entry);
-
-        list_remove(&s->entry);
-        kdrm_submission_free(a, s, false);
-    }
+    kdrm_submissions_free(a, &x->inflight, false);
 }

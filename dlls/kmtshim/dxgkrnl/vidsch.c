@@ -403,10 +403,13 @@ static void tdr_check(struct dxgk_sched *s)
         fence = p->submit.fence_id;
         culprit = p->context->device;
         kmt_object_get(&culprit->obj);
+        s->borrowed++;
         pthread_mutex_unlock(&s->lock);
         tdr_recover(s, n, fence, culprit);
         dxgk_device_put(culprit);
         pthread_mutex_lock(&s->lock);
+        if (!--s->borrowed)
+            pthread_cond_broadcast(&s->idle);
     }
 }
 
@@ -602,7 +605,7 @@ void dxgk_sched_drain(struct dxgk_context *ctx)
     if (!s)
         return;
     pthread_mutex_lock(&s->lock);
-    while (!list_empty(&ctx->queue) || !context_idle(s, ctx) || ctx->packets)
+    while (!list_empty(&ctx->queue) || !context_idle(s, ctx) || ctx->packets || s->borrowed)
         pthread_cond_wait(&s->idle, &s->lock);
     pthread_mutex_unlock(&s->lock);
 }
@@ -720,6 +723,7 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
         if (ctx) {
             faulted = ctx->device;
             kmt_object_get(&faulted->obj);
+            s->borrowed++;
         }
         pthread_mutex_unlock(&s->lock);
         fault_state = page ? D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT : D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT;
@@ -733,6 +737,10 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
     if (faulted) {
         device_faulted(faulted, fault_state, fault_va);
         dxgk_device_put(faulted);
+        pthread_mutex_lock(&s->lock);
+        if (!--s->borrowed)
+            pthread_cond_broadcast(&s->idle);
+        pthread_mutex_unlock(&s->lock);
     }
     list_move_tail(&d.done_packets, &retired);
     free_packets(&retired);

@@ -41,7 +41,8 @@ struct dxgk_context {
     UINT node;
     UINT engine_affinity;
     bool is_virtual;                     /* CreateContextVirtual: SubmitCommand, no Render */
-    bool destroyed;
+    atomic_bool destroyed;               /* set once under device->list_lock; lookups
+                                          * read it holding only the device rwlock */
     /* legacy (Render) buffers the program writes into */
     void *command_buffer;
     UINT command_buffer_size;
@@ -121,6 +122,11 @@ struct dxgk_sched {
     UINT64 completed[DXGK_MAX_NODES];
     struct list inflight[DXGK_MAX_NODES]; /* submitted, not completed, fence order */
     UINT64 tdr_ns;                       /* TdrDelay (KMTSHIM_TDR_DELAY); 0: no detection */
+    /* Device references taken from in-flight packets and held outside the
+     * lock (TDR, faults): a drain waits for 0, so such a put is never the
+     * device's last (that would free it, and maybe the adapter, on a
+     * scheduler or miniport thread after its destroyer returned). */
+    unsigned borrowed;
 };
 
 /* context.c */
@@ -152,8 +158,9 @@ NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count);
 void dxgk_sched_close(struct dxgk_context *ctx);
 /* Re-examines blocked waits (a sync object changed). */
 void dxgk_sched_kick(struct dxgk_adapter *adapter);
-/* Blocks until the context's queue is empty, its work completed and its
- * packets were freed (they hold nothing any more). */
+/* Blocks until the context's queue is empty, its work completed, its
+ * packets were freed (they hold nothing any more) and no scheduler or
+ * interrupt thread still holds a device reference it took from one. */
 void dxgk_sched_drain(struct dxgk_context *ctx);
 /* Drops the packets of a context that did not reach the miniport yet. */
 void dxgk_sched_cancel(struct dxgk_context *ctx);

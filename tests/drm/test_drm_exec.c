@@ -847,6 +847,9 @@ START_TEST(virgl_copy_backed_sysmem_follows_submissions)
             ck_assert_msg(spins < 10000000, "the submission's fence never moved");
             sched_yield();
         }
+        /* satisfied at once; it orders the reads below for ThreadSanitizer,
+         * which cannot see through the fence page's second mapping */
+        ck_assert_status(kmt_fence_wait(device, out.handle, 1, 0), STATUS_SUCCESS);
         ck_assert_msg(has_pattern(mem, 2 * ROW, 4), "the fence moved before the GPU's writes were back");
 
         /* destroyed and unmapped while the GPU writes it: nothing touches

@@ -90,8 +90,9 @@ void APIENTRY kdrm_destroy_fence(HANDLE hAdapter, HANDLE hDriverFence)
 }
 
 /* A rewind is a lower value the core itself stored: if the watcher raised
- * the value since (the kernel signalled more), it is a signal that lost
- * the race, and nothing is rewound. */
+ * the value since, or saw the kernel signal more and has yet to raise it
+ * (it writes the copies back first), it is a signal that lost the race,
+ * and nothing is rewound. */
 static int rewind_fence(struct kdrm_adapter *a, struct kdrm_fence *f, UINT64 value)
 {
     int err;
@@ -133,8 +134,10 @@ NTSTATUS APIENTRY kdrm_signal_fence(HANDLE hAdapter, HANDLE hDriverFence, UINT64
     pthread_mutex_lock(&a->exec.lock);
     if (value > f->point)
         err = advance_fence(a, f, value);
-    else if (value < f->point)
+    else if (value < f->point && !f->seen)
         err = rewind_fence(a, f, value);
+    /* (seen: the watcher is about to raise the value to the kernel's point;
+     * a lower value now is a CPU signal that lost that race, not a rewind) */
     pthread_mutex_unlock(&a->exec.lock);
     if (err < 0)
         kdrm_trace(a, KMT_TRACE_WARN, __func__, "syncobj %u to %#llx: %s\n", f->syncobj,

@@ -117,6 +117,30 @@ static void activate(struct dxgk_sched *s, struct dxgk_context *ctx)
     }
 }
 
+/* Whether the scheduler thread has something to do: a context whose next
+ * packet is a submission (it may have waited for the submission token) or
+ * a wait (a sync object may have changed).  Signals waiting for completion
+ * are run where the completion is reported, so they need no thread.
+ * Wakes are rationed by this: each one is a thread switch.  s->lock held. */
+static bool thread_has_work(const struct dxgk_sched *s)
+{
+    const struct dxgk_context *ctx;
+
+    if (s->stop)
+        return true;
+    LIST_FOR_EACH_ENTRY(ctx, &s->active, const struct dxgk_context, active_entry) {
+        const struct dxgk_packet *p;
+
+        if (list_empty(&ctx->queue))
+            continue;
+        p = LIST_ENTRY(ctx->queue.next, const struct dxgk_packet, entry);
+        if (p->type == DXGK_PACKET_SUBMIT || p->type == DXGK_PACKET_WAIT ||
+            p->signal->at_submission || context_idle(s, ctx))
+            return true;
+    }
+    return false;
+}
+
 /* A submission takes the next fence id of its node and the submission
  * token: DDI calls then happen in fence order, one at a time (WDDM's
  * level-1 scheduler class).  s->lock held. */
@@ -357,8 +381,10 @@ static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dx
         NTSTATUS status;
 
         pthread_mutex_lock(&s->lock);
+        s->token_wanted = true;
         while (s->submitting)                /* ResetEngine is in the submission class */
             pthread_cond_wait(&s->cond, &s->lock);
+        s->token_wanted = false;
         s->submitting = true;
         pthread_mutex_unlock(&s->lock);
         status = ddi->DxgkDdiResetEngine(s->adapter->ctx, &reset);
@@ -435,7 +461,10 @@ static void *sched_thread(void *arg)
             UINT64 deadline = tdr_deadline(s);
 
             if (!deadline) {
+                /* a submission made directly from a caller's thread wakes it */
+                s->sleeping_untimed = true;
                 pthread_cond_wait(&s->cond, &s->lock);
+                s->sleeping_untimed = false;
             } else {
                 struct timespec ts = dxgk_timespec_of(deadline);
 
@@ -517,7 +546,8 @@ void dxgk_sched_kick(struct dxgk_adapter *adapter)
     if (!s)
         return;
     pthread_mutex_lock(&s->lock);
-    pthread_cond_signal(&s->cond);
+    if (thread_has_work(s))
+        pthread_cond_signal(&s->cond);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -546,8 +576,10 @@ NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count)
         submit_to_miniport(s, p);
         pthread_mutex_lock(&s->lock);
         s->submitting = false;
-        /* the scheduler may wait for the token, or set its TDR deadline */
-        pthread_cond_signal(&s->cond);
+        /* the scheduler may wait for the token, or have no TDR deadline to
+         * sleep to (one it has is never later than this submission's) */
+        if ((s->tdr_ns && s->sleeping_untimed) || s->token_wanted || thread_has_work(s))
+            pthread_cond_signal(&s->cond);
         pthread_mutex_unlock(&s->lock);
         return STATUS_SUCCESS;
     }
@@ -568,7 +600,8 @@ NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count)
         list_init(&d.done_packets);
         for (UINT i = 0; i < count; i++)
             take_ready_signals(s, packets[i]->context, &d);
-        pthread_cond_signal(&s->cond);
+        if (thread_has_work(s))
+            pthread_cond_signal(&s->cond);
         pthread_mutex_unlock(&s->lock);
         for (unsigned i = 0; i < d.nfire; i++)
             fire_signal(d.fire[i]);
@@ -702,7 +735,8 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
         if (!list_empty(&retired) && !list_empty(&s->inflight[node]))   /* the next one starts */
             LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry)->submit.running_since = dxgk_now_ns();
         run_ready_signals(s, node, &d);
-        pthread_cond_signal(&s->cond);
+        if (thread_has_work(s))
+            pthread_cond_signal(&s->cond);
         pthread_cond_broadcast(&s->idle);
         pthread_mutex_unlock(&s->lock);
         for (unsigned i = 0; i < d.nfire; i++)

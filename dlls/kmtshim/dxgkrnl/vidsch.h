@@ -127,6 +127,8 @@ struct dxgk_sched {
      * device's last (that would free it, and maybe the adapter, on a
      * scheduler or miniport thread after its destroyer returned). */
     unsigned borrowed;
+    bool sleeping_untimed;               /* the thread sleeps with no TDR deadline */
+    bool token_wanted;                   /* TDR recovery waits for the submission token */
 };
 
 /* context.c */

@@ -117,6 +117,13 @@ static void activate(struct dxgk_sched *s, struct dxgk_context *ctx)
     }
 }
 
+/* A signal (or CPU event) packet may fire: it fires at submission, or the
+ * context's earlier command buffers completed. */
+static bool signal_ready(const struct dxgk_sched *s, const struct dxgk_context *ctx, const struct dxgk_packet *p)
+{
+    return p->signal->at_submission || context_idle(s, ctx);
+}
+
 /* Whether the scheduler thread has something to do: a context whose next
  * packet is a submission (it may have waited for the submission token) or
  * a wait (a sync object may have changed).  Signals waiting for completion
@@ -134,11 +141,29 @@ static bool thread_has_work(const struct dxgk_sched *s)
         if (list_empty(&ctx->queue))
             continue;
         p = LIST_ENTRY(ctx->queue.next, const struct dxgk_packet, entry);
-        if (p->type == DXGK_PACKET_SUBMIT || p->type == DXGK_PACKET_WAIT ||
-            p->signal->at_submission || context_idle(s, ctx))
+        if (p->type == DXGK_PACKET_SUBMIT || p->type == DXGK_PACKET_WAIT || signal_ready(s, ctx, p))
             return true;
     }
     return false;
+}
+
+/* Takes a device reference from an in-flight packet, to use outside
+ * s->lock (see dxgk_sched.borrowed).  s->lock held. */
+static struct dxgk_device *device_borrow(struct dxgk_sched *s, struct dxgk_device *device)
+{
+    kmt_object_get(&device->obj);
+    s->borrowed++;
+    return device;
+}
+
+/* Drops it; a drain waiting for the borrowers may go on.  s->lock not held. */
+static void device_return(struct dxgk_sched *s, struct dxgk_device *device)
+{
+    dxgk_device_put(device);
+    pthread_mutex_lock(&s->lock);
+    if (!--s->borrowed)
+        pthread_cond_broadcast(&s->idle);
+    pthread_mutex_unlock(&s->lock);
 }
 
 /* A submission takes the next fence id of its node and the submission
@@ -174,7 +199,7 @@ static bool run_context(struct dxgk_sched *s, struct dxgk_context *ctx, struct d
             return true;
         case DXGK_PACKET_SIGNAL:
         case DXGK_PACKET_CPU_EVENT:
-            if ((!p->signal->at_submission && !context_idle(s, ctx)) || d->nfire == 64)
+            if (!signal_ready(s, ctx, p) || d->nfire == 64)
                 return moved;                /* (a full fire list waits for the next pass) */
             list_remove(&p->entry);
             if (!--p->signal->pending)
@@ -204,7 +229,7 @@ static void take_ready_signals(struct dxgk_sched *s, struct dxgk_context *ctx, s
         struct dxgk_packet *p = LIST_ENTRY(ctx->queue.next, struct dxgk_packet, entry);
 
         if ((p->type != DXGK_PACKET_SIGNAL && p->type != DXGK_PACKET_CPU_EVENT) ||
-            (!p->signal->at_submission && !context_idle(s, ctx)))
+            !signal_ready(s, ctx, p))
             break;
         list_remove(&p->entry);
         if (!--p->signal->pending)
@@ -427,15 +452,11 @@ static void tdr_check(struct dxgk_sched *s)
             continue;
         p->submit.timed_out = true;
         fence = p->submit.fence_id;
-        culprit = p->context->device;
-        kmt_object_get(&culprit->obj);
-        s->borrowed++;
+        culprit = device_borrow(s, p->context->device);
         pthread_mutex_unlock(&s->lock);
         tdr_recover(s, n, fence, culprit);
-        dxgk_device_put(culprit);
+        device_return(s, culprit);
         pthread_mutex_lock(&s->lock);
-        if (!--s->borrowed)
-            pthread_cond_broadcast(&s->idle);
     }
 }
 
@@ -754,11 +775,8 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
             return;
         pthread_mutex_lock(&s->lock);
         ctx = inflight_context(s, node, widen_fence(s->completed[node], id));
-        if (ctx) {
-            faulted = ctx->device;
-            kmt_object_get(&faulted->obj);
-            s->borrowed++;
-        }
+        if (ctx)
+            faulted = device_borrow(s, ctx->device);
         pthread_mutex_unlock(&s->lock);
         fault_state = page ? D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT : D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT;
         fault_va = page ? data->DmaPageFaulted.FaultedVirtualAddress : 0;
@@ -770,11 +788,7 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
 
     if (faulted) {
         device_faulted(faulted, fault_state, fault_va);
-        dxgk_device_put(faulted);
-        pthread_mutex_lock(&s->lock);
-        if (!--s->borrowed)
-            pthread_cond_broadcast(&s->idle);
-        pthread_mutex_unlock(&s->lock);
+        device_return(s, faulted);
     }
     list_move_tail(&d.done_packets, &retired);
     free_packets(&retired);

@@ -97,7 +97,7 @@ static int rewind_fence(struct kdrm_adapter *a, struct kdrm_fence *f, UINT64 val
 {
     int err;
 
-    if (atomic_load_explicit(f->value, memory_order_acquire) != value)
+    if (f->seen || atomic_load_explicit(f->value, memory_order_acquire) != value)
         return 0;
     if ((err = kdrm_syncobj_reset(a, f->syncobj)) < 0)
         return err;
@@ -134,10 +134,8 @@ NTSTATUS APIENTRY kdrm_signal_fence(HANDLE hAdapter, HANDLE hDriverFence, UINT64
     pthread_mutex_lock(&a->exec.lock);
     if (value > f->point)
         err = advance_fence(a, f, value);
-    else if (value < f->point && !f->seen)
+    else if (value < f->point)
         err = rewind_fence(a, f, value);
-    /* (seen: the watcher is about to raise the value to the kernel's point;
-     * a lower value now is a CPU signal that lost that race, not a rewind) */
     pthread_mutex_unlock(&a->exec.lock);
     if (err < 0)
         kdrm_trace(a, KMT_TRACE_WARN, __func__, "syncobj %u to %#llx: %s\n", f->syncobj,

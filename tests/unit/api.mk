@@ -1,6 +1,7 @@
-# Unit tests of the public API: handles, adapters, queries, allocation rules, locks, races.
+# Unit tests of the public API: the core's locks, handles, adapters, queries, allocation rules, locks, races.
 
 KMT_API_TESTS = \
+	tests/unit/test_kmt_lock \
 	tests/unit/test_hmgr \
 	tests/unit/test_adapter \
 	tests/unit/test_query \
@@ -11,6 +12,10 @@ KMT_API_TESTS = \
 
 check_PROGRAMS += $(KMT_API_TESTS)
 TESTS += $(KMT_API_TESTS)
+
+tests_unit_test_kmt_lock_SOURCES = tests/unit/test_kmt_lock.c
+tests_unit_test_kmt_lock_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_kmt_lock_LDADD = $(KMT_UNIT_LDADD)
 
 tests_unit_test_hmgr_SOURCES = tests/unit/test_hmgr.c
 tests_unit_test_hmgr_CFLAGS = $(KMT_UNIT_CFLAGS)

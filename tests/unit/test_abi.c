@@ -44,7 +44,7 @@ static const char *const exported[] = {
 #define N_EXPORTED ((int)(sizeof(exported) / sizeof(exported[0])))
 
 static const char *const internal[] = {
-    "hmgr_alloc", "hmgr_lookup", "hmgr_remove", "dxgk_process", "dxgk_process_init",
+    "hmgr_alloc", "hmgr_publish", "hmgr_remove", "dxgk_process", "dxgk_process_init_slow",
     "dxgk_create_allocation", "dxgk_lock", "dxgk_enum_adapters", "KmtSoftMiniportDriverEntry",
     "soft_create_allocation", "soft_lock", "kmt_debug_log", "kmt_debugstr_status",
 };

@@ -48,39 +48,39 @@ struct dxgk_allocation *dxgk_allocation_lookup(struct dxgk_device *device, D3DKM
 
 void dxgk_allocation_free(struct dxgk_allocation *alloc)
 {
-    pthread_mutex_lock(&alloc->cpu_lock);
+    kmt_mutex_lock(&alloc->cpu_lock);
     if (alloc->gpu_refs) {
         alloc->free_pending = true;      /* dxgk_allocation_gpu_unref() frees it */
-        pthread_mutex_unlock(&alloc->cpu_lock);
+        kmt_mutex_unlock(&alloc->cpu_lock);
         return;
     }
-    pthread_mutex_unlock(&alloc->cpu_lock);
-    pthread_mutex_destroy(&alloc->cpu_lock);
-    pthread_cond_destroy(&alloc->gpu_idle);
-    free(alloc->private_data);
-    free(alloc);
+    kmt_mutex_unlock(&alloc->cpu_lock);
+    kmt_mutex_destroy(&alloc->cpu_lock);
+    kmt_cond_destroy(&alloc->gpu_idle);
+    free(alloc);                         /* and its private data, which trails it */
     dxgk_count_object(-1);
 }
 
+/* One block for the object and its private data: one malloc and one free
+ * per allocation, not two (these are the hottest objects there are). */
 static struct dxgk_allocation *allocation_new(struct dxgk_device *device, const struct dxgk_alloc_request *req)
 {
-    struct dxgk_allocation *alloc = calloc(1, sizeof(*alloc));
+    struct dxgk_allocation *alloc = malloc(sizeof(*alloc) + req->private_data_size);
 
     if (!alloc)
         return NULL;
-    if (req->private_data_size && !(alloc->private_data = malloc(req->private_data_size))) {
-        free(alloc);
-        return NULL;
-    }
+    *alloc = (struct dxgk_allocation){
+        .device = device,
+        .sysmem = req->sysmem,
+        .private_data = req->private_data_size ? alloc + 1 : NULL,
+        .private_data_size = req->private_data_size,
+    };
     if (req->private_data_size)
         memcpy(alloc->private_data, req->private_data, req->private_data_size);
-    alloc->private_data_size = req->private_data_size;
     kmt_object_init(&alloc->obj, HMGR_TYPE_ALLOCATION, dxgk_allocation_last_ref);
     list_init(&alloc->entry);
-    alloc->device = device;
-    alloc->sysmem = req->sysmem;
-    pthread_mutex_init(&alloc->cpu_lock, NULL);
-    pthread_cond_init(&alloc->gpu_idle, NULL);
+    kmt_mutex_init(&alloc->cpu_lock);
+    kmt_cond_init(&alloc->gpu_idle);
     dxgk_count_object(+1);
     return alloc;
 }
@@ -114,7 +114,7 @@ static struct dxgk_resource *resource_new(struct dxgk_device *device, const stru
     res->runtime_data_size = a->runtime_data_size;
     res->driver_data_size = a->standard ? 0 : a->driver_data_size;
     kmt_object_init(&res->obj, HMGR_TYPE_RESOURCE, dxgk_resource_last_ref);
-    pthread_mutex_init(&res->ddi_lock, NULL);
+    kmt_mutex_init(&res->ddi_lock);
     list_init(&res->entry);
     list_init(&res->allocations);
     res->device = device;
@@ -126,7 +126,7 @@ static struct dxgk_resource *resource_new(struct dxgk_device *device, const stru
 
 void dxgk_resource_free(struct dxgk_resource *res)
 {
-    pthread_mutex_destroy(&res->ddi_lock);
+    kmt_mutex_destroy(&res->ddi_lock);
     free(res->runtime_data);
     free(res->driver_data);
     free(res);
@@ -281,20 +281,20 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
     ca.pAllocationInfo = info;
     if (existing) {
         /* a reclaim of one of its allocations may rewrite it meanwhile */
-        pthread_mutex_lock(&existing->ddi_lock);
-        pthread_mutex_lock(&device->list_lock);
+        kmt_mutex_lock(&existing->ddi_lock);
+        kmt_mutex_lock(&device->list_lock);
         ca.hResource = existing->driver_resource;
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
     }
     ca.Flags.Resource = res || existing;
     creating = allocs;
     creating_count = a->count;
     status = adapter->ddi->DxgkDdiCreateAllocation(adapter->ctx, &ca);
     if (existing) {
-        pthread_mutex_lock(&device->list_lock);
+        kmt_mutex_lock(&device->list_lock);
         existing->driver_resource = ca.hResource;
-        pthread_mutex_unlock(&device->list_lock);
-        pthread_mutex_unlock(&existing->ddi_lock);
+        kmt_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&existing->ddi_lock);
     }
     TRACE_(dxgk, "DxgkDdiCreateAllocation(%u allocations, resource %d) -> %s\n", a->count,
            ca.Flags.Resource, kmt_debugstr_status(status));
@@ -352,9 +352,9 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
     }
 
     /* 4. publish, unless the resource we join was destroyed meanwhile */
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     if (existing && existing->destroying) {
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
         for (i = 0; i < a->count; i++)
             handles[i] = open[i].hDeviceSpecificAllocation;
         dxgk_ddi_close_allocations(device, handles, a->count);
@@ -390,7 +390,7 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
         }
         hmgr_publish(&dxgk_process.handles, alloc->handle, &alloc->obj);
     }
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_mutex_unlock(&device->list_lock);
 
     /* 5. outputs; per-allocation private data is in/out */
     for (i = 0; i < a->count; i++) {
@@ -414,13 +414,13 @@ out_free:
             if (info[i].hAllocation)
                 handles[n++] = info[i].hAllocation;
         if (existing)
-            pthread_mutex_lock(&existing->ddi_lock);
+            kmt_mutex_lock(&existing->ddi_lock);
         dxgk_ddi_destroy_allocations(adapter, handles, n, &ca.hResource, res != NULL);
         if (existing) {
-            pthread_mutex_lock(&device->list_lock);
+            kmt_mutex_lock(&device->list_lock);
             existing->driver_resource = ca.hResource;
-            pthread_mutex_unlock(&device->list_lock);
-            pthread_mutex_unlock(&existing->ddi_lock);
+            kmt_mutex_unlock(&device->list_lock);
+            kmt_mutex_unlock(&existing->ddi_lock);
         }
     }
     for (i = 0; i < a->count; i++) {
@@ -457,23 +457,23 @@ out_device:
 
 void dxgk_allocation_gpu_ref(struct dxgk_allocation *alloc)
 {
-    pthread_mutex_lock(&alloc->cpu_lock);
+    kmt_mutex_lock(&alloc->cpu_lock);
     alloc->gpu_refs++;
-    pthread_mutex_unlock(&alloc->cpu_lock);
+    kmt_mutex_unlock(&alloc->cpu_lock);
 }
 
 void dxgk_allocation_gpu_unref(struct dxgk_allocation *alloc)
 {
     bool reclaim = false, free_it = false;
 
-    pthread_mutex_lock(&alloc->cpu_lock);
+    kmt_mutex_lock(&alloc->cpu_lock);
     if (!--alloc->gpu_refs) {
-        pthread_cond_broadcast(&alloc->gpu_idle);
+        kmt_cond_broadcast(&alloc->gpu_idle);
         reclaim = alloc->reclaim_pending;
         alloc->reclaim_pending = false;
         free_it = alloc->free_pending;
     }
-    pthread_mutex_unlock(&alloc->cpu_lock);
+    kmt_mutex_unlock(&alloc->cpu_lock);
     if (reclaim)
         dxgk_reclaim_allocations(&alloc, 1);
     else if (free_it)

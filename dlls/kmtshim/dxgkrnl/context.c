@@ -42,9 +42,9 @@ struct dxgk_context *dxgk_context_acquire(D3DKMT_HANDLE h)
 
     if (!ctx)
         return NULL;
-    pthread_rwlock_rdlock(&ctx->device->rwlock);
+    kmt_rwlock_rdlock(&ctx->device->rwlock);
     if (ctx->device->destroyed || ctx->destroyed) {
-        pthread_rwlock_unlock(&ctx->device->rwlock);
+        kmt_rwlock_unlock(&ctx->device->rwlock);
         dxgk_context_put(ctx);
         return NULL;
     }
@@ -53,7 +53,7 @@ struct dxgk_context *dxgk_context_acquire(D3DKMT_HANDLE h)
 
 void dxgk_context_release(struct dxgk_context *ctx)
 {
-    pthread_rwlock_unlock(&ctx->device->rwlock);
+    kmt_rwlock_unlock(&ctx->device->rwlock);
     dxgk_context_put(ctx);
 }
 
@@ -128,9 +128,9 @@ NTSTATUS dxgk_create_context(D3DKMT_HANDLE hDevice, UINT node, UINT affinity,
         memcpy(priv_copy, private_data, private_size);
 
     /* Linked before the DDI so DxgkCbCreateContextAllocation sees it. */
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     list_add_tail(&device->contexts, &ctx->entry);
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_mutex_unlock(&device->list_lock);
 
     args.hContext = ctx;
     args.NodeOrdinal = node;
@@ -150,9 +150,9 @@ NTSTATUS dxgk_create_context(D3DKMT_HANDLE hDevice, UINT node, UINT affinity,
             ddi->DxgkDdiDestroyContext(ctx->driver_context);
     }
     if (status) {
-        pthread_mutex_lock(&device->list_lock);
+        kmt_mutex_lock(&device->list_lock);
         list_remove(&ctx->entry);
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
         dxgk_free_context_allocations(device->adapter, device, ctx);
         hmgr_cancel(&dxgk_process.handles, ctx->handle);
         context_release(&ctx->obj);
@@ -182,13 +182,13 @@ static void context_teardown(struct dxgk_context *ctx)
     struct dxgk_device *device = ctx->device;
     NTSTATUS status;
 
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     if (ctx->destroyed) {
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
         return;
     }
     ctx->destroyed = true;
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_mutex_unlock(&device->list_lock);
 
     /* pfnDestroyContextCb: returns after the context's queued work ran */
     dxgk_sched_close(ctx);
@@ -198,9 +198,9 @@ static void context_teardown(struct dxgk_context *ctx)
     TRACE_(dxgk, "DxgkDdiDestroyContext(%p) -> %s\n", ctx->driver_context, kmt_debugstr_status(status));
     dxgk_free_context_allocations(device->adapter, device, ctx);
 
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     list_remove(&ctx->entry);
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_mutex_unlock(&device->list_lock);
 }
 
 NTSTATUS dxgk_destroy_context(D3DKMT_HANDLE h)
@@ -210,9 +210,9 @@ NTSTATUS dxgk_destroy_context(D3DKMT_HANDLE h)
 
     if (!ctx)
         return STATUS_INVALID_PARAMETER;
-    pthread_rwlock_rdlock(&ctx->device->rwlock);
+    kmt_rwlock_rdlock(&ctx->device->rwlock);
     context_teardown(ctx);            /* no-op if DestroyDevice got there first */
-    pthread_rwlock_unlock(&ctx->device->rwlock);
+    kmt_rwlock_unlock(&ctx->device->rwlock);
     dxgk_context_put(ctx);
     return STATUS_SUCCESS;
 }
@@ -224,16 +224,16 @@ void dxgk_device_terminate_execution(struct dxgk_device *device)
 {
     struct dxgk_context *ctx;
 
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     LIST_FOR_EACH_ENTRY(ctx, &device->contexts, struct dxgk_context, entry) {
         kmt_object_get(&ctx->obj);
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
         dxgk_sched_cancel(ctx);
         dxgk_sched_drain(ctx);
-        pthread_mutex_lock(&device->list_lock);
+        kmt_mutex_lock(&device->list_lock);
         dxgk_context_put(ctx);   /* still listed: only teardown unlinks, under our exclusive lock */
     }
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_mutex_unlock(&device->list_lock);
 }
 
 /* DestroyDevice: contexts go after allocations and resources (dxgkrnl's
@@ -243,7 +243,7 @@ void dxgk_device_destroy_contexts(struct dxgk_device *device)
     for (;;) {
         struct dxgk_context *ctx = NULL, *it;
 
-        pthread_mutex_lock(&device->list_lock);
+        kmt_mutex_lock(&device->list_lock);
         LIST_FOR_EACH_ENTRY(it, &device->contexts, struct dxgk_context, entry) {
             if (!it->destroyed) {
                 ctx = it;
@@ -251,7 +251,7 @@ void dxgk_device_destroy_contexts(struct dxgk_device *device)
                 break;
             }
         }
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
         if (!ctx)
             break;
         if (hmgr_remove(&dxgk_process.handles, ctx->handle, HMGR_TYPE_CONTEXT))
@@ -306,11 +306,11 @@ static bool context_of(struct dxgk_device *device, HANDLE p)
     struct dxgk_context *c;
     bool found = false;
 
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     LIST_FOR_EACH_ENTRY(c, &device->contexts, struct dxgk_context, entry)
         if ((HANDLE)c == p && !c->destroyed)
             found = true;
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_mutex_unlock(&device->list_lock);
     return found;
 }
 

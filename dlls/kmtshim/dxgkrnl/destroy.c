@@ -74,9 +74,9 @@ static bool resource_destroying(struct dxgk_resource *res)
 {
     bool destroying;
 
-    pthread_mutex_lock(&res->device->list_lock);
+    kmt_mutex_lock(&res->device->list_lock);
     destroying = res->destroying;
-    pthread_mutex_unlock(&res->device->list_lock);
+    kmt_mutex_unlock(&res->device->list_lock);
     return destroying;
 }
 
@@ -109,17 +109,17 @@ void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count)
      * Otherwise its DDI lock (taken before the list lock) keeps our
      * hResource read, call and write-back whole. */
     if (res && !resource_destroying(res)) {
-        pthread_mutex_lock(&res->ddi_lock);
-        pthread_mutex_lock(&device->list_lock);
+        kmt_mutex_lock(&res->ddi_lock);
+        kmt_mutex_lock(&device->list_lock);
         if (res->destroying) {           /* destroyed meanwhile */
-            pthread_mutex_unlock(&device->list_lock);
-            pthread_mutex_unlock(&res->ddi_lock);
+            kmt_mutex_unlock(&device->list_lock);
+            kmt_mutex_unlock(&res->ddi_lock);
             res_owns_them = true;
         }
     } else if (res) {
         res_owns_them = true;
     } else {
-        pthread_mutex_lock(&device->list_lock);
+        kmt_mutex_lock(&device->list_lock);
     }
     if (res_owns_them) {
         for (UINT i = 0; i < count; i++)
@@ -127,7 +127,7 @@ void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count)
         goto out;
     }
     hres = res ? res->driver_resource : NULL;
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_mutex_unlock(&device->list_lock);
 
     for (UINT i = 0; i < count; i++) {
         if (allocs[i]->opened)
@@ -140,15 +140,15 @@ void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count)
     /* Off the device's lists only now that the miniport freed them: a
      * DestroyDevice waiting for its children must not reach
      * DxgkDdiDestroyDevice before these DxgkDdiDestroyAllocation calls. */
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     if (res)
         res->driver_resource = hres;
     for (UINT i = 0; i < count; i++)
         list_remove(&allocs[i]->entry);
-    pthread_cond_broadcast(&device->children_gone);
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_cond_broadcast(&device->children_gone);
+    kmt_mutex_unlock(&device->list_lock);
     if (res)
-        pthread_mutex_unlock(&res->ddi_lock);
+        kmt_mutex_unlock(&res->ddi_lock);
 
     for (UINT i = 0; i < count; i++) {
         struct dxgk_reclaim_wait *w = allocs[i]->waiter;
@@ -173,14 +173,14 @@ void dxgk_allocation_last_ref(struct kmt_object *obj)
 {
     struct dxgk_allocation *alloc = (struct dxgk_allocation *)obj;
 
-    pthread_mutex_lock(&alloc->cpu_lock);
+    kmt_mutex_lock(&alloc->cpu_lock);
     if (alloc->gpu_refs && !alloc->assume_not_in_use) {
         /* dxgk_allocation_gpu_unref() finishes when the GPU is done */
         alloc->reclaim_pending = true;
-        pthread_mutex_unlock(&alloc->cpu_lock);
+        kmt_mutex_unlock(&alloc->cpu_lock);
         return;
     }
-    pthread_mutex_unlock(&alloc->cpu_lock);
+    kmt_mutex_unlock(&alloc->cpu_lock);
     dxgk_reclaim_allocations(&alloc, 1);
 }
 
@@ -197,9 +197,9 @@ void dxgk_resource_last_ref(struct kmt_object *obj)
 
     /* Every allocation still listed was released into the resource; nobody
      * else reaches them now. */
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     count = list_count(&res->allocations);
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_mutex_unlock(&device->list_lock);
 
     one_by_one = count && (!(bound = malloc(count * sizeof(HANDLE))) ||
                            !(drv = malloc(count * sizeof(HANDLE))));
@@ -236,10 +236,10 @@ void dxgk_resource_last_ref(struct kmt_object *obj)
     }
     waiter_done(res->waiter);
     /* off the device's list only after the miniport freed it (see above) */
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     list_remove(&res->entry);
-    pthread_cond_broadcast(&device->children_gone);
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_cond_broadcast(&device->children_gone);
+    kmt_mutex_unlock(&device->list_lock);
     dxgk_resource_free(res);
     dxgk_device_put(device);
 }
@@ -265,15 +265,15 @@ static void release_batch(struct dxgk_allocation **allocs, UINT count, struct dx
          * holds it): without a waiter, leave the reclaim to that user
          * instead of waiting for the DDI to return. */
         if (w)
-            pthread_mutex_lock(&a->cpu_lock);
-        else if (pthread_mutex_trylock(&a->cpu_lock)) {
+            kmt_mutex_lock(&a->cpu_lock);
+        else if (!kmt_mutex_trylock(&a->cpu_lock)) {
             dxgk_allocation_put(a);
             continue;
         }
         idle = !a->gpu_refs || a->assume_not_in_use;
         if (idle && (now != small || n < SMALL_BATCH) &&
             atomic_compare_exchange_strong(&a->obj.refcount, &one, 0)) {
-            pthread_mutex_unlock(&a->cpu_lock);
+            kmt_mutex_unlock(&a->cpu_lock);
             now[n++] = a;
             continue;
         }
@@ -281,7 +281,7 @@ static void release_batch(struct dxgk_allocation **allocs, UINT count, struct dx
             a->waiter = w;
             waiter_add(w);
         }
-        pthread_mutex_unlock(&a->cpu_lock);
+        kmt_mutex_unlock(&a->cpu_lock);
         dxgk_allocation_put(a);
     }
     if (n)
@@ -329,15 +329,15 @@ static NTSTATUS destroy_resource(struct dxgk_device *device, D3DKMT_HANDLE hReso
     res = (struct dxgk_resource *)hmgr_lookup(&dxgk_process.handles, hResource, HMGR_TYPE_RESOURCE);
     if (!res)
         return STATUS_INVALID_PARAMETER;
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     if (res->device != device || res->destroying) {
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
         kmt_object_put(&res->obj);
         return STATUS_INVALID_PARAMETER;
     }
     cap = list_count(&res->allocations);
     if (!(allocs = malloc((cap ? cap : 1) * sizeof(*allocs)))) {
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
         kmt_object_put(&res->obj);
         return STATUS_NO_MEMORY;
     }
@@ -347,7 +347,7 @@ static NTSTATUS destroy_resource(struct dxgk_device *device, D3DKMT_HANDLE hReso
         w.pending = 1;
         res->waiter = &w;
     }
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_mutex_unlock(&device->list_lock);
 
     for (UINT i = 0; i < n; i++)
         dxgk_allocation_put(allocs[i]);   /* each reclaims into the resource */
@@ -371,7 +371,7 @@ static NTSTATUS destroy_list(struct dxgk_device *device, const D3DKMT_HANDLE *li
     if (count > SMALL_BATCH && !(allocs = malloc(count * sizeof(*allocs))))
         return STATUS_NO_MEMORY;
 
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     /* Validate everything before touching anything. */
     for (i = 0; i < count; i++) {
         /* not dxgk_allocation_lookup(): no put may happen under this lock */
@@ -399,7 +399,7 @@ static NTSTATUS destroy_list(struct dxgk_device *device, const D3DKMT_HANDLE *li
     for (i = 0; i < marked; i++)
         allocs[i]->destroy_mark = false;
     if (status) {
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
         for (i = 0; i < found; i++)
             dxgk_allocation_put(allocs[i]);
         goto out;
@@ -409,7 +409,7 @@ static NTSTATUS destroy_list(struct dxgk_device *device, const D3DKMT_HANDLE *li
         allocs[i]->destroyed = true;
         allocs[i]->assume_not_in_use = flags.AssumeNotInUse;
     }
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_mutex_unlock(&device->list_lock);
 
     /* We hold the lookup and the table reference of each: drop one. */
     for (i = 0; i < count; i++)
@@ -471,7 +471,7 @@ void dxgk_device_destroy_children(struct dxgk_device *device)
     dxgk_device_destroy_syncobjs(device);
     do {
         n = 0;
-        pthread_mutex_lock(&device->list_lock);
+        kmt_mutex_lock(&device->list_lock);
         LIST_FOR_EACH_ENTRY(alloc, &device->allocations, struct dxgk_allocation, entry) {
             if (alloc->destroyed)
                 continue;
@@ -481,7 +481,7 @@ void dxgk_device_destroy_children(struct dxgk_device *device)
             if (n == CASCADE_CHUNK)
                 break;
         }
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
         release_batch(chunk, n, NULL);
     } while (n == CASCADE_CHUNK);
 
@@ -490,24 +490,24 @@ void dxgk_device_destroy_children(struct dxgk_device *device)
         UINT cap;
 
         res = NULL;
-        pthread_mutex_lock(&device->list_lock);
+        kmt_mutex_lock(&device->list_lock);
         LIST_FOR_EACH_ENTRY(res, &device->resources, struct dxgk_resource, entry)
             if (!res->destroying)
                 break;
         if (&res->entry == &device->resources) {
-            pthread_mutex_unlock(&device->list_lock);
+            kmt_mutex_unlock(&device->list_lock);
             break;
         }
         cap = list_count(&res->allocations);
         allocs = malloc((cap ? cap : 1) * sizeof(*allocs));
         if (!allocs) {
             /* keep the lock order; try again after others freed memory */
-            pthread_mutex_unlock(&device->list_lock);
+            kmt_mutex_unlock(&device->list_lock);
             continue;
         }
         kmt_object_get(&res->obj);
         n = unpublish_resource(res, allocs, false);
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
         for (UINT i = 0; i < n; i++)
             dxgk_allocation_put(allocs[i]);
         free(allocs);
@@ -517,10 +517,10 @@ void dxgk_device_destroy_children(struct dxgk_device *device)
 
     /* Objects destroyed earlier may still wait for their last user or the
      * GPU; DxgkDdiDestroyDevice must come after all of them. */
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     while (!list_empty(&device->allocations) || !list_empty(&device->resources))
-        pthread_cond_wait(&device->children_gone, &device->list_lock);
-    pthread_mutex_unlock(&device->list_lock);
+        kmt_cond_wait(&device->children_gone, &device->list_lock);
+    kmt_mutex_unlock(&device->list_lock);
 
     dxgk_device_destroy_contexts(device);
 }

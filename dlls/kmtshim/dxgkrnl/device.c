@@ -12,17 +12,12 @@ static void device_release(struct kmt_object *obj)
 {
     struct dxgk_device *device = (struct dxgk_device *)obj;
 
-    pthread_rwlock_destroy(&device->rwlock);
-    pthread_mutex_destroy(&device->list_lock);
-    pthread_cond_destroy(&device->children_gone);
+    kmt_rwlock_destroy(&device->rwlock);
+    kmt_mutex_destroy(&device->list_lock);
+    kmt_cond_destroy(&device->children_gone);
     dxgk_adapter_put(device->adapter);
     free(device);
     dxgk_count_object(-1);
-}
-
-void dxgk_device_put(struct dxgk_device *device)
-{
-    kmt_object_put(&device->obj);
 }
 
 NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS flags,
@@ -49,9 +44,9 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
     kmt_object_init(&device->obj, HMGR_TYPE_DEVICE, device_release);
     device->handle = h;
     device->adapter = adapter;             /* the reference taken above */
-    pthread_rwlock_init(&device->rwlock, NULL);
-    pthread_mutex_init(&device->list_lock, NULL);
-    pthread_cond_init(&device->children_gone, NULL);
+    kmt_rwlock_init(&device->rwlock);
+    kmt_mutex_init(&device->list_lock);
+    kmt_cond_init(&device->children_gone);
     list_init(&device->resources);
     list_init(&device->allocations);
     list_init(&device->contexts);
@@ -89,29 +84,6 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
     return STATUS_SUCCESS;
 }
 
-struct dxgk_device *dxgk_device_acquire(D3DKMT_HANDLE h)
-{
-    struct dxgk_device *device =
-        (struct dxgk_device *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_DEVICE);
-
-    if (!device)
-        return NULL;
-    pthread_rwlock_rdlock(&device->rwlock);
-    if (device->destroyed) {
-        /* destroyed between our lookup and the lock */
-        pthread_rwlock_unlock(&device->rwlock);
-        dxgk_device_put(device);
-        return NULL;
-    }
-    return device;
-}
-
-void dxgk_device_release(struct dxgk_device *device)
-{
-    pthread_rwlock_unlock(&device->rwlock);
-    dxgk_device_put(device);
-}
-
 NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
 {
     struct dxgk_device *device;
@@ -123,7 +95,7 @@ NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
         return STATUS_INVALID_PARAMETER;
 
     /* Wait for the calls in flight on the device, then keep them out. */
-    pthread_rwlock_wrlock(&device->rwlock);
+    kmt_rwlock_wrlock(&device->rwlock);
     device->destroyed = true;
     pthread_mutex_lock(&dxgk_process.lock);
     list_remove(&device->entry);
@@ -135,7 +107,7 @@ NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
     TRACE_(dxgk, "DxgkDdiDestroyDevice(%p) -> %s\n", device->driver_device,
            kmt_debugstr_status(status));
     dxgk_free_context_allocations(device->adapter, device, NULL);
-    pthread_rwlock_unlock(&device->rwlock);
+    kmt_rwlock_unlock(&device->rwlock);
     dxgk_device_put(device);
     /* As on Windows, the driver's status does not fail a valid destroy. */
     return STATUS_SUCCESS;

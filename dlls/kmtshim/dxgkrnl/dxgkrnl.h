@@ -85,12 +85,12 @@ struct dxgk_device {
     D3DKMT_HANDLE handle;
     struct dxgk_adapter *adapter;        /* referenced */
     HANDLE driver_device;                /* from DxgkDdiCreateDevice */
-    pthread_rwlock_t rwlock;
-    pthread_mutex_t list_lock;
+    struct kmt_rwlock rwlock;
+    struct kmt_mutex list_lock;
     bool destroyed;                      /* under rwlock (exclusive) */
     struct list resources;               /* under list_lock */
     struct list allocations;             /* standalone ones, under list_lock */
-    pthread_cond_t children_gone;        /* with list_lock: a child was reclaimed */
+    struct kmt_cond children_gone;       /* with list_lock: a child was reclaimed */
     struct list contexts;                /* under list_lock */
     struct list syncobjs;                /* monitored fences (device-level), under list_lock */
     /* GetDeviceState(EXECUTION) and the last GPU page fault */
@@ -115,7 +115,7 @@ struct dxgk_resource {
     /* Serializes the DDI calls that carry hResource: the KMD may rewrite it
      * (in/out), so read, call and write back must not interleave.  Taken
      * before device->list_lock. */
-    pthread_mutex_t ddi_lock;
+    struct kmt_mutex ddi_lock;
     struct list allocations;             /* under device->list_lock */
     struct dxgk_reclaim_wait *waiter;
 };
@@ -133,17 +133,17 @@ struct dxgk_allocation {
     SIZE_T size;
     const void *sysmem;                  /* ExistingSysMem backing, or NULL */
     D3DGPU_VIRTUAL_ADDRESS gpu_va;       /* the driver's, 0 if none */
-    void *private_data;                  /* per-allocation UMD data (after create) */
+    void *private_data;                  /* per-allocation UMD data, trails the object */
     UINT private_data_size;
     UINT segment_group;                  /* what usage[] it is counted in */
     /* CPU access (Lock/Unlock), under cpu_lock */
-    pthread_mutex_t cpu_lock;
+    struct kmt_mutex cpu_lock;
     unsigned lock_count;
     void *cpu_address;
     /* Queued GPU work referencing the allocation (submission holds these).
      * Reclaim waits for 0 unless the destroy said AssumeNotInUse. */
     unsigned gpu_refs;                   /* under cpu_lock */
-    pthread_cond_t gpu_idle;             /* with cpu_lock */
+    struct kmt_cond gpu_idle;            /* with cpu_lock */
     /* deferred destruction, under cpu_lock */
     bool destroyed;                      /* handle removed */
     bool assume_not_in_use;
@@ -179,8 +179,17 @@ struct dxgk_process {
 
 extern struct dxgk_process dxgk_process;
 
-/* Initializes on first use: loads the miniports, starts their adapters. */
-NTSTATUS dxgk_process_init(void);
+/* Initializes on first use: loads the miniports, starts their adapters.
+ * Every thunk calls it; once up, the answer is one load, inline. */
+NTSTATUS dxgk_process_init_slow(void);
+
+static inline NTSTATUS dxgk_process_init(void)
+{
+    /* once initialized, the flag never goes back while calls run */
+    if (__atomic_load_n(&dxgk_process.initialized, __ATOMIC_ACQUIRE))
+        return dxgk_process.init_status;
+    return dxgk_process_init_slow();
+}
 /* Tears the process down as dxgkrnl does at process exit. */
 void dxgk_process_shutdown(void);
 
@@ -209,10 +218,36 @@ void dxgk_adapter_put(struct dxgk_adapter *adapter);
 NTSTATUS dxgk_create_device(D3DKMT_HANDLE adapter, D3DKMT_CREATEDEVICEFLAGS flags,
                             D3DKMT_HANDLE *out);
 NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h);
-/* Looks a device up and takes its rwlock shared; NULL if not a live device. */
-struct dxgk_device *dxgk_device_acquire(D3DKMT_HANDLE h);
-void dxgk_device_release(struct dxgk_device *device);
-void dxgk_device_put(struct dxgk_device *device);
+static inline void dxgk_device_put(struct dxgk_device *device)
+{
+    kmt_object_put(&device->obj);
+}
+
+/* Looks a device up and takes its rwlock shared; NULL if not a live device.
+ * Inline (with the lookup and the lock) because nearly every call starts
+ * and ends here. */
+static inline struct dxgk_device *dxgk_device_acquire(D3DKMT_HANDLE h)
+{
+    struct dxgk_device *device =
+        (struct dxgk_device *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_DEVICE);
+
+    if (!device)
+        return NULL;
+    kmt_rwlock_rdlock(&device->rwlock);
+    if (device->destroyed) {
+        /* destroyed between our lookup and the lock */
+        kmt_rwlock_unlock(&device->rwlock);
+        dxgk_device_put(device);
+        return NULL;
+    }
+    return device;
+}
+
+static inline void dxgk_device_release(struct dxgk_device *device)
+{
+    kmt_rwlock_unlock(&device->rwlock);
+    kmt_object_put(&device->obj);
+}
 
 /* Allocations and resources (allocation.c, destroy.c). */
 struct dxgk_alloc_request {

@@ -29,14 +29,14 @@ NTSTATUS dxgk_lock(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation, D3DDDICB_LO
     }
     adapter = device->adapter;
 
-    pthread_mutex_lock(&alloc->cpu_lock);
+    kmt_mutex_lock(&alloc->cpu_lock);
     if (alloc->gpu_refs && !flags.IgnoreSync) {
         if (flags.DonotWait) {
             status = STATUS_GRAPHICS_ALLOCATION_BUSY;
             goto out;
         }
         while (alloc->gpu_refs)
-            pthread_cond_wait(&alloc->gpu_idle, &alloc->cpu_lock);
+            kmt_cond_wait(&alloc->gpu_idle, &alloc->cpu_lock);
     }
     if (alloc->lock_count == UINT32_MAX) {
         status = STATUS_GRAPHICS_TOO_MANY_REFERENCES;
@@ -75,7 +75,7 @@ NTSTATUS dxgk_lock(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation, D3DDDICB_LO
     alloc->lock_count++;
     *data = alloc->cpu_address;
 out:
-    pthread_mutex_unlock(&alloc->cpu_lock);
+    kmt_mutex_unlock(&alloc->cpu_lock);
     dxgk_allocation_put(alloc);
     dxgk_device_release(device);
     return status;
@@ -130,16 +130,16 @@ NTSTATUS dxgk_unlock(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles, UINT c
         }
     /* All of them or none: check every lock count first. */
     for (UINT i = 0; !status && i < count; i++) {
-        pthread_mutex_lock(&allocs[i]->cpu_lock);
+        kmt_mutex_lock(&allocs[i]->cpu_lock);
         if (!unlockable(allocs, i))
             status = STATUS_INVALID_PARAMETER;
-        pthread_mutex_unlock(&allocs[i]->cpu_lock);
+        kmt_mutex_unlock(&allocs[i]->cpu_lock);
     }
     for (UINT i = 0; !status && i < count; i++) {
-        pthread_mutex_lock(&allocs[i]->cpu_lock);
+        kmt_mutex_lock(&allocs[i]->cpu_lock);
         if (allocs[i]->lock_count)      /* a racing unlock may have won */
             unlock_one(allocs[i]);
-        pthread_mutex_unlock(&allocs[i]->cpu_lock);
+        kmt_mutex_unlock(&allocs[i]->cpu_lock);
     }
     for (UINT i = 0; i < found; i++)
         dxgk_allocation_put(allocs[i]);
@@ -151,10 +151,10 @@ NTSTATUS dxgk_unlock(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles, UINT c
 
 void dxgk_allocation_unmap(struct dxgk_allocation *alloc)
 {
-    pthread_mutex_lock(&alloc->cpu_lock);
+    kmt_mutex_lock(&alloc->cpu_lock);
     if (alloc->lock_count) {
         alloc->lock_count = 1;
         unlock_one(alloc);
     }
-    pthread_mutex_unlock(&alloc->cpu_lock);
+    kmt_mutex_unlock(&alloc->cpu_lock);
 }

@@ -29,13 +29,9 @@ static void report_no_adapter(NTSTATUS status)
         ERR_(dxgk, "no miniport could be loaded from %s: %s\n", sel, kmt_debugstr_status(status));
 }
 
-NTSTATUS dxgk_process_init(void)
+NTSTATUS dxgk_process_init_slow(void)
 {
     NTSTATUS status;
-
-    /* Fast path: once initialized, the flag never goes back while calls run. */
-    if (__atomic_load_n(&dxgk_process.initialized, __ATOMIC_ACQUIRE))
-        return dxgk_process.init_status;
 
     pthread_mutex_lock(&dxgk_process.lock);
     if (!dxgk_process.initialized) {

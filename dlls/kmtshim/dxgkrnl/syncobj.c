@@ -271,9 +271,9 @@ NTSTATUS dxgk_create_syncobj(D3DKMT_HANDLE hDevice, const D3DDDI_SYNCHRONIZATION
     obj->handle = h;
 
     if (obj->device) {
-        pthread_mutex_lock(&device->list_lock);
+        kmt_mutex_lock(&device->list_lock);
         list_add_tail(&device->syncobjs, &obj->entry);
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
         pthread_mutex_lock(&obj->adapter->fence_lock);
         list_add_tail(&obj->adapter->fences, &obj->fence_entry);
         pthread_mutex_unlock(&obj->adapter->fence_lock);
@@ -315,9 +315,9 @@ static void syncobj_retire(struct dxgk_syncobj *obj)
         dxgk_syncobj_put(obj);            /* the global table's reference */
     }
     if (obj->device) {
-        pthread_mutex_lock(&obj->device->list_lock);
+        kmt_mutex_lock(&obj->device->list_lock);
         list_remove(&obj->entry);
-        pthread_mutex_unlock(&obj->device->list_lock);
+        kmt_mutex_unlock(&obj->device->list_lock);
         pthread_mutex_lock(&obj->adapter->fence_lock);
         list_remove(&obj->fence_entry);
         pthread_mutex_unlock(&obj->adapter->fence_lock);
@@ -352,12 +352,12 @@ void dxgk_device_destroy_syncobjs(struct dxgk_device *device)
     for (;;) {
         struct dxgk_syncobj *obj = NULL;
 
-        pthread_mutex_lock(&device->list_lock);
+        kmt_mutex_lock(&device->list_lock);
         if (!list_empty(&device->syncobjs)) {
             obj = LIST_ENTRY(device->syncobjs.next, struct dxgk_syncobj, entry);
             kmt_object_get(&obj->obj);
         }
-        pthread_mutex_unlock(&device->list_lock);
+        kmt_mutex_unlock(&device->list_lock);
         if (!obj)
             break;
         if (hmgr_remove(&dxgk_process.handles, obj->handle, HMGR_TYPE_SYNCOBJECT)) {
@@ -367,9 +367,9 @@ void dxgk_device_destroy_syncobjs(struct dxgk_device *device)
             /* a DestroySynchronizationObject call won the race; it unlinks */
             while (true) {
                 bool linked;
-                pthread_mutex_lock(&device->list_lock);
+                kmt_mutex_lock(&device->list_lock);
                 linked = obj->entry.next != &obj->entry;
-                pthread_mutex_unlock(&device->list_lock);
+                kmt_mutex_unlock(&device->list_lock);
                 if (!linked)
                     break;
                 sched_yield();
@@ -510,7 +510,7 @@ void dxgk_device_fences_to_max(struct dxgk_device *device)
 {
     struct dxgk_syncobj *obj;
 
-    pthread_mutex_lock(&device->list_lock);
+    kmt_mutex_lock(&device->list_lock);
     LIST_FOR_EACH_ENTRY(obj, &device->syncobjs, struct dxgk_syncobj, entry) {
         if (obj->flags.NoSignalMaxValueOnTdr)
             continue;
@@ -520,7 +520,7 @@ void dxgk_device_fences_to_max(struct dxgk_device *device)
         dxgk_wake_waiters_locked(obj, false);
         pthread_mutex_unlock(&obj->lock);
     }
-    pthread_mutex_unlock(&device->list_lock);
+    kmt_mutex_unlock(&device->list_lock);
     dxgk_reap_async_waits();
     dxgk_sched_kick(device->adapter);
 }

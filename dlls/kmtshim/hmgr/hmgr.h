@@ -27,8 +27,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <pthread.h>
 
+#include "base/kmt_lock.h"
 #include "kmtshim/d3dukmdt.h"
 
 /* Object types (dxgkrnl's numbering). */
@@ -89,7 +89,7 @@ struct hmgr_table {
     unsigned instance;                   /* low 6 bits of every handle */
     _Atomic(struct hmgr_entry *) chunks[HMGR_MAX_CHUNKS];
     atomic_uint size;                    /* entries in published chunks */
-    pthread_mutex_t free_lock;           /* free list and growth */
+    struct kmt_mutex free_lock;          /* free list and growth */
     uint32_t free_head, free_tail, free_count;
     atomic_uint live;                    /* handles currently allocated */
 };
@@ -110,15 +110,115 @@ void hmgr_publish(struct hmgr_table *t, D3DKMT_HANDLE h, struct kmt_object *obj)
 /* Returns a reserved, never published slot to the free list. */
 void hmgr_cancel(struct hmgr_table *t, D3DKMT_HANDLE h);
 
-/* Looks a handle up and takes a reference on its object; NULL if the handle
- * is 0, malformed, stale, free, reserved, or of another type (type ANY
- * accepts every type). */
-struct kmt_object *hmgr_lookup(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type);
-
 /* Removes a published handle of the given type and returns its object with
  * the table's reference, which the caller now owns; NULL if the handle is not
  * live with that type (so of two racing frees exactly one wins). */
 struct kmt_object *hmgr_remove(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type);
+
+/* ---- slots, and the lookup every D3DKMT call makes --------------------------
+ * Inline so that a lookup costs no function call: under an emulated CPU a
+ * call and its return cost more than the lookup's own instructions. */
+
+#define HMGR_INLINE static inline __attribute__((always_inline))
+
+#if defined(__x86_64__) || defined(__i386__)
+# define hmgr_cpu_relax() __builtin_ia32_pause()
+#else
+# define hmgr_cpu_relax() do { } while (0)
+#endif
+
+/* Slot state word. */
+#define HMGR_ST_LOCK      0x001u
+#define HMGR_ST_USED      0x002u   /* reserved or published: not on the free list */
+#define HMGR_ST_PUBLISHED 0x004u   /* visible to lookups */
+#define HMGR_ST_UNIQUE_SHIFT 4     /* 2 bits: 1..3 */
+#define HMGR_ST_UNIQUE_MASK  (3u << HMGR_ST_UNIQUE_SHIFT)
+#define HMGR_ST_TYPE_SHIFT 8       /* 6 bits */
+#define HMGR_ST_TYPE_MASK  (0x3fu << HMGR_ST_TYPE_SHIFT)
+
+struct hmgr_entry {
+    atomic_uint state;
+    uint32_t next_free;                  /* free-list link, under free_lock */
+    struct kmt_object *obj;              /* under the slot lock */
+};
+
+static inline unsigned hmgr_st_unique(unsigned st)
+{
+    return (st & HMGR_ST_UNIQUE_MASK) >> HMGR_ST_UNIQUE_SHIFT;
+}
+
+static inline unsigned hmgr_st_type(unsigned st)
+{
+    return (st & HMGR_ST_TYPE_MASK) >> HMGR_ST_TYPE_SHIFT;
+}
+
+HMGR_INLINE struct hmgr_entry *hmgr_entry_at(struct hmgr_table *t, uint32_t index)
+{
+    struct hmgr_entry *chunk =
+        atomic_load_explicit(&t->chunks[index >> HMGR_CHUNK_SHIFT], memory_order_acquire);
+    return &chunk[index & (HMGR_CHUNK_SIZE - 1)];
+}
+
+/* Decodes a handle to its slot; NULL for anything that cannot be one of ours. */
+HMGR_INLINE struct hmgr_entry *hmgr_entry_of(struct hmgr_table *t, D3DKMT_HANDLE h, unsigned *unique)
+{
+    uint32_t index = (h >> 6) & HMGR_MAX_ENTRIES;
+
+    if ((h & 0x3f) != t->instance || !(h >> 30))
+        return NULL;
+    if (index >= atomic_load_explicit(&t->size, memory_order_acquire))
+        return NULL;
+    *unique = h >> 30;
+    return hmgr_entry_at(t, index);
+}
+
+HMGR_INLINE unsigned hmgr_entry_lock(struct hmgr_entry *e)
+{
+    unsigned st = atomic_load_explicit(&e->state, memory_order_relaxed);
+
+    for (;;) {
+        if (!(st & HMGR_ST_LOCK) &&
+            atomic_compare_exchange_weak_explicit(&e->state, &st, st | HMGR_ST_LOCK,
+                                                  memory_order_acquire, memory_order_relaxed))
+            return st;
+        hmgr_cpu_relax();
+        st = atomic_load_explicit(&e->state, memory_order_relaxed);
+    }
+}
+
+HMGR_INLINE void hmgr_entry_unlock(struct hmgr_entry *e, unsigned st)
+{
+    atomic_store_explicit(&e->state, st & ~HMGR_ST_LOCK, memory_order_release);
+}
+
+HMGR_INLINE bool hmgr_st_matches(unsigned st, unsigned unique, enum hmgr_type type)
+{
+    return (st & HMGR_ST_PUBLISHED) && hmgr_st_unique(st) == unique &&
+           (type == HMGR_TYPE_ANY || hmgr_st_type(st) == (unsigned)type);
+}
+
+/* Looks a handle up and takes a reference on its object; NULL if the handle
+ * is 0, malformed, stale, free, reserved, or of another type (type ANY
+ * accepts every type). */
+HMGR_INLINE struct kmt_object *hmgr_lookup(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type)
+{
+    struct kmt_object *obj = NULL;
+    unsigned unique, st;
+    struct hmgr_entry *e = hmgr_entry_of(t, h, &unique);
+
+    if (!e)
+        return NULL;
+    /* Cheap unlocked pre-check: most bad handles never touch the lock. */
+    if (!hmgr_st_matches(atomic_load_explicit(&e->state, memory_order_relaxed), unique, type))
+        return NULL;
+    st = hmgr_entry_lock(e);
+    if (hmgr_st_matches(st, unique, type)) {
+        obj = e->obj;
+        kmt_object_get(obj);
+    }
+    hmgr_entry_unlock(e, st);
+    return obj;
+}
 
 /* Handles currently reserved or published. */
 unsigned hmgr_live_count(struct hmgr_table *t);

@@ -117,13 +117,15 @@ static NTSTATUS create_one(struct kdrm_adapter *a, DXGK_ALLOCATIONINFO *info)
     if (size > memory_limit(a))
         return STATUS_GRAPHICS_NO_VIDEO_MEMORY;
     size = (size + a->page_size - 1) & ~(UINT64)(a->page_size - 1);
-    if (!(bo = calloc(1, sizeof(*bo))))
+    if (!(bo = malloc(sizeof(*bo))))
         return STATUS_NO_MEMORY;
-    bo->magic = KDRM_BO_MAGIC;
-    bo->adapter = a;
-    bo->size = size;
-    bo->flags = flags;
-    bo->backing = KMT_DRM_BACKING_BO;
+    *bo = (struct kdrm_bo){
+        .magic = KDRM_BO_MAGIC,
+        .adapter = a,
+        .size = size,
+        .flags = flags,
+        .backing = KMT_DRM_BACKING_BO,
+    };
     atomic_init(&bo->open_count, 0);
 
     if (!info->Flags.ExistingSysMem)

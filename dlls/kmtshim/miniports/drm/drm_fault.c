@@ -25,9 +25,10 @@
 
 #include "drm_miniport.h"
 
+atomic_bool kdrm_fault_armed;
+
 static struct {
     pthread_mutex_t lock;
-    atomic_bool armed;
     char call[32];
     unsigned nth;
     int err;
@@ -37,13 +38,13 @@ static struct {
 void kdrm_fault_arm(const char *call, unsigned nth, int err)
 {
     pthread_mutex_lock(&fault.lock);
-    atomic_store(&fault.armed, false);
+    atomic_store(&kdrm_fault_armed, false);
     memset(fault.call, 0, sizeof(fault.call));
     if (call && *call && nth) {
         strncpy(fault.call, call, sizeof(fault.call) - 1);
         fault.nth = nth;
         fault.err = err > 0 ? err : ENOMEM;
-        atomic_store(&fault.armed, true);
+        atomic_store(&kdrm_fault_armed, true);
     }
     atomic_store(&fault.seen, 0);
     atomic_store(&fault.fired, 0);
@@ -71,31 +72,21 @@ void kdrm_fault_counts(UINT64 *fired, UINT64 *seen)
     *seen = atomic_load(&fault.seen);
 }
 
-int kdrm_fault_check(const char *name)
+/* The armed case of kdrm_fault_check(). */
+int kdrm_fault_check_armed(const char *name)
 {
     int err = 0;
 
-    if (!atomic_load_explicit(&fault.armed, memory_order_relaxed))
-        return 0;
     pthread_mutex_lock(&fault.lock);
-    if (atomic_load(&fault.armed) && (!strcmp(fault.call, "any") || !strcmp(fault.call, name))) {
+    if (atomic_load(&kdrm_fault_armed) && (!strcmp(fault.call, "any") || !strcmp(fault.call, name))) {
         if (atomic_fetch_add(&fault.seen, 1) + 1 == fault.nth) {
             err = fault.err;
             atomic_fetch_add(&fault.fired, 1);
-            atomic_store(&fault.armed, false);
+            atomic_store(&kdrm_fault_armed, false);
         }
     }
     pthread_mutex_unlock(&fault.lock);
     return -err;
-}
-
-int kdrm_ioctl(int fd, unsigned long request, void *arg, const char *name)
-{
-    int err = kdrm_fault_check(name);
-
-    if (err)
-        return err;
-    return drmIoctl(fd, request, arg) ? -errno : 0;
 }
 
 int kdrm_open(const char *path, int flags)
@@ -122,9 +113,3 @@ void *kdrm_mmap(size_t size, int prot, int fd, UINT64 offset)
     return p;
 }
 
-int kdrm_gem_close(int fd, UINT32 handle)
-{
-    struct drm_gem_close args = { .handle = handle };
-
-    return drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &args) ? -errno : 0;
-}

@@ -75,10 +75,12 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <xf86drm.h>
 
 #include "kmtshim/d3dkmddi.h"
 #include "dxgkrnl/list.h"
@@ -390,13 +392,38 @@ void kdrm_raise(struct kdrm_adapter *a, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *i
 /* drm_escape.c */
 NTSTATUS APIENTRY kdrm_escape(HANDLE hAdapter, const DXGKARG_ESCAPE *args);
 
-/* drm_fault.c: every DRM call of the miniport goes through these. */
-int kdrm_ioctl(int fd, unsigned long request, void *arg, const char *name);
+/* drm_fault.c: every DRM call of the miniport goes through these.  The
+ * unarmed check and the ioctl wrappers are inline: they sit on every
+ * create and destroy, where a call and return cost more than the check. */
+extern atomic_bool kdrm_fault_armed;
+int kdrm_fault_check_armed(const char *name);
+
+/* For library calls (libdrm_amdgpu): -errno to fail with, or 0. */
+static inline int kdrm_fault_check(const char *name)
+{
+    if (!atomic_load_explicit(&kdrm_fault_armed, memory_order_relaxed))
+        return 0;
+    return kdrm_fault_check_armed(name);
+}
+
+static inline int kdrm_ioctl(int fd, unsigned long request, void *arg, const char *name)
+{
+    int err = kdrm_fault_check(name);
+
+    if (err)
+        return err;
+    return drmIoctl(fd, request, arg) ? -errno : 0;
+}
+
+static inline int kdrm_gem_close(int fd, UINT32 handle)   /* never injected */
+{
+    struct drm_gem_close args = { .handle = handle };
+
+    return drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &args) ? -errno : 0;
+}
+
 int kdrm_open(const char *path, int flags);
 void *kdrm_mmap(size_t size, int prot, int fd, UINT64 offset);
-int kdrm_gem_close(int fd, UINT32 handle);     /* never injected */
-/* For library calls (libdrm_amdgpu): -errno to fail with, or 0. */
-int kdrm_fault_check(const char *name);
 void kdrm_fault_arm(const char *call, unsigned nth, int err);
 void kdrm_fault_arm_from_env(void);
 void kdrm_fault_counts(UINT64 *fired, UINT64 *seen);

@@ -9,7 +9,7 @@
 
 #include "kmt_lock.h"
 
-static void futex_wait(atomic_uint *word, unsigned value)
+void kmt_futex_wait(atomic_uint *word, unsigned value)
 {
     /* EAGAIN (the word moved on) and EINTR both mean: look again */
     syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
@@ -25,7 +25,7 @@ void kmt_futex_wake(atomic_uint *word, int count)
 void kmt_mutex_lock_contended(struct kmt_mutex *m)
 {
     while (atomic_exchange_explicit(&m->word, 2, memory_order_acquire) != 0)
-        futex_wait(&m->word, 2);
+        kmt_futex_wait(&m->word, 2);
 }
 
 void kmt_cond_wait(struct kmt_cond *c, struct kmt_mutex *m)
@@ -35,7 +35,7 @@ void kmt_cond_wait(struct kmt_cond *c, struct kmt_mutex *m)
     atomic_fetch_add_explicit(&c->sleepers, 1, memory_order_seq_cst);
     kmt_mutex_unlock(m);
     /* a broadcast after our unlock bumped seq first: the wait returns at once */
-    futex_wait(&c->seq, seq);
+    kmt_futex_wait(&c->seq, seq);
     atomic_fetch_sub_explicit(&c->sleepers, 1, memory_order_relaxed);
     /* other woken waiters may want it too: take it as contended */
     KMT_TSAN(__tsan_mutex_pre_lock(m, 0));
@@ -51,7 +51,7 @@ static void rw_sleep(struct kmt_rwlock *l, unsigned seen)
         !atomic_compare_exchange_strong_explicit(&l->word, &seen, seen | KMT_RW_SLEEPERS,
                                                  memory_order_relaxed, memory_order_relaxed))
         return;
-    futex_wait(&l->word, seen | KMT_RW_SLEEPERS);
+    kmt_futex_wait(&l->word, seen | KMT_RW_SLEEPERS);
 }
 
 void kmt_rwlock_rdlock_contended(struct kmt_rwlock *l)

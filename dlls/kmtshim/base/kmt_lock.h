@@ -43,9 +43,14 @@ struct kmt_rwlock {
 #define KMT_RW_WRITER   0x40000000u
 #define KMT_RW_SLEEPERS 0x80000000u
 
+/* Sleeps while *word == value (returns at once if it differs; spurious
+ * returns happen), and wakes up to count sleepers of word: process-private
+ * futexes, for the locks below and the Wine side's event pump. */
+void kmt_futex_wait(atomic_uint *word, unsigned value);
+void kmt_futex_wake(atomic_uint *word, int count);
+
 /* slow paths (kmt_lock.c) */
 void kmt_mutex_lock_contended(struct kmt_mutex *m);
-void kmt_futex_wake(atomic_uint *word, int count);
 void kmt_rwlock_rdlock_contended(struct kmt_rwlock *l);
 void kmt_rwlock_wrlock_contended(struct kmt_rwlock *l);
 void kmt_cond_wait(struct kmt_cond *c, struct kmt_mutex *m);

@@ -32,16 +32,15 @@
 #include "config.h"
 
 #include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kmtshim/kmtshim.h"
+#include "base/kmt_lock.h"
 #include "dxgkrnl/debug.h"
 #include "dxgkrnl/list.h"
 #include "thunks/thunk.h"
@@ -112,7 +111,7 @@ static void wake_pump(void)
 {
     atomic_fetch_add(&seq, 1);
     if (atomic_load(&sleepers))
-        syscall(SYS_futex, &seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        kmt_futex_wake(&seq, INT_MAX);
 }
 
 /* ---- the core's callbacks ------------------------------------------------------ */
@@ -336,7 +335,7 @@ NTSTATUS unix_events_wait(void *args)
             return STATUS_SUCCESS;
         atomic_fetch_add(&sleepers, 1);
         if (!atomic_load(&pending) && !atomic_load(&stopped))
-            syscall(SYS_futex, &seq, FUTEX_WAIT_PRIVATE, s, NULL, NULL, 0);
+            kmt_futex_wait(&seq, s);
         atomic_fetch_sub(&sleepers, 1);
     }
 }
@@ -375,6 +374,6 @@ NTSTATUS unix_events_stop(void *args)
         return STATUS_INVALID_PARAMETER;
     atomic_store(&stopped, true);
     atomic_fetch_add(&seq, 1);
-    syscall(SYS_futex, &seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    kmt_futex_wake(&seq, INT_MAX);
     return STATUS_SUCCESS;
 }

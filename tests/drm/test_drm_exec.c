@@ -788,6 +788,40 @@ static NTSTATUS submit_copy(D3DKMT_HANDLE ctx, const KMT_DRM_ALLOCATION_INFO *ds
     return submit(ctx, stream, length, &d);
 }
 
+/* Long enough for the GPU to finish a small copy under the emulator. */
+#define RECORDING_STALL_MS 300
+
+/* The GPU copies `plain` (filled with pattern `seed`) over copy-backed
+ * `sys` (the caller's `mem`) and signals a handed-out fence itself, the
+ * submitter stalled `stall_ms` once the kernel has it: when the program sees
+ * the fence page move, the copy is in its pages. */
+static void own_fence_shows_write_back(D3DKMT_HANDLE adapter, D3DKMT_HANDLE device, D3DKMT_HANDLE ctx,
+                                       D3DKMT_HANDLE hplain, const KMT_DRM_ALLOCATION_INFO *sys,
+                                       const KMT_DRM_ALLOCATION_INFO *plain, const unsigned char *mem,
+                                       unsigned seed, int stall_ms)
+{
+    struct kmt_fence out;
+    void *p;
+
+    ck_assert_status(drm_test_lock(device, hplain, 0, &p), STATUS_SUCCESS);
+    pattern(p, 2 * ROW, seed);
+    ck_assert_status(drm_test_unlock(device, hplain), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &out), STATUS_SUCCESS);
+    if (stall_ms)
+        ck_assert_status(drm_test_set_fault(adapter, "submitted", 1, -stall_ms), STATUS_SUCCESS);
+    ck_assert_status(submit_copy(ctx, sys, plain, 2, export_fence(adapter, out.handle).SyncobjHandle, 1),
+                     STATUS_SUCCESS);
+    for (unsigned spins = 0; *out.cpu < 1; spins++) {
+        ck_assert_msg(spins < 10000000, "the submission's fence never moved (stall %d ms)", stall_ms);
+        sched_yield();
+    }
+    /* satisfied at once; it orders the reads below for ThreadSanitizer,
+     * which cannot see through the fence page's second mapping */
+    ck_assert_status(kmt_fence_wait(device, out.handle, 1, 0), STATUS_SUCCESS);
+    ck_assert_msg(has_pattern(mem, 2 * ROW, seed), "the fence moved before the GPU's writes were back (stall %d ms)",
+                  stall_ms);
+}
+
 /* The GPU sees the caller's pages as they are at each submission, and what
  * it writes there reaches them before a fence signalled after it; bytes it
  * did not write keep what the CPU put there meanwhile; a destroyed
@@ -801,7 +835,7 @@ START_TEST(virgl_copy_backed_sysmem_follows_submissions)
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx = kmt_exec_virtual_context(device);
         KMT_DRM_ALLOCATION_INFO sys, plain;
         D3DKMT_HANDLE hsys, hplain;
-        struct kmt_fence f, out;
+        struct kmt_fence f;
         unsigned char *mem;
         void *p;
 
@@ -836,21 +870,13 @@ START_TEST(virgl_copy_backed_sysmem_follows_submissions)
             ck_assert_uint_eq(mem[k], 0x5a);
 
         /* the submission signals a handed-out fence itself: once the program
-         * can read the new value, the data is in its pages */
-        ck_assert_status(drm_test_lock(device, hplain, 0, &p), STATUS_SUCCESS);
-        pattern(p, 2 * ROW, 4);
-        ck_assert_status(drm_test_unlock(device, hplain), STATUS_SUCCESS);
-        ck_assert_status(kmt_fence_create(device, 0, 0, &out), STATUS_SUCCESS);
-        ck_assert_status(submit_copy(ctx, &sys, &plain, 2, export_fence(a[i].handle, out.handle).SyncobjHandle, 1),
-                         STATUS_SUCCESS);
-        for (unsigned spins = 0; *out.cpu < 1; spins++) {
-            ck_assert_msg(spins < 10000000, "the submission's fence never moved");
-            sched_yield();
-        }
-        /* satisfied at once; it orders the reads below for ThreadSanitizer,
-         * which cannot see through the fence page's second mapping */
-        ck_assert_status(kmt_fence_wait(device, out.handle, 1, 0), STATUS_SUCCESS);
-        ck_assert_msg(has_pattern(mem, 2 * ROW, 4), "the fence moved before the GPU's writes were back");
+         * can read the new value, the data is in its pages; the same when
+         * the kernel completes the submission before the miniport recorded
+         * it (the stall hook holds the submitter between the two while the
+         * GPU finishes: the race a loaded machine hits) */
+        own_fence_shows_write_back(a[i].handle, device, ctx, hplain, &sys, &plain, mem, 4, 0);
+        own_fence_shows_write_back(a[i].handle, device, ctx, hplain, &sys, &plain, mem, 5, RECORDING_STALL_MS);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).FaultsFired, 1);
 
         /* destroyed and unmapped while the GPU writes it: nothing touches
          * the pages (a write-back would fault here), the object goes once

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <time.h>
 
 #include "drm_test.h"
 
@@ -201,6 +202,42 @@ START_TEST(second_allocation_failing_rolls_back_the_first)
 }
 END_TEST
 
+static double now_ms(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* A negative errno stalls the call instead of failing it (a test widens a
+ * race window with it): the create succeeds, later; absurd stalls are
+ * refused. */
+START_TEST(negative_errno_stalls_instead_of_failing)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n;
+
+    kmt_test_use_miniport("drm");
+    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), alloc;
+        double start;
+
+        ck_assert_status(drm_test_set_fault(a[i].handle, "any", 1, -(KMT_DRM_FAULT_MAX_STALL_MS + 1)),
+                         STATUS_INVALID_PARAMETER);
+        ck_assert_status(drm_test_set_fault(a[i].handle, "any", 1, -200), STATUS_SUCCESS);
+        start = now_ms();
+        ck_assert_status(drm_test_create(device, 1, 4096, &alloc, NULL, NULL), STATUS_SUCCESS);
+        ck_assert_double_ge(now_ms() - start, 200.0);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).FaultsFired, 1);
+        ck_assert_status(drm_test_destroy(device, &alloc, 1), STATUS_SUCCESS);
+        drm_test_destroy_device(device);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 /* KMTSHIM_DRM_FAULT, read when the miniport loads: the first open (of the
  * first render node looked at) fails, and that device is not an adapter. */
 START_TEST(environment_variable_arms_a_fault)
@@ -227,6 +264,7 @@ int main(void)
     tcase_add_test(tc, every_call_fails_cleanly);
     tcase_add_test(tc, named_calls_fail_with_their_errno);
     tcase_add_test(tc, second_allocation_failing_rolls_back_the_first);
+    tcase_add_test(tc, negative_errno_stalls_instead_of_failing);
     tcase_add_test(tc, environment_variable_arms_a_fault);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);

@@ -62,7 +62,7 @@ static NTSTATUS query_allocation(struct kdrm_adapter *a, KMT_DRM_ALLOCATION_INFO
 
 static NTSTATUS set_fault(KMT_DRM_FAULT *f)
 {
-    if (memchr(f->Call, 0, sizeof(f->Call)) == NULL || f->Errno < 0)
+    if (memchr(f->Call, 0, sizeof(f->Call)) == NULL || f->Errno < -KMT_DRM_FAULT_MAX_STALL_MS)
         return STATUS_INVALID_PARAMETER;
     kdrm_fault_arm(f->Call, f->Nth, f->Errno);
     return STATUS_SUCCESS;

@@ -9,7 +9,10 @@
  * then on ("any": the n-th call of any name) fails once, with errno
  * (ENOMEM when not given), without reaching the kernel.  Release calls
  * (GEM_CLOSE, munmap, amdgpu_bo_free) never fail: a test that made them
- * fail would only leak what nothing can free any more.
+ * fail would only leak what nothing can free any more.  A negative errno
+ * makes the n-th call stall -errno ms instead and then go on: a test widens
+ * a race window with it.  Stall points (kdrm_fault_stall_point) are names
+ * that only ever stall.
  *
  * When nothing is armed the cost is one relaxed atomic load per call.
  */
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -43,7 +47,9 @@ void kdrm_fault_arm(const char *call, unsigned nth, int err)
     if (call && *call && nth) {
         strncpy(fault.call, call, sizeof(fault.call) - 1);
         fault.nth = nth;
-        fault.err = err > 0 ? err : ENOMEM;
+        fault.err = err ? err : ENOMEM;
+        if (fault.err < -KMT_DRM_FAULT_MAX_STALL_MS)
+            fault.err = -KMT_DRM_FAULT_MAX_STALL_MS;
         atomic_store(&kdrm_fault_armed, true);
     }
     atomic_store(&fault.seen, 0);
@@ -72,13 +78,15 @@ void kdrm_fault_counts(UINT64 *fired, UINT64 *seen)
     *seen = atomic_load(&fault.seen);
 }
 
-/* The armed case of kdrm_fault_check(). */
-int kdrm_fault_check_armed(const char *name)
+/* The armed case of kdrm_fault_check() and kdrm_fault_stall_point().  A
+ * failure armed on a stall point is neither counted nor fired. */
+int kdrm_fault_check_armed(const char *name, bool may_fail)
 {
     int err = 0;
 
     pthread_mutex_lock(&fault.lock);
-    if (atomic_load(&kdrm_fault_armed) && (!strcmp(fault.call, "any") || !strcmp(fault.call, name))) {
+    if (atomic_load(&kdrm_fault_armed) && (may_fail || fault.err < 0) &&
+        (!strcmp(fault.call, "any") || !strcmp(fault.call, name))) {
         if (atomic_fetch_add(&fault.seen, 1) + 1 == fault.nth) {
             err = fault.err;
             atomic_fetch_add(&fault.fired, 1);
@@ -86,6 +94,13 @@ int kdrm_fault_check_armed(const char *name)
         }
     }
     pthread_mutex_unlock(&fault.lock);
+    if (err < 0) {
+        struct timespec stall = { .tv_sec = -err / 1000, .tv_nsec = (-err % 1000) * 1000000L };
+
+        while (nanosleep(&stall, &stall) < 0 && errno == EINTR)
+            ;
+        return 0;
+    }
     return -err;
 }
 

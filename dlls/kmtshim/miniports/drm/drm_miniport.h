@@ -68,7 +68,9 @@
  * once with errno (ENOMEM by default); the KMT_DRM_ESCAPE_SET_FAULT escape
  * re-arms it at run time.  Calls that release (GEM_CLOSE, SYNCOBJ_DESTROY,
  * context destroys, munmap, amdgpu_bo_free) are never failed: nothing could
- * undo a failed release.
+ * undo a failed release.  A negative errno stalls the call after it instead
+ * (-errno ms); "submitted", a stall point and never a failure, is the moment
+ * the kernel took a submission and the miniport has yet to record it.
  */
 #ifndef KMTSHIM_DRM_MINIPORT_H
 #define KMTSHIM_DRM_MINIPORT_H
@@ -205,6 +207,12 @@ struct kdrm_exec {
     UINT32 ring;                         /* submission timeline, while contexts exist */
     UINT64 ring_next;                    /* last ring point handed out */
     UINT64 ring_armed;                   /* pending SYNCOBJ_EVENTFD point, 0: none */
+    /* Submissions the kernel may have taken that are not on `inflight` yet
+     * (their point is handed out before the ioctl, recorded after it): a
+     * fence one of them signalled waits for its write-backs (drm_watch.c). */
+    unsigned unrecorded;
+    UINT64 unrecorded_point;             /* the oldest one's ring point */
+    bool fences_held;                    /* the watcher waits for a recording */
     unsigned contexts;
     int evfd;                            /* the watcher's eventfd, -1 until started */
     pthread_t thread;
@@ -396,14 +404,22 @@ NTSTATUS APIENTRY kdrm_escape(HANDLE hAdapter, const DXGKARG_ESCAPE *args);
  * unarmed check and the ioctl wrappers are inline: they sit on every
  * create and destroy, where a call and return cost more than the check. */
 extern atomic_bool kdrm_fault_armed;
-int kdrm_fault_check_armed(const char *name);
+int kdrm_fault_check_armed(const char *name, bool may_fail);
 
-/* For library calls (libdrm_amdgpu): -errno to fail with, or 0. */
+/* For library calls (libdrm_amdgpu): -errno to fail with, or 0 (after the
+ * stall, when one was armed on it). */
 static inline int kdrm_fault_check(const char *name)
 {
     if (!atomic_load_explicit(&kdrm_fault_armed, memory_order_relaxed))
         return 0;
-    return kdrm_fault_check_armed(name);
+    return kdrm_fault_check_armed(name, true);
+}
+
+/* A stall point: never fails, stalls when armed. */
+static inline void kdrm_fault_stall_point(const char *name)
+{
+    if (atomic_load_explicit(&kdrm_fault_armed, memory_order_relaxed))
+        kdrm_fault_check_armed(name, false);
 }
 
 static inline int kdrm_ioctl(int fd, unsigned long request, void *arg, const char *name)

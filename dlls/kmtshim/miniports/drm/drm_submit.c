@@ -11,7 +11,10 @@
  *
  * Completion: every submission also signals the next point of the
  * adapter's ring (a timeline syncobj, kernel out-syncobj [0]); the watcher
- * reports DMA_COMPLETED when the ring reaches it.  Copy-backed objects the
+ * reports DMA_COMPLETED when the ring reaches it.  The kernel may complete
+ * a submission before the miniport recorded it on `inflight`: until it is,
+ * it counts as unrecorded, and the watcher holds back the fences it may
+ * have signalled (drm_watch.c).  Copy-backed objects the
  * submission names are refreshed from the caller's pages before it and
  * written back after it (drm_copy_sync.c).  A submission the kernel
  * refuses faults the device like hardware would (DMA_PAGE_FAULTED at the
@@ -111,6 +114,8 @@ static NTSTATUS submit_plan(struct kdrm_adapter *a, struct kdrm_context *c, UINT
         return STATUS_NO_MEMORY;
     pthread_mutex_lock(&x->lock);
     point = ++x->ring_next;
+    if (!x->unrecorded++)
+        x->unrecorded_point = point;
     p->signals[0].handle = x->ring;
     p->signals[0].flags = 0;
     p->signals[0].point = point;
@@ -122,6 +127,8 @@ static NTSTATUS submit_plan(struct kdrm_adapter *a, struct kdrm_context *c, UINT
         else if (!(err = kdrm_copy_push(a, p->job.bos, p->job.nbos, s)) &&
                  (err = a->family->submit(a, c, &p->job)) < 0)
             kdrm_copy_finish(a, s, false);
+        if (!err)
+            kdrm_fault_stall_point("submitted");
     }
     if (err) {
         /* the fault first: once recorded, the watcher may complete it */
@@ -148,6 +155,10 @@ static NTSTATUS submit_plan(struct kdrm_adapter *a, struct kdrm_context *c, UINT
         c->block->faults++;
     else if (!null_rendering)
         c->block->submissions++;
+    if (!--x->unrecorded && x->fences_held) {
+        x->fences_held = false;
+        kdrm_watch_kick(a);              /* it may retire now, then raise the fences */
+    }
     kdrm_watch_arm_ring_locked(a);
     if (err || null_rendering)
         kdrm_watch_kick(a);              /* its point may have signalled long ago */

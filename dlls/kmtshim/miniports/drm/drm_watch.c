@@ -11,7 +11,8 @@
  *                 point; when the kernel signalled it (a submission's
  *                 out-syncobj, the UMD's own ioctl) the watcher raises the
  *                 core's value to the timeline's (compare-and-swap, never
- *                 lower) -> MONITORED_FENCE_SIGNALED
+ *                 lower) -> MONITORED_FENCE_SIGNALED, after the write-backs
+ *                 of the submissions that completed with it
  * Registrations are one-shot and cannot be taken back; the kernel frees
  * them when they fire or their syncobj is destroyed.  If one cannot be
  * made (the fault hook, a kernel without memory), the watcher polls every
@@ -106,7 +107,8 @@ static bool raise_value(_Atomic UINT64 *value, UINT64 to)
 
 /* Notes what the kernel signalled; raise_fences() tells the core later.
  * Read before the ring: a fence point a submission signalled implies its
- * ring point, which the ring scan then sees (one kernel fence behind both). */
+ * ring point, which the ring scan then sees (one kernel fence behind both).
+ * True if a fence has a point to raise, new or held back before. */
 static bool scan_fences(struct kdrm_adapter *a)
 {
     struct kdrm_fence *f;
@@ -115,16 +117,33 @@ static bool scan_fences(struct kdrm_adapter *a)
     LIST_FOR_EACH_ENTRY(f, &a->exec.fences, struct kdrm_fence, entry) {
         UINT64 now;
 
-        if (!f->exported || kdrm_syncobj_query(a, f->syncobj, false, &now) < 0)
-            continue;
-        if (now > f->point) {
-            f->point = now;
-            f->seen = seen = true;
+        if (f->exported && kdrm_syncobj_query(a, f->syncobj, false, &now) >= 0) {
+            if (now > f->point) {
+                f->point = now;
+                f->seen = true;
+            }
+            if (f->armed && now >= f->armed)
+                f->armed = 0;                /* it fired */
         }
-        if (f->armed && now >= f->armed)
-            f->armed = 0;                    /* it fired */
+        seen |= f->seen;
     }
     return seen;
+}
+
+/* A fence point just seen may be a submission's the kernel completed while
+ * its submitter had yet to record it (drm_submit.c): it retires, and its
+ * copies are written back, only once recorded.  Until then the fences wait;
+ * the recording kicks the watcher.  Without one (or with only one that has
+ * not completed: its ring point is above the ring, read after the fences)
+ * nothing seen can be an unrecorded submission's. */
+static bool hold_fences(struct kdrm_adapter *a, bool ring_read, UINT64 ring_now)
+{
+    struct kdrm_exec *x = &a->exec;
+
+    if (!x->unrecorded || (x->unrecorded == 1 && ring_read && ring_now < x->unrecorded_point))
+        return false;
+    x->fences_held = true;
+    return true;
 }
 
 /* After the completed submissions' write-backs; exec.lock held. */
@@ -141,18 +160,23 @@ static bool raise_fences(struct kdrm_adapter *a)
     return raised;
 }
 
-static bool scan_ring(struct kdrm_adapter *a, struct list *list, DXGKARGCB_NOTIFY_INTERRUPT_DATA *done)
+/* Retires what the ring says completed; *ring_read with the value in *now
+ * when it read one. */
+static bool scan_ring(struct kdrm_adapter *a, struct list *list, DXGKARGCB_NOTIFY_INTERRUPT_DATA *done,
+                      bool *ring_read, UINT64 *now)
 {
     struct kdrm_exec *x = &a->exec;
-    UINT64 now = 0;
     bool retired;
 
-    if (list_empty(&x->inflight))
+    *now = 0;
+    *ring_read = false;
+    if (list_empty(&x->inflight) && !x->unrecorded)
         return false;
-    if (x->ring && kdrm_syncobj_query(a, x->ring, false, &now) < 0)
+    if (x->ring && kdrm_syncobj_query(a, x->ring, false, now) < 0)
         return false;
-    retired = kdrm_submissions_retire_locked(a, now, list, done);
-    if (x->ring_armed && now >= x->ring_armed)
+    *ring_read = true;
+    retired = kdrm_submissions_retire_locked(a, *now, list, done);
+    if (x->ring_armed && *now >= x->ring_armed)
         x->ring_armed = 0;
     return retired;
 }
@@ -186,7 +210,8 @@ static void *watch_thread(void *arg)
     for (;;) {
         DXGKARGCB_NOTIFY_INTERRUPT_DATA done = { 0 };
         struct list list = LIST_INIT(list);
-        bool fences, retired;
+        bool fences, retired, ring_read;
+        UINT64 ring_now;
 
         wait_for_kernel(a, degraded);
         pthread_mutex_lock(&x->lock);
@@ -195,7 +220,9 @@ static void *watch_thread(void *arg)
             break;
         }
         fences = scan_fences(a);
-        retired = scan_ring(a, &list, &done);
+        retired = scan_ring(a, &list, &done, &ring_read, &ring_now);
+        if (fences && hold_fences(a, ring_read, ring_now))
+            fences = false;
         pthread_mutex_unlock(&x->lock);
         /* the data first, then whatever tells the program it is there */
         kdrm_submissions_free(a, &list, true);

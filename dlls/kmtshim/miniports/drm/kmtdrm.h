@@ -171,8 +171,12 @@ typedef struct _KMT_DRM_CONTEXT_INFO {
 typedef struct _KMT_DRM_FAULT {
     char Call[32];               /* a call name (see drm_fault.c) or "any"; "" disarms */
     UINT Nth;                    /* the Nth matching call from now fails, once */
-    INT Errno;                   /* the errno it fails with (0: ENOMEM) */
+    INT Errno;                   /* the errno it fails with (0: ENOMEM); negative: it
+                                    succeeds, then the caller stalls -Errno ms (at most
+                                    KMT_DRM_FAULT_MAX_STALL_MS), to widen a race window */
 } KMT_DRM_FAULT;
+
+#define KMT_DRM_FAULT_MAX_STALL_MS 1000
 
 typedef struct _KMT_DRM_ESCAPE {
     UINT Code;                   /* KMT_DRM_ESCAPE_CODE */

@@ -115,6 +115,39 @@ START_TEST(hung_engine_is_reset_and_the_device_is_hung)
 }
 END_TEST
 
+/* A submission made directly from the caller's thread does not wake the
+ * scheduler thread while it sleeps to a deadline: a hang submitted while it
+ * sleeps after quick work is still caught, not before TdrDelay and not much
+ * after. */
+START_TEST(hang_submitted_after_quick_work_is_caught)
+{
+    D3DKMT_HANDLE device = setup("200");
+    struct kmt_fence quick;
+    struct kmt_cmds cmds;
+    struct hang h;
+    UINT64 start;
+
+    hang_prepare(device, &h);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &quick), STATUS_SUCCESS);
+    /* quick work spread over more than twice TdrDelay */
+    for (UINT64 v = 1; v <= 8; v++) {
+        struct timespec pause = { 0, 60 * 1000000 };
+
+        kmt_cmds_init(&cmds);
+        kmt_cmd_fence(&cmds, KMT_SOFT_OP_SIGNAL_FENCE, quick.gpu, v);
+        ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &cmds), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, quick.handle, v, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        nanosleep(&pause, NULL);
+    }
+    start = now_ms();
+    ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &h.cmds), STATUS_SUCCESS);
+    ck_assert_int_eq(state_after(device, 3000), D3DKMT_DEVICEEXECUTION_HUNG);
+    ck_assert_uint_ge(now_ms() - start, 200);
+    ck_assert_uint_lt(now_ms() - start, 3000);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 /* The engine is reset while it sleeps in a DELAY as much as in a wait. */
 START_TEST(long_command_buffer_is_a_hang_too)
 {
@@ -214,6 +247,7 @@ int main(void)
 
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, hung_engine_is_reset_and_the_device_is_hung);
+    tcase_add_test(tc, hang_submitted_after_quick_work_is_caught);
     tcase_add_test(tc, long_command_buffer_is_a_hang_too);
     tcase_add_test(tc, work_within_the_delay_or_detection_off_is_left_alone);
     tcase_add_test(tc, hung_device_can_be_destroyed);

@@ -949,7 +949,8 @@ START_TEST(virgl_kernel_faults)
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx;
         D3DKMT_CREATECONTEXTVIRTUAL cv = { 0 };
-        struct kmt_fence f;
+        struct kmt_fence f, e;
+        KMT_DRM_SUBMIT d;
 
         /* no ring, no context */
         cv.hDevice = device;
@@ -966,6 +967,31 @@ START_TEST(virgl_kernel_faults)
         ck_assert_status(kmt_gpu_signal(ctx, f.handle, 1), STATUS_SUCCESS);
         ck_assert_status(kmt_fence_wait(device, f.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
         ck_assert_uint_eq(drm_test_stats(a[i].handle).FaultsFired, 1);
+
+        /* the watcher's reading of the ring fails once (its registration
+         * fired and is gone): it polls until a reading works, and the
+         * completion arrives, not a TDR */
+        ck_assert_status(drm_test_set_fault(a[i].handle, "SYNCOBJ_QUERY", 1, EIO), STATUS_SUCCESS);
+        ck_assert_status(submit(ctx, nop_stream, 4, NULL), STATUS_SUCCESS);
+        ck_assert_status(kmt_gpu_signal(ctx, f.handle, 2), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 2, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).FaultsFired, 1);
+        ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+        ck_assert_uint_eq(*f.cpu, 2);
+
+        /* the same for a handed-out fence the submission signals itself:
+         * its reading fails, the fence still rises */
+        ck_assert_status(kmt_fence_create(device, 0, 0, &e), STATUS_SUCCESS);
+        d = submit_desc();
+        d.NumSignals = 1;
+        d.Signals[0].SyncobjHandle = export_fence(a[i].handle, e.handle).SyncobjHandle;
+        d.Signals[0].Point = 1;
+        ck_assert_status(drm_test_set_fault(a[i].handle, "SYNCOBJ_QUERY", 1, EIO), STATUS_SUCCESS);
+        ck_assert_status(submit(ctx, nop_stream, 4, &d), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, e.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).FaultsFired, 1);
+        ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+        ck_assert_uint_eq(*e.cpu, 1);
 
         /* the kernel refuses a submission: a DMA fault, in order */
         ck_assert_status(drm_test_set_fault(a[i].handle, "VIRTGPU_EXECBUFFER", 1, EINVAL), STATUS_SUCCESS);

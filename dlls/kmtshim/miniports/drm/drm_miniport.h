@@ -219,6 +219,7 @@ struct kdrm_exec {
     bool watching;
     bool stop;
     bool degraded;                       /* a registration failed: the watcher polls */
+    bool unread;                         /* a timeline could not be read: it polls too */
 };
 
 struct kdrm_adapter {

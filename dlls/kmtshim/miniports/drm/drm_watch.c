@@ -15,8 +15,9 @@
  *                 of the submissions that completed with it
  * Registrations are one-shot and cannot be taken back; the kernel frees
  * them when they fire or their syncobj is destroyed.  If one cannot be
- * made (the fault hook, a kernel without memory), the watcher polls every
- * millisecond instead of sleeping, so no completion is ever lost.
+ * made (the fault hook, a kernel without memory), or a timeline cannot be
+ * read, the watcher polls every millisecond instead of sleeping, so no
+ * completion is ever lost.
  * Interrupts are raised with no lock held.
  */
 #define _GNU_SOURCE
@@ -105,6 +106,16 @@ static bool raise_value(_Atomic UINT64 *value, UINT64 to)
     return false;
 }
 
+/* A timeline the watcher could not read: its registration may be the one
+ * that woke it and is gone, so it is made again (one on a signalled point
+ * fires at once), and the watcher polls until a reading works. */
+static void unreadable(struct kdrm_adapter *a, UINT32 syncobj, UINT64 *armed)
+{
+    kdrm_trace(a, KMT_TRACE_WARN, __func__, "SYNCOBJ_QUERY(%u) failed; polling\n", syncobj);
+    *armed = 0;
+    a->exec.unread = true;
+}
+
 /* Notes what the kernel signalled; raise_fences() tells the core later.
  * Read before the ring: a fence point a submission signalled implies its
  * ring point, which the ring scan then sees (one kernel fence behind both).
@@ -117,7 +128,9 @@ static bool scan_fences(struct kdrm_adapter *a)
     LIST_FOR_EACH_ENTRY(f, &a->exec.fences, struct kdrm_fence, entry) {
         UINT64 now;
 
-        if (f->exported && kdrm_syncobj_query(a, f->syncobj, false, &now) >= 0) {
+        if (f->exported && kdrm_syncobj_query(a, f->syncobj, false, &now) < 0)
+            unreadable(a, f->syncobj, &f->armed);
+        else if (f->exported) {
             if (now > f->point) {
                 f->point = now;
                 f->seen = true;
@@ -172,8 +185,10 @@ static bool scan_ring(struct kdrm_adapter *a, struct list *list, DXGKARGCB_NOTIF
     *ring_read = false;
     if (list_empty(&x->inflight) && !x->unrecorded)
         return false;
-    if (x->ring && kdrm_syncobj_query(a, x->ring, false, now) < 0)
+    if (x->ring && kdrm_syncobj_query(a, x->ring, false, now) < 0) {
+        unreadable(a, x->ring, &x->ring_armed);
         return false;
+    }
     *ring_read = true;
     retired = kdrm_submissions_retire_locked(a, *now, list, done);
     if (x->ring_armed && *now >= x->ring_armed)
@@ -219,6 +234,7 @@ static void *watch_thread(void *arg)
             pthread_mutex_unlock(&x->lock);
             break;
         }
+        x->unread = false;                   /* set again by a failed reading */
         fences = scan_fences(a);
         retired = scan_ring(a, &list, &done, &ring_read, &ring_now);
         if (fences && hold_fences(a, ring_read, ring_now))
@@ -243,7 +259,7 @@ static void *watch_thread(void *arg)
         x->degraded = false;                 /* set again by a failed registration */
         if (!x->stop)
             rearm(a);
-        degraded = x->degraded || (x->ring_armed == 0 && !list_empty(&x->inflight));
+        degraded = x->degraded || x->unread || (x->ring_armed == 0 && !list_empty(&x->inflight));
         pthread_mutex_unlock(&x->lock);
     }
     return NULL;

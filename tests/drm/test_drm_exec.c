@@ -1007,6 +1007,61 @@ START_TEST(virgl_kernel_faults)
 }
 END_TEST
 
+/* A failure injected at the 1st, 2nd, ... DRM call of a submission that
+ * signals a handed-out fence itself, followed by a GPU signal, until one
+ * runs clean: whichever call fails (the submission, the ring's
+ * registration, the watcher's readings and registrations, the fence
+ * mirror), both fences arrive without a TDR, the device is ACTIVE or, when
+ * the kernel refused the submission, faulted by it, and nothing is left. */
+START_TEST(virgl_every_exec_call_fails_cleanly)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_virgl(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        bool clean = false;
+
+        for (unsigned nth = 1; !clean; nth++) {
+            D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx = kmt_exec_virtual_context(device);
+            D3DKMT_DEVICEEXECUTION_STATE state;
+            KMT_DRM_SUBMIT d = submit_desc();
+            NTSTATUS signal;
+            struct kmt_fence f, e;
+
+            ck_assert_uint_le(nth, 64);
+            ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+            ck_assert_status(kmt_fence_create(device, 0, 0, &e), STATUS_SUCCESS);
+            d.NumSignals = 1;
+            d.Signals[0].SyncobjHandle = export_fence(a[i].handle, e.handle).SyncobjHandle;
+            d.Signals[0].Point = 1;
+            ck_assert_status(drm_test_set_fault(a[i].handle, "any", nth, EIO), STATUS_SUCCESS);
+            ck_assert_status(submit(ctx, nop_stream, 4, &d), STATUS_SUCCESS);
+            /* a refused submission faults the device before the call returns:
+             * it takes no more work, and its fences jump to the maximum */
+            signal = kmt_gpu_signal(ctx, f.handle, 1);
+            ck_assert_msg(signal == STATUS_SUCCESS || (signal == STATUS_DEVICE_REMOVED &&
+                                                       kmt_exec_state(device) == D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT),
+                          "failing DRM call %u: the GPU signal returned %#x", nth, (unsigned)signal);
+            ck_assert_status(kmt_fence_wait(device, f.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+            ck_assert_status(kmt_fence_wait(device, e.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+            clean = drm_test_stats(a[i].handle).FaultsFired == 0;
+            ck_assert_status(drm_test_set_fault(a[i].handle, "", 0, 0), STATUS_SUCCESS);
+            state = kmt_exec_state(device);
+            ck_assert_msg(state == D3DKMT_DEVICEEXECUTION_ACTIVE ||
+                              (state == D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT &&
+                               drm_test_query_context(a[i].handle, device, ctx).Faults == 1),
+                          "failing DRM call %u left the device in state %d", nth, state);
+            if (clean)
+                ck_assert_int_eq(state, D3DKMT_DEVICEEXECUTION_ACTIVE);
+            drm_test_destroy_device(device);
+            ck_assert_uint_eq(drm_test_stats(a[i].handle).Syncobjs, 0);
+            ck_assert_uint_eq(drm_test_stats(a[i].handle).Submissions, 0);
+        }
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("drm_exec");
@@ -1031,6 +1086,7 @@ int main(void)
     tcase_add_test(exec, virgl_bad_stream_address_page_faults);
     tcase_add_test(exec, virgl_destroy_device_with_work_in_flight);
     tcase_add_test(exec, virgl_kernel_faults);
+    tcase_add_test(exec, virgl_every_exec_call_fails_cleanly);
     tcase_add_test(exec, virgl_copy_backed_sysmem_follows_submissions);
     tcase_add_test(exec, virgl_render_writes_copy_backed_sysmem);
     suite_add_tcase(s, exec);

@@ -788,6 +788,24 @@ static NTSTATUS submit_copy(D3DKMT_HANDLE ctx, const KMT_DRM_ALLOCATION_INFO *ds
     return submit(ctx, stream, length, &d);
 }
 
+/* Fresh pages (two rows of pattern 1, returned) under a copy-backed
+ * allocation, and a plain allocation of the same size. */
+static unsigned char *copy_pair_create(D3DKMT_HANDLE adapter, D3DKMT_HANDLE device, D3DKMT_HANDLE *hsys,
+                                       KMT_DRM_ALLOCATION_INFO *sys, D3DKMT_HANDLE *hplain,
+                                       KMT_DRM_ALLOCATION_INFO *plain)
+{
+    unsigned char *mem = mmap(NULL, 2 * ROW, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    ck_assert_ptr_ne(mem, MAP_FAILED);
+    pattern(mem, 2 * ROW, 1);
+    ck_assert_status(drm_test_create_sysmem(device, mem, 2 * ROW, hsys), STATUS_SUCCESS);
+    ck_assert_status(drm_test_create(device, 1, 2 * ROW, hplain, NULL, NULL), STATUS_SUCCESS);
+    *sys = drm_test_query(adapter, *hsys);
+    *plain = drm_test_query(adapter, *hplain);
+    ck_assert_uint_eq(sys->Backing, KMT_DRM_BACKING_COPY);
+    return mem;
+}
+
 /* Long enough for the GPU to finish a small copy under the emulator. */
 #define RECORDING_STALL_MS 300
 
@@ -839,14 +857,7 @@ START_TEST(virgl_copy_backed_sysmem_follows_submissions)
         unsigned char *mem;
         void *p;
 
-        mem = mmap(NULL, 2 * ROW, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        ck_assert_ptr_ne(mem, MAP_FAILED);
-        pattern(mem, 2 * ROW, 1);
-        ck_assert_status(drm_test_create_sysmem(device, mem, 2 * ROW, &hsys), STATUS_SUCCESS);
-        ck_assert_status(drm_test_create(device, 1, 2 * ROW, &hplain, NULL, NULL), STATUS_SUCCESS);
-        sys = drm_test_query(a[i].handle, hsys);
-        plain = drm_test_query(a[i].handle, hplain);
-        ck_assert_uint_eq(sys.Backing, KMT_DRM_BACKING_COPY);
+        mem = copy_pair_create(a[i].handle, device, &hsys, &sys, &hplain, &plain);
         ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
 
         /* written by the CPU after creation: the GPU reads the new contents */
@@ -890,6 +901,44 @@ START_TEST(virgl_copy_backed_sysmem_follows_submissions)
         ck_assert_uint_eq(drm_test_query_context(a[i].handle, device, ctx).Faults, 0);
         ck_assert_status(drm_test_destroy(device, &hplain, 1), STATUS_SUCCESS);
         drm_test_destroy_device(device);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).Buffers, 0);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* A write-back the kernel refuses (the read from the host fails): the
+ * GPU's results cannot reach the caller's pages, and the program learns it
+ * as lost work, a DMA fault of the submission's device. */
+START_TEST(virgl_lost_write_back_faults_the_device)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_virgl(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx = kmt_exec_virtual_context(device);
+        KMT_DRM_ALLOCATION_INFO sys, plain;
+        D3DKMT_HANDLE hsys, hplain;
+        struct kmt_fence f;
+        unsigned char *mem;
+        NTSTATUS signal;
+
+        mem = copy_pair_create(a[i].handle, device, &hsys, &sys, &hplain, &plain);
+        ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+
+        ck_assert_status(drm_test_set_fault(a[i].handle, "VIRTGPU_TRANSFER_FROM_HOST", 1, EIO), STATUS_SUCCESS);
+        ck_assert_status(submit_copy(ctx, &sys, &plain, 2, 0, 0), STATUS_SUCCESS);
+        signal = kmt_gpu_signal(ctx, f.handle, 1);       /* refused once the fault is in */
+        ck_assert_msg(signal == STATUS_SUCCESS || signal == STATUS_DEVICE_REMOVED, "GPU signal: %#x",
+                      (unsigned)signal);
+        ck_assert_status(kmt_fence_wait(device, f.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        ck_assert_uint_eq(drm_test_stats(a[i].handle).FaultsFired, 1);
+        ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+        ck_assert_msg(has_pattern(mem, 2 * ROW, 1), "a failed write-back wrote the caller's pages");
+        ck_assert_status(drm_test_destroy(device, &hsys, 1), STATUS_SUCCESS);
+        ck_assert_status(drm_test_destroy(device, &hplain, 1), STATUS_SUCCESS);
+        drm_test_destroy_device(device);
+        ck_assert_int_eq(munmap(mem, 2 * ROW), 0);
         ck_assert_uint_eq(drm_test_stats(a[i].handle).Buffers, 0);
     }
     kmt_test_shutdown_no_leaks();
@@ -1086,6 +1135,7 @@ int main(void)
     tcase_add_test(exec, virgl_bad_stream_address_page_faults);
     tcase_add_test(exec, virgl_destroy_device_with_work_in_flight);
     tcase_add_test(exec, virgl_kernel_faults);
+    tcase_add_test(exec, virgl_lost_write_back_faults_the_device);
     tcase_add_test(exec, virgl_every_exec_call_fails_cleanly);
     tcase_add_test(exec, virgl_copy_backed_sysmem_follows_submissions);
     tcase_add_test(exec, virgl_render_writes_copy_backed_sysmem);

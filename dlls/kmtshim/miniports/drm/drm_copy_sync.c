@@ -146,21 +146,25 @@ static bool named(const struct kdrm_submission *s, const struct kdrm_bo *bo)
 }
 
 /* Drops the submission's references, writing back first if it ran; frees
- * what nothing holds any more. */
-void kdrm_copy_finish(struct kdrm_adapter *a, struct kdrm_submission *s, bool pull)
+ * what nothing holds any more.  Returns the first write-back's failure. */
+int kdrm_copy_finish(struct kdrm_adapter *a, struct kdrm_submission *s, bool pull)
 {
     UINT dead = 0;
+    int failed = 0;
 
     if (!s->copies)
-        return;                          /* named none (the array comes with the first) */
+        return 0;                        /* named none (the array comes with the first) */
     pthread_mutex_lock(&a->copy_lock);
     for (UINT i = 0; i < s->ncopies; i++) {
         struct kdrm_bo *bo = s->copies[i].bo;
         int err;
 
         if (pull && bo->shadow_live && bo->pushed == s->copies[i].generation &&
-            (err = pull_locked(a, bo)) < 0)
+            (err = pull_locked(a, bo)) < 0) {
             kdrm_trace(a, KMT_TRACE_ERR, __func__, "write-back of %p failed: %s\n", bo, strerror(-err));
+            if (!failed)
+                failed = err;
+        }
         if (!--bo->copy_refs)
             s->copies[dead++].bo = bo;   /* reuse the array: done with entry i */
     }
@@ -170,6 +174,7 @@ void kdrm_copy_finish(struct kdrm_adapter *a, struct kdrm_submission *s, bool pu
     free(s->copies);
     s->copies = NULL;
     s->ncopies = 0;
+    return failed;
 }
 
 int kdrm_copy_push(struct kdrm_adapter *a, const UINT32 *handles, UINT n, struct kdrm_submission *s)

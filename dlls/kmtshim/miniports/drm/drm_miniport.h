@@ -333,7 +333,7 @@ bool kdrm_copy_forget(struct kdrm_adapter *a, struct kdrm_bo *bo);
 int kdrm_copy_push(struct kdrm_adapter *a, const UINT32 *handles, UINT n, struct kdrm_submission *s);
 /* After it completed (`pull`) or was dropped: writes back what the GPU
  * changed and drops the submission's references. */
-void kdrm_copy_finish(struct kdrm_adapter *a, struct kdrm_submission *s, bool pull);
+int kdrm_copy_finish(struct kdrm_adapter *a, struct kdrm_submission *s, bool pull);
 
 /* drm_lock.c */
 NTSTATUS APIENTRY kdrm_lock(HANDLE hAdapter, DXGKARG_LOCK *args);

@@ -72,17 +72,6 @@ bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, struct 
     return any;
 }
 
-void kdrm_submissions_free(struct kdrm_adapter *a, struct list *list, bool completed)
-{
-    while (!list_empty(list)) {
-        struct kdrm_submission *s = LIST_ENTRY(list->next, struct kdrm_submission, entry);
-
-        list_remove(&s->entry);
-        kdrm_copy_finish(a, s, completed);
-        free(s);
-    }
-}
-
 static void raise_fault(struct kdrm_adapter *a, UINT fence_id, UINT node, int err, const void *cmds)
 {
     DXGKARGCB_NOTIFY_INTERRUPT_DATA irq = { 0 };
@@ -99,6 +88,22 @@ static void raise_fault(struct kdrm_adapter *a, UINT fence_id, UINT node, int er
         irq.DmaFaulted.Status = kdrm_status_from_errno(err);
     }
     kdrm_raise(a, &irq);
+}
+
+void kdrm_submissions_free(struct kdrm_adapter *a, struct list *list, bool completed)
+{
+    int err;
+
+    while (!list_empty(list)) {
+        struct kdrm_submission *s = LIST_ENTRY(list->next, struct kdrm_submission, entry);
+
+        list_remove(&s->entry);
+        /* the GPU's results cannot reach the caller's pages: the program
+         * learns it the way it learns of any lost work, before the completion */
+        if ((err = kdrm_copy_finish(a, s, completed)) < 0)
+            raise_fault(a, s->fence_id, s->node, err, NULL);
+        free(s);
+    }
 }
 
 /* Hands the plan to the kernel (unless `err` already refused it or it is

@@ -1,11 +1,12 @@
 /*
  * The core's timeouts run on CLOCK_MONOTONIC: a wall-clock change must not
  * end a wait early or late.  Condition variables that take deadlines are
- * made with this clock.
+ * made with this clock.  The miniports use the same clock and sleep.
  */
 #ifndef KMTSHIM_MONOTONIC_H
 #define KMTSHIM_MONOTONIC_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
@@ -23,6 +24,16 @@ static inline struct timespec dxgk_timespec_of(uint64_t ns)
     struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
 
     return ts;
+}
+
+/* Sleeps the whole time, through signals (the miniports' GPU delays and
+ * test stalls). */
+static inline void dxgk_sleep_ns(uint64_t ns)
+{
+    struct timespec ts = dxgk_timespec_of(ns);
+
+    while (nanosleep(&ts, &ts) && errno == EINTR)
+        ;
 }
 
 /* The absolute deadline `ms` milliseconds from now. */

@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
 #include "drm_miniport.h"
+#include "dxgkrnl/monotonic.h"
 
 atomic_bool kdrm_fault_armed;
 
@@ -95,10 +95,7 @@ int kdrm_fault_check_armed(const char *name, bool may_fail)
     }
     pthread_mutex_unlock(&fault.lock);
     if (err < 0) {
-        struct timespec stall = { .tv_sec = -err / 1000, .tv_nsec = (-err % 1000) * 1000000L };
-
-        while (nanosleep(&stall, &stall) < 0 && errno == EINTR)
-            ;
+        dxgk_sleep_ns((UINT64)-err * 1000000);
         return 0;
     }
     return -err;

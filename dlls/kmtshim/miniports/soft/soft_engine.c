@@ -7,13 +7,12 @@
  * (only WAIT_FENCE and DELAY can run long; both look at the abort flag),
  * drops the queued ones and reports nothing for any of them.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "soft.h"
 #include "dxgkrnl/list.h"
+#include "dxgkrnl/monotonic.h"
 
 #define MAX_DELAY_US 1000000u
 #define DELAY_STEP_NS 10000000ull            /* 10 ms */
@@ -58,22 +57,6 @@ struct run {
 static void interrupt(struct soft_adapter *a, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *data)
 {
     a->dxgkrnl.DxgkCbNotifyInterrupt(a->dxgkrnl.DeviceHandle, data);
-}
-
-static void sleep_ns(UINT64 ns)
-{
-    struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
-
-    while (nanosleep(&ts, &ts) && errno == EINTR)
-        ;
-}
-
-static UINT64 now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (UINT64)ts.tv_sec * 1000000000ull + (UINT64)ts.tv_nsec;
 }
 
 /* Looks two addresses up under one read lock and runs `op` on them. */
@@ -129,17 +112,17 @@ static bool aborting(const struct run *r)
 
 static enum outcome run_wait(struct run *r, const KMT_SOFT_CMD_FENCE *c)
 {
-    UINT64 start = now_ns(), backoff = 20000, value;
+    UINT64 start = dxgk_now_ns(), backoff = 20000, value;
     enum outcome out;
 
     while ((out = with_memory(r, c->Va, 8, 0, 0, op_load, &value)) == RAN && value < c->Value) {
         if (aborting(r))
             return ABORTED;
-        if (now_ns() - start > WAIT_FENCE_TIMEOUT_NS) {
+        if (dxgk_now_ns() - start > WAIT_FENCE_TIMEOUT_NS) {
             r->fault_status = STATUS_TIMEOUT;   /* a hang: the GPU waits forever */
             return DMA_FAULT;
         }
-        sleep_ns(backoff);
+        dxgk_sleep_ns(backoff);
         if (backoff < 1000000)
             backoff *= 2;
     }
@@ -190,7 +173,7 @@ static enum outcome run_command(struct run *r, const KMT_SOFT_CMD_HEADER *h)
 
             if (aborting(r))
                 return ABORTED;
-            sleep_ns(step);
+            dxgk_sleep_ns(step);
             left -= step;
         }
         return RAN;

@@ -9,9 +9,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "soft.h"
+#include "dxgkrnl/monotonic.h"
 
 #define SINK_WIDTH 1920u
 #define SINK_HEIGHT 1080u
@@ -192,14 +192,6 @@ static UINT fnv1a(const BYTE *data, UINT size)
     return h;
 }
 
-static void encode_delay(UINT us)
-{
-    struct timespec ts = { us / 1000000u, (long)(us % 1000000u) * 1000L };
-
-    while (us && nanosleep(&ts, &ts))
-        ;
-}
-
 static NTSTATUS send_chunk(struct soft_adapter *a, struct soft_miracast_context *mc,
                            const VOID *in, ULONG in_size, VOID *out, ULONG out_size,
                            ULONG *returned)
@@ -214,7 +206,7 @@ static NTSTATUS send_chunk(struct soft_adapter *a, struct soft_miracast_context 
         return STATUS_INVALID_PARAMETER;
     if (out_size < sizeof(res))
         return STATUS_BUFFER_TOO_SMALL;
-    encode_delay(req->EncodeMicroseconds);
+    dxgk_sleep_ns((UINT64)req->EncodeMicroseconds * 1000);
     memset(&info, 0, sizeof(info));
     memset(&res, 0, sizeof(res));
     info.ChunkId.FrameNumber = req->FrameNumber;

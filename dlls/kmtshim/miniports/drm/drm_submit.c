@@ -92,10 +92,9 @@ static void raise_fault(struct kdrm_adapter *a, UINT fence_id, UINT node, int er
 
 void kdrm_submissions_free(struct kdrm_adapter *a, struct list *list, bool completed)
 {
-    int err;
-
     while (!list_empty(list)) {
         struct kdrm_submission *s = LIST_ENTRY(list->next, struct kdrm_submission, entry);
+        int err;
 
         list_remove(&s->entry);
         /* the GPU's results cannot reach the caller's pages: the program

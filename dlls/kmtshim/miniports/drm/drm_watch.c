@@ -128,9 +128,11 @@ static bool scan_fences(struct kdrm_adapter *a)
     LIST_FOR_EACH_ENTRY(f, &a->exec.fences, struct kdrm_fence, entry) {
         UINT64 now;
 
-        if (f->exported && kdrm_syncobj_query(a, f->syncobj, false, &now) < 0)
+        if (!f->exported)
+            continue;                        /* only this miniport signals it */
+        if (kdrm_syncobj_query(a, f->syncobj, false, &now) < 0) {
             unreadable(a, f->syncobj, &f->armed);
-        else if (f->exported) {
+        } else {
             if (now > f->point) {
                 f->point = now;
                 f->seen = true;

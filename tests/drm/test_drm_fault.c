@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <time.h>
 
 #include "drm_test.h"
 
@@ -202,14 +201,6 @@ START_TEST(second_allocation_failing_rolls_back_the_first)
 }
 END_TEST
 
-static double now_ms(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 /* A negative errno stalls the call instead of failing it (a test widens a
  * race window with it): the create succeeds, later; absurd stalls are
  * refused. */
@@ -222,14 +213,14 @@ START_TEST(negative_errno_stalls_instead_of_failing)
     n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), alloc;
-        double start;
+        UINT64 start;
 
         ck_assert_status(drm_test_set_fault(a[i].handle, "any", 1, -(KMT_DRM_FAULT_MAX_STALL_MS + 1)),
                          STATUS_INVALID_PARAMETER);
         ck_assert_status(drm_test_set_fault(a[i].handle, "any", 1, -200), STATUS_SUCCESS);
-        start = now_ms();
+        start = kmt_test_now_ms();
         ck_assert_status(drm_test_create(device, 1, 4096, &alloc, NULL, NULL), STATUS_SUCCESS);
-        ck_assert_double_ge(now_ms() - start, 200.0);
+        ck_assert_uint_ge(kmt_test_now_ms() - start, 200);
         ck_assert_uint_eq(drm_test_stats(a[i].handle).FaultsFired, 1);
         ck_assert_status(drm_test_destroy(device, &alloc, 1), STATUS_SUCCESS);
         drm_test_destroy_device(device);

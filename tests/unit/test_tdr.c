@@ -14,14 +14,6 @@
 
 static D3DKMT_HANDLE adapter;
 
-static UINT64 now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (UINT64)ts.tv_sec * 1000 + (UINT64)ts.tv_nsec / 1000000;
-}
-
 static D3DKMT_HANDLE setup(const char *tdr_ms)
 {
     if (tdr_ms)
@@ -44,10 +36,10 @@ static D3DKMT_HANDLE second_device(void)
 /* Polls GetDeviceState until it leaves ACTIVE or timeout_ms passed. */
 static D3DKMT_DEVICEEXECUTION_STATE state_after(D3DKMT_HANDLE device, unsigned timeout_ms)
 {
-    UINT64 end = now_ms() + timeout_ms;
+    UINT64 end = kmt_test_now_ms() + timeout_ms;
     D3DKMT_DEVICEEXECUTION_STATE st;
 
-    while ((st = kmt_exec_state(device)) == D3DKMT_DEVICEEXECUTION_ACTIVE && now_ms() < end) {
+    while ((st = kmt_exec_state(device)) == D3DKMT_DEVICEEXECUTION_ACTIVE && kmt_test_now_ms() < end) {
         struct timespec ts = { 0, 5 * 1000000 };
         nanosleep(&ts, NULL);
     }
@@ -89,14 +81,14 @@ START_TEST(hung_engine_is_reset_and_the_device_is_hung)
     kmt_ring_create(other, 4096, &oring);
     ck_assert_status(kmt_fence_create(other, 0, 0, &ofence), STATUS_SUCCESS);
 
-    start = now_ms();
+    start = kmt_test_now_ms();
     ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &h.cmds), STATUS_SUCCESS);
     kmt_cmds_init(&cmds);
     kmt_cmd_fence(&cmds, KMT_SOFT_OP_SIGNAL_FENCE, ofence.gpu, 7);
     ck_assert_status(kmt_ring_submit(&oring, &octx, 1, &cmds), STATUS_SUCCESS);
 
     ck_assert_int_eq(state_after(device, KMT_EXEC_WAIT_MS), D3DKMT_DEVICEEXECUTION_HUNG);
-    ck_assert_uint_ge(now_ms() - start, 200);           /* not before TdrDelay */
+    ck_assert_uint_ge(kmt_test_now_ms() - start, 200);           /* not before TdrDelay */
     /* the hung device's fences jump to the maximum, except NoSignalMaxValueOnTdr */
     ck_assert_status(kmt_fence_wait(device, h.after.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
     ck_assert_uint_eq(*keep.cpu, 0);
@@ -139,11 +131,11 @@ START_TEST(hang_submitted_after_quick_work_is_caught)
         ck_assert_status(kmt_fence_wait(device, quick.handle, v, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
         nanosleep(&pause, NULL);
     }
-    start = now_ms();
+    start = kmt_test_now_ms();
     ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &h.cmds), STATUS_SUCCESS);
     ck_assert_int_eq(state_after(device, 3000), D3DKMT_DEVICEEXECUTION_HUNG);
-    ck_assert_uint_ge(now_ms() - start, 200);
-    ck_assert_uint_lt(now_ms() - start, 3000);
+    ck_assert_uint_ge(kmt_test_now_ms() - start, 200);
+    ck_assert_uint_lt(kmt_test_now_ms() - start, 3000);
     kmt_test_shutdown_no_leaks();
 }
 END_TEST
@@ -232,10 +224,10 @@ START_TEST(destroy_during_a_hang_ends_after_the_reset)
 
     hang_prepare(device, &h);
     ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &h.cmds), STATUS_SUCCESS);
-    start = now_ms();
+    start = kmt_test_now_ms();
     dd.hDevice = device;
     ck_assert_status(D3DKMTDestroyDevice(&dd), STATUS_SUCCESS);
-    ck_assert_uint_lt(now_ms() - start, KMT_EXEC_WAIT_MS);
+    ck_assert_uint_lt(kmt_test_now_ms() - start, KMT_EXEC_WAIT_MS);
     kmt_test_shutdown_no_leaks();
 }
 END_TEST

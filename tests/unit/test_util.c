@@ -2,6 +2,7 @@
  * Helpers shared by the Check unit tests.
  */
 #include <stdlib.h>
+#include <time.h>
 
 #include "test_util.h"
 
@@ -88,6 +89,14 @@ KMT_SOFT_ESCAPE kmt_test_soft_stats(D3DKMT_HANDLE adapter)
     esc.PrivateDriverDataSize = sizeof(e);
     ck_assert_status(D3DKMTEscape(&esc), STATUS_SUCCESS);
     return e;
+}
+
+UINT64 kmt_test_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (UINT64)ts.tv_sec * 1000 + (UINT64)ts.tv_nsec / 1000000;
 }
 
 void kmt_test_shutdown_no_leaks(void)

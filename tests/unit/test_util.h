@@ -50,6 +50,9 @@ NTSTATUS kmt_test_create_allocations(D3DKMT_HANDLE device, UINT count, UINT64 si
 /* The software adapter's live object counts (KMT_SOFT_ESCAPE_GET_STATS). */
 KMT_SOFT_ESCAPE kmt_test_soft_stats(D3DKMT_HANDLE adapter);
 
+/* CLOCK_MONOTONIC in milliseconds, for bounds on when something happened. */
+UINT64 kmt_test_now_ms(void);
+
 /* Shuts the process down and asserts no core object leaked. */
 void kmt_test_shutdown_no_leaks(void);
 

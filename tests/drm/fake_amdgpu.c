@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <amdgpu.h>
@@ -82,6 +83,29 @@ int amdgpu_bo_alloc(amdgpu_device_handle dev, struct amdgpu_bo_alloc_request *re
     return 0;
 }
 
+/* Whether the mapping holding p has a file behind it (its inode in
+ * /proc/self/maps): shmem, memfd and private file mappings do. */
+static bool file_backed(const void *p)
+{
+    unsigned long start, end, inode;
+    char line[512];
+    bool file = false;
+    FILE *f = fopen("/proc/self/maps", "re");
+
+    if (!f)
+        return false;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %lu", &start, &end, &inode) == 3 && (uintptr_t)p >= start &&
+            (uintptr_t)p < end) {
+            file = inode != 0;
+            break;
+        }
+    fclose(f);
+    return file;
+}
+
+/* libdrm asks for ANONONLY | REGISTER | VALIDATE: the kernel pins the pages
+ * at once and refuses memory with a file behind it with EPERM. */
 int amdgpu_create_bo_from_user_mem(amdgpu_device_handle dev, void *cpu, uint64_t size, amdgpu_bo_handle *out)
 {
     struct fake_drm_object *o;
@@ -89,6 +113,8 @@ int amdgpu_create_bo_from_user_mem(amdgpu_device_handle dev, void *cpu, uint64_t
 
     if (((uintptr_t)cpu | size) & 4095 || !size)
         return -EINVAL;
+    if (file_backed(cpu))
+        return -EPERM;
     if ((err = new_bo(dev, size, out, &o)) < 0)
         return err;
     o->userptr = (uintptr_t)cpu;

@@ -453,12 +453,37 @@ static int xe_mmap_offset(struct fake_xe_gem_mmap_offset *args)
     return 0;
 }
 
+/* ---- dumb buffers (every KMS driver has them on its primary node) ------- */
+
+/* The kernel's drm_mode_create_dumb: pitch and size are 32-bit, and a
+ * height * pitch that does not fit is EINVAL. */
+static int mode_create_dumb(struct drm_mode_create_dumb *args)
+{
+    uint32_t cpp = (args->bpp + 7) / 8, pitch;
+    int err;
+
+    if (!args->width || !args->height || !args->bpp || args->flags || args->bpp > UINT32_MAX - 8)
+        return -EINVAL;
+    if (cpp > UINT32_MAX / args->width)
+        return -EINVAL;
+    pitch = cpp * args->width;
+    if (args->height > UINT32_MAX / pitch || !round_up((uint64_t)args->height * pitch, 4096))
+        return -EINVAL;
+    if ((err = fake_drm_new_object(round_up((uint64_t)args->height * pitch, 4096), &args->handle)) < 0)
+        return err;
+    args->pitch = pitch;
+    args->size = fake_drm.objects[args->handle].size;
+    return 0;
+}
+
 /* ---- dispatch ----------------------------------------------------------- */
 
 static int answer(unsigned long request, void *arg)
 {
     if (request == DRM_IOCTL_GEM_CLOSE)
         return gem_close(arg);
+    if (request == DRM_IOCTL_MODE_CREATE_DUMB)
+        return mode_create_dumb(arg);
     if (fake_drm.config.driver == FAKE_I915) {
         switch (request) {
         case DRM_IOCTL_I915_GETPARAM: return i915_getparam(arg);

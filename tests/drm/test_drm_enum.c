@@ -375,6 +375,37 @@ START_TEST(unknown_driver_refuses_allocations)
 }
 END_TEST
 
+/* The first opener of a primary node becomes DRM master when nobody holds
+ * it: the card node the dumb family opens must give that up, or a display
+ * server (on vkms, say) started after a kmtshim program could not take the
+ * device. */
+START_TEST(card_node_never_holds_drm_master)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n, checked = 0;
+
+    kmt_test_use_miniport("drm");
+    n = drm_test_adapters(a, DRM_TEST_MAX);
+    for (unsigned i = 0; i < n; i++) {
+        KMT_DRM_STATS s = drm_test_stats(a[i].handle);
+        int server;
+
+        if (s.CardFd < 0)
+            continue;
+        ck_assert_msg(!drmIsMaster(s.CardFd), "%s: the miniport's card fd %d is DRM master",
+                      a[i].umd.PrimaryNode, s.CardFd);
+        server = open(a[i].umd.PrimaryNode, O_RDWR | O_CLOEXEC);
+        ck_assert_int_ge(server, 0);
+        ck_assert_int_eq(drmSetMaster(server), 0);
+        ck_assert_int_eq(drmIsMaster(server), 1);
+        close(server);
+        checked++;
+    }
+    if (getenv("KMTSHIM_DRM_EXPECT") && strstr(getenv("KMTSHIM_DRM_EXPECT"), "vgem"))
+        ck_assert_uint_gt(checked, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("drm_enum");
@@ -392,6 +423,7 @@ int main(void)
     tcase_add_test(tc, budget_and_usage_follow_allocations);
     tcase_add_test(tc, soft_adapter_comes_last);
     tcase_add_test(tc, unknown_driver_refuses_allocations);
+    tcase_add_test(tc, card_node_never_holds_drm_master);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

@@ -635,6 +635,21 @@ START_TEST(virgl_submission_signals_a_fence_itself)
 }
 END_TEST
 
+/* A legacy Render of four virgl NOPs naming `count` entries of the context's
+ * allocation list (filled by the caller), then a GPU signal of `f` to 1 and
+ * the wait for it. */
+static void render_nops_and_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE ctx, D3DKMT_CREATECONTEXT *cc,
+                                 D3DKMT_RENDER *r, UINT count, const struct kmt_fence *f)
+{
+    memset(cc->pCommandBuffer, 0, 16);
+    r->hContext = ctx;
+    r->CommandLength = 16;
+    r->AllocationCount = count;
+    ck_assert_status(D3DKMTRender(r), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(ctx, f->handle, 1), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(device, f->handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+}
+
 START_TEST(virgl_legacy_render_path)
 {
     struct drm_test_adapter a[DRM_TEST_MAX];
@@ -650,21 +665,49 @@ START_TEST(virgl_legacy_render_path)
 
         ck_assert_status(drm_test_create(device, 1, 4096, &alloc, NULL, NULL), STATUS_SUCCESS);
         ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
-        memset(cc.pCommandBuffer, 0, 16);  /* four virgl NOPs */
         cc.pAllocationList[0].hAllocation = alloc;
         cc.pAllocationList[0].WriteOperation = 1;
-        r.hContext = ctx;
-        r.CommandLength = 16;
-        r.AllocationCount = 1;
-        ck_assert_status(D3DKMTRender(&r), STATUS_SUCCESS);
-        ck_assert_status(kmt_gpu_signal(ctx, f.handle, 1), STATUS_SUCCESS);
-        ck_assert_status(kmt_fence_wait(device, f.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        render_nops_and_wait(device, ctx, &cc, &r, 1, &f);
         info = drm_test_query_context(a[i].handle, device, ctx);
         ck_assert_uint_eq(info.Submissions, 1);
         ck_assert_uint_eq(info.CompletedPoint, 1);
         /* no GPU addresses to patch here */
         r.PatchLocationCount = 1;
         ck_assert_status(D3DKMTRender(&r), STATUS_INVALID_PARAMETER);
+        ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+        drm_test_destroy_device(device);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* An allocation list may name an object twice (read here, written there):
+ * the kernel locks each object it is handed once and refuses a repeated
+ * handle (EALREADY from the reservation lock), so it must reach the kernel
+ * once. */
+START_TEST(virgl_render_names_an_allocation_twice)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n = open_virgl(a);
+
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), alloc[2];
+        D3DKMT_CREATECONTEXT cc;
+        D3DKMT_HANDLE ctx = kmt_exec_legacy_context(device, &cc);
+        D3DKMT_RENDER r = { 0 };
+        KMT_DRM_CONTEXT_INFO info;
+        struct kmt_fence f;
+
+        ck_assert_status(drm_test_create(device, 2, 4096, alloc, NULL, NULL), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+        cc.pAllocationList[0].hAllocation = alloc[0];
+        cc.pAllocationList[1].hAllocation = alloc[1];
+        cc.pAllocationList[2].hAllocation = alloc[0];
+        cc.pAllocationList[2].WriteOperation = 1;
+        render_nops_and_wait(device, ctx, &cc, &r, 3, &f);
+        info = drm_test_query_context(a[i].handle, device, ctx);
+        ck_assert_uint_eq(info.Faults, 0);
+        ck_assert_uint_eq(info.Submissions, 1);
         ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
         drm_test_destroy_device(device);
     }
@@ -1132,6 +1175,7 @@ int main(void)
     tcase_add_test(exec, virgl_submission_completes_and_fence_follows);
     tcase_add_test(exec, virgl_submission_signals_a_fence_itself);
     tcase_add_test(exec, virgl_legacy_render_path);
+    tcase_add_test(exec, virgl_render_names_an_allocation_twice);
     tcase_add_test(exec, virgl_bad_stream_address_page_faults);
     tcase_add_test(exec, virgl_destroy_device_with_work_in_flight);
     tcase_add_test(exec, virgl_kernel_faults);

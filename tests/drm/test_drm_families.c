@@ -546,6 +546,35 @@ START_TEST(unknown_ioctls_and_handles_get_the_kernels_errno)
 END_TEST
 
 
+/* ---- dumb buffers ------------------------------------------------------- */
+
+/* The kernel computes a dumb buffer's pitch and size in 32 bits: 4 GiB or
+ * more cannot be made, and the miniport says so as an out-of-memory (as for
+ * virtio_gpu's 32-bit sizes), not as a bad argument, on a machine whose RAM
+ * share allows that much. */
+START_TEST(dumb_buffer_of_4_gib_is_no_video_memory)
+{
+    KMT_DRM_ALLOCATION_DESC desc;
+    DXGK_ALLOCATIONINFO info;
+    unsigned calls;
+
+    start(FAKE_I915, false, true);
+    adapter->family = &kdrm_family_dumb;
+    adapter->memory.local_size = 64ull << 30;
+    calls = fake_drm.calls;
+    ck_assert_status(create(4ull << 30, 0, &desc, &info), STATUS_GRAPHICS_NO_VIDEO_MEMORY);
+    ck_assert_uint_eq(fake_drm.calls, calls);                /* refused before the kernel */
+    ck_assert_status(create((4ull << 30) + 4096, 0, &desc, &info), STATUS_GRAPHICS_NO_VIDEO_MEMORY);
+    ck_assert_uint_eq(fake_drm.live_objects, 0);
+    /* a size the kernel takes still reaches it */
+    ck_assert_status(create(8192, 0, &desc, &info), STATUS_SUCCESS);
+    ck_assert_uint_eq(fake_drm.objects[desc.GemHandle].size, 8192);
+    destroy(info.hAllocation);
+    adapter->family = &kdrm_family_i915;
+    stop();
+}
+END_TEST
+
 /* ---- amdgpu (through libdrm_amdgpu) ---------------------------------------- */
 #ifdef KMT_HAVE_DRM_AMDGPU
 
@@ -629,6 +658,38 @@ START_TEST(amdgpu_donotwait_userptr_and_contexts)
 }
 END_TEST
 
+/* libdrm_amdgpu's userptr is ANONONLY: the kernel refuses shared or file
+ * memory (a memfd, a MAP_SHARED mapping) with EPERM.  That is a refusal for
+ * this memory, like ENODEV on i915: the allocation is a copy, not a failure. */
+START_TEST(amdgpu_userptr_refused_for_shared_memory_is_a_copy)
+{
+    DXGK_ALLOCATIONINFO info;
+    struct fake_drm_config c = { .driver = FAKE_AMDGPU };
+    struct kdrm_bo *bo;
+    int fd = memfd_create("sysmem", MFD_CLOEXEC);
+    uint8_t *mem;
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(ftruncate(fd, 8192), 0);
+    mem = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ck_assert_ptr_ne(mem, MAP_FAILED);
+    memset(mem, 0x3c, 8192);
+    start_config(&c);
+    ck_assert_status(create_sysmem(mem, 8192, &info), STATUS_SUCCESS);
+    bo = info.hAllocation;
+    ck_assert_uint_eq(bo->backing, KMT_DRM_BACKING_COPY);
+    ck_assert_uint_eq(fake_drm.objects[bo->handle].userptr, 0);
+    ck_assert_uint_eq(fake_drm.objects[bo->handle].placement, AMDGPU_GEM_DOMAIN_GTT);
+    ck_assert_uint_eq(fake_drm_bytes(bo->handle)[0], 0x3c);
+    ck_assert_uint_eq(fake_drm_bytes(bo->handle)[8191], 0x3c);
+    ck_assert_uint_eq(fake_drm.objects[bo->handle].cpu_maps, 0);
+    destroy(info.hAllocation);
+    stop();
+    munmap(mem, 8192);
+    close(fd);
+}
+END_TEST
+
 /* libdrm_amdgpu failing at the n-th alloc or export of a resource's
  * allocations (the miniport's fault hook names the library calls). */
 START_TEST(amdgpu_failure_half_way_leaves_no_object)
@@ -661,6 +722,7 @@ int main(void)
     tcase_add_test(i915, i915_lock_fails_cleanly_when_the_kernel_will_not_map);
     tcase_add_test(i915, i915_contexts_are_kernel_contexts);
     tcase_add_test(i915, unknown_ioctls_and_handles_get_the_kernels_errno);
+    tcase_add_test(i915, dumb_buffer_of_4_gib_is_no_video_memory);
     tcase_add_test(xe, xe_integrated_creates_write_back_system_objects);
     tcase_add_test(xe, xe_discrete_device_local_is_visible_vram_write_combined);
     tcase_add_test(xe, xe_existing_sysmem_is_a_copy);
@@ -674,6 +736,7 @@ int main(void)
     tcase_add_test(amdgpu, amdgpu_discrete_heaps_and_flags);
     tcase_add_test(amdgpu, amdgpu_apu_is_uma_and_never_asks_for_vram);
     tcase_add_test(amdgpu, amdgpu_donotwait_userptr_and_contexts);
+    tcase_add_test(amdgpu, amdgpu_userptr_refused_for_shared_memory_is_a_copy);
     tcase_add_test(amdgpu, amdgpu_failure_half_way_leaves_no_object);
     suite_add_tcase(s, amdgpu);
 #endif

@@ -90,10 +90,12 @@ static int create_copy(struct kdrm_adapter *a, struct kdrm_bo *bo, void *mem)
     return 0;
 }
 
-/* The driver has userptr, but not for this memory or on this part. */
+/* The driver has userptr, but not for this memory or on this part.  EPERM:
+ * libdrm_amdgpu asks for anonymous memory only, and the kernel refuses
+ * shared or file-backed pages (a memfd, a MAP_SHARED mapping) with it. */
 static bool userptr_refused(int err)
 {
-    return err == -ENODEV || err == -EOPNOTSUPP || err == -ENOSYS || err == -ENOTTY;
+    return err == -ENODEV || err == -EOPNOTSUPP || err == -ENOSYS || err == -ENOTTY || err == -EPERM;
 }
 
 static UINT64 memory_limit(const struct kdrm_adapter *a)

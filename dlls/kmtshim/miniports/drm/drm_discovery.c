@@ -220,6 +220,10 @@ int kdrm_open_nodes(struct kdrm_adapter *a)
             kdrm_close_nodes(a);
             return fd;
         }
+        /* The kernel makes the first opener of a primary node DRM master;
+         * buffers need no master, and holding it would lock a display
+         * server out (vkms).  A release: never injected, EINVAL if not master. */
+        drmDropMaster(fd);
         a->card_fd = a->fd = fd;
     }
     read_caps(a);

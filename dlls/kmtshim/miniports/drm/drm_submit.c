@@ -48,6 +48,17 @@ static void plan_init(struct plan *p, const void *cmds, UINT size)
     p->job.nsignals = 1;                 /* the ring point, filled at submission */
 }
 
+/* The kernel takes each object once: a repeated handle fails the whole
+ * submission (EALREADY from its reservation lock), and an allocation list
+ * may name an allocation twice (read in one entry, written in another). */
+static void plan_add_bo(struct plan *p, UINT32 handle)
+{
+    for (UINT i = 0; i < p->job.nbos; i++)
+        if (p->bos[i] == handle)
+            return;
+    p->bos[p->job.nbos++] = handle;
+}
+
 bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, struct list *retired,
                                     DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq)
 {
@@ -197,8 +208,8 @@ static int parse_private(struct kdrm_adapter *a, const void *data, UINT size, st
         d->NumBoHandles > KMT_DRM_SUBMIT_MAX_BOS || d->NumWaits > KMT_DRM_SUBMIT_MAX_SYNCS ||
         d->NumSignals > KMT_DRM_SUBMIT_MAX_SYNCS)
         return -EINVAL;
-    memcpy(p->bos, d->BoHandles, d->NumBoHandles * sizeof(UINT32));
-    p->job.nbos = d->NumBoHandles;
+    for (UINT i = 0; i < d->NumBoHandles; i++)
+        plan_add_bo(p, d->BoHandles[i]);
     pthread_mutex_lock(&a->exec.lock);
     err = take_points(a, d->Waits, d->NumWaits, p->waits);
     if (!err)
@@ -244,7 +255,7 @@ NTSTATUS APIENTRY kdrm_submit_command(HANDLE hAdapter, const DXGKARG_SUBMITCOMMA
         const struct kdrm_bo *bo = args->pKmtAllocationList[i].hDeviceSpecificAllocation;
 
         if (bo)
-            p->bos[p->job.nbos++] = bo->handle;
+            plan_add_bo(p, bo->handle);
     }
     status = submit_plan(a, c, args->SubmissionFenceId, args->NodeOrdinal, p, err, args->Flags.NullRendering);
     free(p);

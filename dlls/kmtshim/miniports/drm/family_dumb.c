@@ -24,7 +24,8 @@ int kdrm_dumb_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
     };
     int err;
 
-    if (bo->size / a->page_size > UINT32_MAX)
+    /* the kernel computes pitch * height in 32 bits: EINVAL past 4 GiB */
+    if (bo->size > UINT32_MAX)
         return -EFBIG;
     if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_MODE_CREATE_DUMB, &args, "MODE_CREATE_DUMB")) < 0)
         return err;

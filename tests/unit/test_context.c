@@ -4,6 +4,9 @@
  * NODEMETADATA query they are validated against; GetDeviceState; Escape
  * with a context.
  */
+#include <stdint.h>
+#include <unistd.h>
+
 #include "exec_util.h"
 
 #define NOT_A_HANDLE 0x40fffc00u         /* well-formed, never handed out here */
@@ -399,6 +402,44 @@ START_TEST(destroy_device_cancels_blocked_gpu_wait)
 }
 END_TEST
 
+/* Cancelling a context's queue treats every signal packet alike, however
+ * many there are: each one whose op has no other context to wait for fires
+ * (and is freed).  The cancel used to collect at most 64 of them and drop
+ * the rest on the floor: never fired, their objects never released. */
+START_TEST(destroy_device_fires_every_cancelled_signal)
+{
+    D3DDDI_SYNCHRONIZATIONOBJECTINFO2 info = { 0 };
+    D3DKMT_SIGNALSYNCHRONIZATIONOBJECT s = { 0 };
+    enum { SIGNALS = 70 };
+    struct kmt_fence gate;
+    D3DKMT_HANDLE ctx, note;
+    uint64_t count = 0;
+    int fd;
+
+    setup_device();
+    ctx = kmt_exec_virtual_context(device);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &gate), STATUS_SUCCESS);
+    fd = kmt_eventfd();
+    info.Type = D3DDDI_CPU_NOTIFICATION;        /* an adapter object: outlives the device */
+    info.CPUNotification.Event = kmt_event_handle(fd);
+    ck_assert_status(kmt_syncobj_create2(device, &info, &note), STATUS_SUCCESS);
+    /* everything after this wait stays queued: nobody signals the gate */
+    ck_assert_status(kmt_gpu_wait(ctx, gate.handle, 1), STATUS_SUCCESS);
+    s.hContext = ctx;
+    s.ObjectCount = 1;
+    s.ObjectHandleArray[0] = note;
+    for (int i = 0; i < SIGNALS; i++)
+        ck_assert_status(D3DKMTSignalSynchronizationObject(&s), STATUS_SUCCESS);
+    ck_assert(!kmt_event_wait(fd, 0));
+    ck_assert_status(destroy_device(device), STATUS_SUCCESS);
+    ck_assert_int_eq(read(fd, &count, sizeof(count)), (int)sizeof(count));
+    ck_assert_uint_eq(count, SIGNALS);
+    ck_assert_status(kmt_syncobj_destroy(note), STATUS_SUCCESS);
+    close(fd);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 /* Wine's Windows-observed expectations (issue5-layouts.md §6, row 24). */
 START_TEST(device_calls_reject_null_and_zeroed)
 {
@@ -651,6 +692,7 @@ int main(void)
     tcase_add_test(destroy, contexts_die_with_device);
     tcase_add_test(destroy, destroy_context_waits_for_its_work);
     tcase_add_test(destroy, destroy_device_cancels_blocked_gpu_wait);
+    tcase_add_test(destroy, destroy_device_fires_every_cancelled_signal);
     tcase_add_test(destroy, device_calls_reject_null_and_zeroed);
     suite_add_tcase(s, destroy);
 

@@ -4,9 +4,11 @@
  * command set asynchronously on its engine thread; GPU faults and the
  * device state they leave; allocation lifetimes tied to queued work.
  */
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "exec_util.h"
+#include "miniports/builtin.h"
 
 #define BAD_VA 0x00007f0000000000ull       /* below 2^47, never mapped by the soft adapter */
 
@@ -469,6 +471,83 @@ START_TEST(fault_stays_on_its_device)
 }
 END_TEST
 
+/* "failsubmit": the software miniport, whose DxgkDdiSubmitCommandVirtual
+ * refuses the next submission once armed (a driver that lost a command
+ * buffer: Windows bugchecks, kmtshim faults the submitting device). */
+static const KMT_DXGKRNL_EXPORTS *fs_exports;
+static DRIVER_INITIALIZATION_DATA fs_soft;
+static atomic_bool fs_fail_next;
+
+static NTSTATUS APIENTRY fs_submit_virtual(HANDLE hAdapter, const DXGKARG_SUBMITCOMMANDVIRTUAL *args)
+{
+    if (atomic_exchange(&fs_fail_next, false))
+        return STATUS_UNSUCCESSFUL;
+    return fs_soft.DxgkDdiSubmitCommandVirtual(hAdapter, args);
+}
+
+static NTSTATUS APIENTRY fs_initialize(KMT_DRIVER_OBJECT *driver, const DRIVER_INITIALIZATION_DATA *init)
+{
+    DRIVER_INITIALIZATION_DATA mine = *init;
+
+    fs_soft = *init;
+    mine.DriverName = "failsubmit";
+    mine.DxgkDdiSubmitCommandVirtual = fs_submit_virtual;
+    return fs_exports->DxgkInitialize(driver, &mine);
+}
+
+static NTSTATUS APIENTRY failsubmit_entry(KMT_DRIVER_OBJECT *driver, const KMT_DXGKRNL_EXPORTS *dxgkrnl)
+{
+    KMT_DXGKRNL_EXPORTS wrapped = *dxgkrnl;
+
+    fs_exports = dxgkrnl;
+    wrapped.DxgkInitialize = fs_initialize;
+    return KmtSoftMiniportDriverEntry(driver, &wrapped);
+}
+
+/* A refused submission faults its own device and completes nothing else:
+ * another device's command buffer, still running on the engine ahead of
+ * it, is not taken for done (its signal waits for it, and the allocations
+ * it uses stay referenced). */
+START_TEST(failed_submission_completes_no_earlier_work)
+{
+    struct kmt_ring ring, oring;
+    struct kmt_fence done;
+    struct kmt_cmds cmds;
+    D3DKMT_HANDLE other, ctx, octx;
+
+    ck_assert_status(KmtRegisterMiniport("failsubmit", failsubmit_entry), STATUS_SUCCESS);
+    kmt_test_use_miniport("failsubmit");
+    device = kmt_test_create_device(&adapter);
+    other = create_device_on(adapter);
+    ctx = kmt_exec_virtual_context(device);
+    octx = kmt_exec_virtual_context(other);
+    kmt_ring_create(device, 4096, &ring);
+    kmt_ring_create(other, 4096, &oring);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &done), STATUS_SUCCESS);
+    /* a second of work on the engine, and a signal behind it */
+    kmt_cmds_init(&cmds);
+    kmt_cmd_delay(&cmds, 1000000);
+    ck_assert_status(kmt_ring_submit(&ring, &ctx, 1, &cmds), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(ctx, done.handle, 1), STATUS_SUCCESS);
+    /* the other device's submission is refused by the driver */
+    atomic_store(&fs_fail_next, true);
+    kmt_cmds_init(&cmds);
+    kmt_cmd_nop(&cmds);
+    ck_assert_status(kmt_ring_submit(&oring, &octx, 1, &cmds), STATUS_SUCCESS);
+    ck_assert(!atomic_load(&fs_fail_next));
+    ck_assert_int_eq(kmt_exec_state(other), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+    /* the first device's work still runs: its signal has not fired */
+    ck_assert_status(kmt_fence_wait(device, done.handle, 1, 200), STATUS_TIMEOUT);
+    ck_assert_uint_eq(*done.cpu, 0);
+    ck_assert_status(kmt_fence_wait(device, done.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_uint_eq(*done.cpu, 1);
+    /* the refused packet retired too: its context can be destroyed */
+    ck_assert_status(kmt_exec_destroy_context(octx), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 START_TEST(bad_commands_are_dma_faults)
 {
     struct kmt_ring ring;
@@ -854,6 +933,7 @@ int main(void)
     tcase_add_test(fault, faulted_device_refuses_work);
     tcase_add_test(fault, fault_stays_on_its_device);
     tcase_add_test(fault, bad_commands_are_dma_faults);
+    tcase_add_test(fault, failed_submission_completes_no_earlier_work);
     suite_add_tcase(s, fault);
 
     tcase_set_timeout(render, 30);

@@ -196,6 +196,34 @@ START_TEST(work_within_the_delay_or_detection_off_is_left_alone)
 }
 END_TEST
 
+/* The hung device's work that was still queued when the engine was reset
+ * never reaches the engine: like a new submission (DEVICE_REMOVED), it is
+ * dropped, not run (and maybe hung) on the engine after the reset. */
+START_TEST(hung_device_queued_work_is_not_run_after_the_reset)
+{
+    D3DKMT_HANDLE device = setup("150");
+    struct kmt_fence keep, sig;
+    struct kmt_cmds cmds;
+    struct hang h;
+
+    hang_prepare(device, &h);
+    ck_assert_status(kmt_fence_create(device, 0, 0x40 /* NoSignalMaxValueOnTdr */, &keep), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &sig), STATUS_SUCCESS);
+    ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &h.cmds), STATUS_SUCCESS);
+    /* a signal waits for the hang; the command buffer behind it stays queued */
+    ck_assert_status(kmt_gpu_signal(h.ctx, sig.handle, 1), STATUS_SUCCESS);
+    kmt_cmds_init(&cmds);
+    kmt_cmd_fence(&cmds, KMT_SOFT_OP_SIGNAL_FENCE, keep.gpu, 9);
+    ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &cmds), STATUS_SUCCESS);
+    ck_assert_int_eq(state_after(device, KMT_EXEC_WAIT_MS), D3DKMT_DEVICEEXECUTION_HUNG);
+    /* DestroyContext returns once the context's queue is done with */
+    ck_assert_status(kmt_exec_destroy_context(h.ctx), STATUS_SUCCESS);
+    ck_assert_uint_eq(*keep.cpu, 0);
+    ck_assert_uint_eq(*sig.cpu, UINT64_MAX);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 /* Destroying the hung device after the reset frees everything. */
 START_TEST(hung_device_can_be_destroyed)
 {
@@ -242,6 +270,7 @@ int main(void)
     tcase_add_test(tc, hang_submitted_after_quick_work_is_caught);
     tcase_add_test(tc, long_command_buffer_is_a_hang_too);
     tcase_add_test(tc, work_within_the_delay_or_detection_off_is_left_alone);
+    tcase_add_test(tc, hung_device_queued_work_is_not_run_after_the_reset);
     tcase_add_test(tc, hung_device_can_be_destroyed);
     tcase_add_test(tc, destroy_during_a_hang_ends_after_the_reset);
     suite_add_tcase(s, tc);

@@ -191,6 +191,14 @@ static bool run_context(struct dxgk_sched *s, struct dxgk_context *ctx, struct d
 
         switch (p->type) {
         case DXGK_PACKET_SUBMIT:
+            if (atomic_load(&ctx->device->execution_state) != D3DKMT_DEVICEEXECUTION_ACTIVE) {
+                /* hung or faulted since it was queued: it takes no more
+                 * work (submit.c), this queued work included */
+                list_remove(&p->entry);
+                list_add_tail(&d->done_packets, &p->entry);
+                moved = true;
+                break;
+            }
             if (s->submitting)
                 return moved;                /* a caller is submitting directly: wait for it */
             list_remove(&p->entry);
@@ -248,6 +256,8 @@ static void run_ready_signals(struct dxgk_sched *s, UINT node, struct deferred *
             take_ready_signals(s, ctx, d);
 }
 
+static void submission_refused(struct dxgk_sched *s, UINT node, UINT64 fence_id);
+
 /* Called holding the submission token (sched->submitting), never s->lock.
  * The packet may complete, and be freed by the interrupt, before the DDI
  * even returns: nothing of it is read after the call. */
@@ -256,6 +266,7 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
     const DRIVER_INITIALIZATION_DATA *ddi = s->adapter->ddi;
     struct dxgk_context *ctx = p->context;
     const UINT fence = (UINT)p->submit.fence_id, node = ctx->node;
+    const UINT64 fence_id = p->submit.fence_id;
     const bool is_virtual = p->submit.is_virtual;
     NTSTATUS status;
 
@@ -291,16 +302,13 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
     if (status) {
         /* Windows bugchecks here; we mark the device faulted instead. */
         DXGKARGCB_NOTIFY_INTERRUPT_DATA fault = { .InterruptType = DXGK_INTERRUPT_DMA_FAULTED };
-        DXGKARGCB_NOTIFY_INTERRUPT_DATA done = { .InterruptType = DXGK_INTERRUPT_DMA_COMPLETED };
 
         ERR_(dxgk, "%s: submission failed: %s\n", s->adapter->miniport->name, kmt_debugstr_status(status));
         fault.DmaFaulted.FaultedFenceId = fence;
         fault.DmaFaulted.Status = status;
         fault.DmaFaulted.NodeOrdinal = node;
-        done.DmaCompleted.SubmissionFenceId = fence;
-        done.DmaCompleted.NodeOrdinal = node;
         dxgk_sched_interrupt(s->adapter, &fault);
-        dxgk_sched_interrupt(s->adapter, &done);
+        submission_refused(s, node, fence_id);
     }
 }
 
@@ -372,7 +380,7 @@ static void requeue_after_reset(struct dxgk_sched *s, UINT node, UINT64 last_abo
         struct dxgk_packet *p = LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry);
 
         list_remove(&p->entry);
-        if (p->submit.fence_id <= done || p->context->device == culprit)
+        if (p->submit.fence_id <= done || p->context->device == culprit || p->submit.refused)
             list_add_tail(retired, &p->entry);
         else
             list_add_tail(&dropped, &p->entry);
@@ -665,30 +673,35 @@ void dxgk_sched_drain(struct dxgk_context *ctx)
 }
 
 /* Drops a context's packets that did not reach the miniport yet (the
- * device is terminating); broadcast signals lose this context's vote. */
+ * device is terminating); broadcast signals lose this context's vote.  An
+ * op whose count reaches 0 here is freed only by firing it, so the queue
+ * is taken in batches of what the fire list holds. */
 void dxgk_sched_cancel(struct dxgk_context *ctx)
 {
     struct dxgk_sched *s = ctx->device->adapter->sched;
     struct list dropped = LIST_INIT(dropped);
     struct dxgk_signal_op *fire[64];
-    unsigned nfire = 0;
+    unsigned nfire;
 
     if (!s)
         return;
-    pthread_mutex_lock(&s->lock);
-    while (!list_empty(&ctx->queue)) {
-        struct dxgk_packet *p = LIST_ENTRY(ctx->queue.next, struct dxgk_packet, entry);
+    do {
+        nfire = 0;
+        pthread_mutex_lock(&s->lock);
+        while (!list_empty(&ctx->queue) && nfire < 64) {
+            struct dxgk_packet *p = LIST_ENTRY(ctx->queue.next, struct dxgk_packet, entry);
 
-        list_remove(&p->entry);
-        if ((p->type == DXGK_PACKET_SIGNAL || p->type == DXGK_PACKET_CPU_EVENT) &&
-            !--p->signal->pending && nfire < 64)
-            fire[nfire++] = p->signal;     /* others already arrived: let it fire */
-        list_add_tail(&dropped, &p->entry);
-    }
-    deactivate(s, ctx);
-    pthread_mutex_unlock(&s->lock);
-    for (unsigned i = 0; i < nfire; i++)
-        fire_signal(fire[i]);
+            list_remove(&p->entry);
+            if ((p->type == DXGK_PACKET_SIGNAL || p->type == DXGK_PACKET_CPU_EVENT) &&
+                !--p->signal->pending)
+                fire[nfire++] = p->signal;     /* others already arrived: let it fire */
+            list_add_tail(&dropped, &p->entry);
+        }
+        deactivate(s, ctx);
+        pthread_mutex_unlock(&s->lock);
+        for (unsigned i = 0; i < nfire; i++)
+            fire_signal(fire[i]);
+    } while (nfire == 64);
     free_packets(&dropped);
 }
 
@@ -715,6 +728,58 @@ static void device_faulted(struct dxgk_device *device, D3DKMT_DEVICEEXECUTION_ST
     WARN_(dxgk, "device %#x faulted (state %d, address %#llx)\n", device->handle, state,
           (unsigned long long)va);
     dxgk_device_fences_to_max(device);
+}
+
+/* The node's completed fence moved (or a refused packet may now count as
+ * done): retires what completed, in fence order, and takes the signals that
+ * became ready.  A refused packet completes only once every packet before
+ * it did: its fence id does not say the earlier work is done.  s->lock held. */
+static void node_progress_locked(struct dxgk_sched *s, UINT node, struct list *retired, struct deferred *d)
+{
+    bool moved = false;
+
+    while (!list_empty(&s->inflight[node])) {
+        struct dxgk_packet *p = LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry);
+
+        if (p->submit.fence_id > s->completed[node]) {
+            if (!p->submit.refused)
+                break;
+            s->completed[node] = p->submit.fence_id;
+        }
+        list_remove(&p->entry);
+        list_add_tail(retired, &p->entry);
+        moved = true;
+    }
+    if (moved && !list_empty(&s->inflight[node]))   /* the next one starts */
+        LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry)->submit.running_since = dxgk_now_ns();
+    run_ready_signals(s, node, d);
+    if (thread_has_work(s))
+        pthread_cond_signal(&s->cond);
+    pthread_cond_broadcast(&s->idle);
+}
+
+/* The miniport refused a submission (its device was faulted for it): the
+ * packet never runs, and retires when the work before it did. */
+static void submission_refused(struct dxgk_sched *s, UINT node, UINT64 fence_id)
+{
+    struct list retired = LIST_INIT(retired);
+    struct deferred d = { .nfire = 0, .submit = NULL };
+    struct dxgk_packet *p;
+
+    list_init(&d.done_packets);
+    pthread_mutex_lock(&s->lock);
+    LIST_FOR_EACH_ENTRY(p, &s->inflight[node], struct dxgk_packet, entry) {
+        if (p->submit.fence_id == fence_id) {
+            p->submit.refused = true;
+            break;
+        }
+    }
+    node_progress_locked(s, node, &retired, &d);
+    pthread_mutex_unlock(&s->lock);
+    for (unsigned i = 0; i < d.nfire; i++)
+        fire_signal(d.fire[i]);
+    list_move_tail(&d.done_packets, &retired);
+    free_packets(&retired);
 }
 
 void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *data)
@@ -746,19 +811,7 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
         fence = widen_fence(s->completed[node], data->DmaCompleted.SubmissionFenceId);
         if (fence > s->completed[node] && fence <= s->next_fence[node])
             s->completed[node] = fence;
-        while (!list_empty(&s->inflight[node])) {
-            struct dxgk_packet *p = LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry);
-            if (p->submit.fence_id > s->completed[node])
-                break;
-            list_remove(&p->entry);
-            list_add_tail(&retired, &p->entry);
-        }
-        if (!list_empty(&retired) && !list_empty(&s->inflight[node]))   /* the next one starts */
-            LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry)->submit.running_since = dxgk_now_ns();
-        run_ready_signals(s, node, &d);
-        if (thread_has_work(s))
-            pthread_cond_signal(&s->cond);
-        pthread_cond_broadcast(&s->idle);
+        node_progress_locked(s, node, &retired, &d);
         pthread_mutex_unlock(&s->lock);
         for (unsigned i = 0; i < d.nfire; i++)
             fire_signal(d.fire[i]);

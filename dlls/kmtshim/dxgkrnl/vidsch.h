@@ -99,6 +99,7 @@ struct dxgk_packet {
             UINT64 fence_id;             /* assigned at submission */
             UINT64 running_since;        /* TDR clock: head of its node's in-flight list since */
             bool timed_out;              /* TDR handled it: not twice */
+            bool refused;                /* the DDI failed it: done once all before it are */
         } submit;
         struct dxgk_signal_op *signal;   /* shared by a broadcast */
         struct {

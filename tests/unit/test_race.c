@@ -8,10 +8,15 @@
  * threads): they record the first unexpected status and the main thread
  * asserts after joining.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -733,6 +738,109 @@ START_TEST(join_resource_while_destroying_members)
 }
 END_TEST
 
+/* ---- 9. a destroy while CreateAllocation copies its outputs out --------------------------------- */
+
+/* The first allocation's private data (in/out) lies alone on a read-only
+ * page, so the core's copy-back to it faults; the handler holds the creating
+ * thread there while another thread destroys the new resource by its
+ * predictable handle and makes objects of the same sizes (malloc hands the
+ * freed memory to them).  The creating call must still report its own
+ * handles and read nothing that was freed. */
+static sem_t fault_seen, fault_done;
+static char *ro_page;
+static size_t ro_size;
+static atomic_bool faulted;
+
+static void wait_sem(sem_t *s)
+{
+    while (sem_wait(s) && errno == EINTR)
+        ;
+}
+
+static void copy_back_fault(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if ((char *)si->si_addr < ro_page || (char *)si->si_addr >= ro_page + ro_size) {
+        signal(sig, SIG_DFL);            /* not ours: crash as usual */
+        return;
+    }
+    atomic_store(&faulted, true);
+    sem_post(&fault_seen);
+    wait_sem(&fault_done);
+}
+
+struct meddler {
+    D3DKMT_HANDLE res;
+    NTSTATUS destroy, create;
+    D3DKMT_HANDLE new_res, new_allocs[2];
+};
+
+static void *meddler_main(void *p)
+{
+    struct meddler *m = p;
+
+    wait_sem(&fault_seen);
+    m->destroy = destroy_resource(device, m->res);
+    m->create = create_resource(device, 2, &m->new_res, m->new_allocs);
+    mprotect(ro_page, ro_size, PROT_READ | PROT_WRITE);
+    sem_post(&fault_done);
+    return NULL;
+}
+
+START_TEST(destroy_while_create_copies_out)
+{
+    KMT_SOFT_ALLOCATION_DESC *desc0, desc1 = kmt_test_soft_desc(ALLOC_SIZE);
+    struct meddler m = { .res = 0x40000080u };   /* the first handle after the device */
+    D3DDDI_ALLOCATIONINFO info[2];
+    D3DKMT_CREATEALLOCATION ca = { 0 };
+    struct sigaction sa, old;
+    pthread_t th;
+    NTSTATUS status;
+
+    ck_assert_uint_eq(device, 0x40000040u);
+    ro_size = (size_t)sysconf(_SC_PAGESIZE);
+    ro_page = mmap(NULL, ro_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(ro_page, MAP_FAILED);
+    desc0 = (KMT_SOFT_ALLOCATION_DESC *)ro_page;
+    *desc0 = kmt_test_soft_desc(ALLOC_SIZE);
+    ck_assert_int_eq(mprotect(ro_page, ro_size, PROT_READ), 0);
+    ck_assert_int_eq(sem_init(&fault_seen, 0, 0), 0);
+    ck_assert_int_eq(sem_init(&fault_done, 0, 0), 0);
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = copy_back_fault;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGSEGV, &sa, &old), 0);
+    ck_assert_int_eq(pthread_create(&th, NULL, meddler_main, &m), 0);
+
+    memset(info, 0, sizeof(info));
+    info[0].pPrivateDriverData = desc0;
+    info[0].PrivateDriverDataSize = sizeof(*desc0);
+    info[1].pPrivateDriverData = &desc1;
+    info[1].PrivateDriverDataSize = sizeof(desc1);
+    ca.hDevice = device;
+    ca.NumAllocations = 2;
+    ca.pAllocationInfo = info;
+    ca.Flags.CreateResource = 1;
+    status = D3DKMTCreateAllocation(&ca);
+    if (!atomic_load(&faulted))
+        sem_post(&fault_seen);           /* copied out before publishing: meddle afterwards */
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+    sigaction(SIGSEGV, &old, NULL);
+    munmap(ro_page, ro_size);
+
+    ck_assert_status(status, STATUS_SUCCESS);
+    ck_assert_uint_eq(ca.hResource, 0x40000080u);
+    ck_assert_uint_eq(info[0].hAllocation, 0x400000c0u);
+    ck_assert_uint_eq(info[1].hAllocation, 0x40000100u);
+    ck_assert_status(m.destroy, STATUS_SUCCESS);
+    ck_assert_status(m.create, STATUS_SUCCESS);
+    ck_assert_uint_ne(m.new_res, ca.hResource);
+    ck_assert_status(destroy_resource(device, ca.hResource), STATUS_INVALID_PARAMETER);
+    ck_assert_status(destroy_resource(device, m.new_res), STATUS_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("race");
@@ -753,6 +861,7 @@ int main(void)
     tcase_add_test(destroy, destroy_device_while_allocating);
     tcase_add_test(destroy, destroy_resource_races_lock);
     tcase_add_test(destroy, join_resource_while_destroying_members);
+    tcase_add_test(destroy, destroy_while_create_copies_out);
     suite_add_tcase(s, destroy);
 
     tcase_add_checked_fixture(duel, setup, teardown);

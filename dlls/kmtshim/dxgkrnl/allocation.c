@@ -361,7 +361,11 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
         status = STATUS_INVALID_PARAMETER;
         goto out_free;
     }
+    /* A published object is another thread's to destroy at once: what the
+     * call reports is read before publishing, and an allocation whose
+     * private data is still to be copied out keeps a reference for it. */
     if (res) {
+        a->hResource = res->handle;
         kmt_object_get(&device->obj);
         list_add_tail(&device->resources, &res->entry);
         hmgr_publish(&dxgk_process.handles, res->handle, &res->obj);
@@ -388,19 +392,22 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
             atomic_fetch_add_explicit(&adapter->usage[alloc->segment_group], alloc->size,
                                       memory_order_relaxed);
         }
+        a->allocs[i].hAllocation = alloc->handle;
+        a->allocs[i].gpu_va = alloc->gpu_va;
+        if (alloc->private_data_size)
+            kmt_object_get(&alloc->obj);
         hmgr_publish(&dxgk_process.handles, alloc->handle, &alloc->obj);
     }
     kmt_mutex_unlock(&device->list_lock);
 
-    /* 5. outputs; per-allocation private data is in/out */
+    /* 5. per-allocation private data is in/out (the request's size: an
+     *    allocation without private data holds no reference of ours) */
     for (i = 0; i < a->count; i++) {
-        a->allocs[i].hAllocation = allocs[i]->handle;
-        a->allocs[i].gpu_va = allocs[i]->gpu_va;
-        if (allocs[i]->private_data_size)
-            memcpy(a->allocs[i].private_data, allocs[i]->private_data, allocs[i]->private_data_size);
+        if (!a->allocs[i].private_data_size)
+            continue;
+        memcpy(a->allocs[i].private_data, allocs[i]->private_data, a->allocs[i].private_data_size);
+        dxgk_allocation_put(allocs[i]);
     }
-    if (res)
-        a->hResource = res->handle;
     a->hGlobalShare = global;
     status = STATUS_SUCCESS;
     goto out_arrays;

@@ -160,7 +160,7 @@ NTSTATUS dxgk_create_context(D3DKMT_HANDLE hDevice, UINT node, UINT affinity,
     }
     if (private_size)
         memcpy(private_data, priv_copy, private_size);   /* in/out, as dxgkrnl does */
-    hmgr_publish(&dxgk_process.handles, ctx->handle, &ctx->obj);
+    /* outputs first: once published, another thread may destroy it at once */
     out->hContext = ctx->handle;
     out->pCommandBuffer = ctx->command_buffer;
     out->CommandBufferSize = ctx->command_buffer_size;
@@ -169,6 +169,7 @@ NTSTATUS dxgk_create_context(D3DKMT_HANDLE hDevice, UINT node, UINT affinity,
     out->pPatchLocationList = ctx->patch_list;
     out->PatchLocationListSize = ctx->patch_list_size;
     out->CommandBuffer = 0;
+    hmgr_publish(&dxgk_process.handles, ctx->handle, &ctx->obj);
 out:
     free(priv_copy);
     dxgk_device_release(device);

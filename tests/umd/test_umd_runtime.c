@@ -18,6 +18,8 @@
 static struct {
     HRESULT open_result;
     bool leave_funcs_null;
+    bool leave_create_device_null;       /* OpenAdapter succeeds without pfnCreateDevice */
+    unsigned close_adapter_calls;
     HRESULT create_device_result;
     UINT driver_version;
     UINT allocate_surfaces;              /* CreateResource: allocate this many (0: defer) */
@@ -105,6 +107,7 @@ static HRESULT APIENTRY fake_create_device(HANDLE a, D3DDDIARG_CREATEDEVICE *arg
 static HRESULT APIENTRY fake_close_adapter(HANDLE a)
 {
     ck_assert_ptr_eq(a, (HANDLE)0x4000);
+    fake.close_adapter_calls++;
     return S_OK;
 }
 
@@ -121,7 +124,8 @@ static HRESULT APIENTRY fake_open_adapter(D3DDDIARG_OPENADAPTER *args)
         return fake.open_result;
     if (!fake.leave_funcs_null) {
         args->pAdapterFuncs->pfnGetCaps = fake_get_caps;
-        args->pAdapterFuncs->pfnCreateDevice = fake_create_device;
+        if (!fake.leave_create_device_null)
+            args->pAdapterFuncs->pfnCreateDevice = fake_create_device;
         args->pAdapterFuncs->pfnCloseAdapter = fake_close_adapter;
     }
     args->hAdapter = (HANDLE)0x4000;
@@ -370,6 +374,30 @@ START_TEST(allocate_v2_for_wddm2_umds)
     ck_assert_local_handle(info.hAllocation);
     ck_assert_uint_ne(info.GpuVirtualAddress, 0);   /* only D3DKMTCreateAllocation2 fills it */
     ck_assert_int_eq(dealloc_list(&info.hAllocation, 1), S_OK);
+    finish();
+}
+END_TEST
+
+/* pfnAllocateCb: a malformed allocation is E_INVALIDARG (d3dumddi.h: "parameters were
+ * validated and determined to be incorrect"), never E_OUTOFMEMORY, and reaches no kernel. */
+START_TEST(allocate_cb_bad_allocation_private_data)
+{
+    KMT_SOFT_ALLOCATION_DESC desc = kmt_test_soft_desc(4096);
+    D3DDDI_ALLOCATIONINFO info[2] = { { 0 } };
+    D3DDDICB_ALLOCATE a = { 0 };
+
+    start(D3D_UMD_INTERFACE_VERSION_WIN7);
+    info[0].pPrivateDriverData = &desc;
+    info[0].PrivateDriverDataSize = sizeof(desc);
+    info[1].PrivateDriverDataSize = sizeof(desc);            /* no pointer */
+    a.NumAllocations = 2;
+    a.pAllocationInfo = info;
+    ck_assert_int_eq(fake.cb->pfnAllocateCb(fake.rt_device, &a), E_INVALIDARG);
+    info[1].pPrivateDriverData = &desc;
+    info[1].PrivateDriverDataSize = 128u * 1024u + 1;        /* past the runtime's limit */
+    ck_assert_int_eq(fake.cb->pfnAllocateCb(fake.rt_device, &a), E_INVALIDARG);
+    ck_assert_uint_eq(info[0].hAllocation, 0);
+    ck_assert_uint_eq(stats().live_allocations, 0);
     finish();
 }
 END_TEST
@@ -638,6 +666,13 @@ START_TEST(open_adapter_and_create_device_failures)
     ck_assert_int_eq(kmtumd_host_open_entry(NULL, fake_open_adapter, "fake_umd", collect, NULL, &host), E_FAIL);
     ck_assert_ptr_null(host);
     fake.leave_funcs_null = false;
+    /* an adapter the UMD opened is closed again when the runtime refuses it */
+    fake.leave_create_device_null = true;
+    fake.close_adapter_calls = 0;
+    ck_assert_int_eq(kmtumd_host_open_entry(NULL, fake_open_adapter, "fake_umd", collect, NULL, &host), E_FAIL);
+    ck_assert_ptr_null(host);
+    ck_assert_uint_eq(fake.close_adapter_calls, 1);
+    fake.leave_create_device_null = false;
     ck_assert_int_eq(kmtumd_host_open_entry(NULL, NULL, "x", collect, NULL, &host), E_INVALIDARG);
     ck_assert_int_eq(kmtumd_host_open_entry(NULL, fake_open_adapter, "fake_umd", collect, NULL, &host), S_OK);
     fake.create_device_result = E_OUTOFMEMORY;
@@ -657,6 +692,7 @@ int main(void)
     tcase_add_test(tc, query_adapter_info_cb_gives_the_kmd_data);
     tcase_add_test(tc, allocate_v1_lock_write_read);
     tcase_add_test(tc, allocate_v2_for_wddm2_umds);
+    tcase_add_test(tc, allocate_cb_bad_allocation_private_data);
     tcase_add_test(tc, render_clears_the_allocation_list);
     tcase_add_test(tc, flush_rule_sees_the_allocation_list);
     tcase_add_test(tc, unknown_objects);

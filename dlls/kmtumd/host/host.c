@@ -112,6 +112,9 @@ static HRESULT open_through(struct rt_adapter *a, PFND3DDDI_OPENADAPTER entry, s
     hr = entry(&oa);
     if (SUCCEEDED(hr) && (!a->funcs.pfnCreateDevice || !a->funcs.pfnCloseAdapter)) {
         rt_report(a, "OpenAdapter left pfnCreateDevice or pfnCloseAdapter NULL");
+        /* the UMD opened its adapter: let it free it before it is unloaded */
+        if (a->funcs.pfnCloseAdapter)
+            a->funcs.pfnCloseAdapter(oa.hAdapter);
         hr = E_FAIL;
     }
     if (FAILED(hr)) {

@@ -70,6 +70,31 @@ static void batch_free(struct alloc_batch *b)
     free(b->resource_data);
 }
 
+/* Allocation i's private data and its size, in either version of the info. */
+static const void *allocation_data(const D3DDDICB_ALLOCATE *args, bool v2, UINT i, UINT *size)
+{
+    if (v2) {
+        *size = args->pAllocationInfo2[i].PrivateDriverDataSize;
+        return args->pAllocationInfo2[i].pPrivateDriverData;
+    }
+    *size = args->pAllocationInfo[i].PrivateDriverDataSize;
+    return args->pAllocationInfo[i].pPrivateDriverData;
+}
+
+/* Each allocation's private data: a pointer for a size, within the limit.
+ * A malformed request is E_INVALIDARG, not an allocation failure. */
+static bool allocation_data_ok(const D3DDDICB_ALLOCATE *args, bool v2)
+{
+    for (UINT i = 0; i < args->NumAllocations; i++) {
+        UINT size;
+        const void *priv = allocation_data(args, v2, i, &size);
+
+        if (size > RT_MAX_PRIVATE_DATA || (size && !priv))
+            return false;
+    }
+    return true;
+}
+
 static bool batch_prepare(struct alloc_batch *b, const D3DDDICB_ALLOCATE *args, bool v2, bool need_kres)
 {
     memset(b, 0, sizeof(*b));
@@ -82,10 +107,10 @@ static bool batch_prepare(struct alloc_batch *b, const D3DDDICB_ALLOCATE *args, 
         !(b->resource_data = dup_blob(args->pPrivateDriverData, args->PrivateDriverDataSize)))
         return false;
     for (UINT i = 0; i < b->count; i++) {
-        const void *priv = v2 ? args->pAllocationInfo2[i].pPrivateDriverData : args->pAllocationInfo[i].pPrivateDriverData;
-        UINT size = v2 ? args->pAllocationInfo2[i].PrivateDriverDataSize : args->pAllocationInfo[i].PrivateDriverDataSize;
+        UINT size;
+        const void *priv = allocation_data(args, v2, i, &size);
 
-        if (size > RT_MAX_PRIVATE_DATA || (size && !priv) || !(b->allocs[i] = calloc(1, sizeof(**b->allocs))))
+        if (!(b->allocs[i] = calloc(1, sizeof(**b->allocs))))
             return false;
         if (size && !(b->allocs[i]->priv = dup_blob(priv, size)))
             return false;
@@ -142,6 +167,8 @@ static HRESULT allocate_locked(struct rt_device *dev, D3DDDICB_ALLOCATE *args)
         }
         kres = res->kres;
     }
+    if (!allocation_data_ok(args, v2))
+        return E_INVALIDARG;
     if (!batch_prepare(&b, args, v2, res && !kres)) {
         batch_free(&b);
         return E_OUTOFMEMORY;

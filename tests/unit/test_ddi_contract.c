@@ -1399,6 +1399,65 @@ START_TEST(lock_exact_args)
 }
 END_TEST
 
+/* A locked address is writable whatever the flags, so a nested write lock
+ * of a ReadOnly mapping may write: the last unlock has the miniport push
+ * the memory back (a WriteOnly lock and unlock, nothing fetched, no wait).
+ * A nest of ReadOnly locks pushes nothing. */
+START_TEST(write_under_a_read_only_lock_is_pushed)
+{
+    D3DDDICB_LOCKFLAGS ro = { .Value = 0 };
+    const struct record_call *call;
+    struct rec_objects objs;
+    D3DKMT_LOCK lock = { 0 };
+    D3DKMT_HANDLE device;
+    unsigned first, unlock, push;
+    void *again;
+
+    rec_use("record");
+    device = rec_device(NULL, NULL);
+    rec_create_ok(device, 1, false, &objs);
+    ro.ReadOnly = 1;
+    lock.hDevice = device;
+    lock.hAllocation = objs.handles[0];
+    lock.Flags = ro;
+    for (int writes = 0; writes < 2; writes++) {
+        unsigned from = record_log_count();
+
+        ck_assert_status(D3DKMTLock(&lock), STATUS_SUCCESS);
+        first = record_log_find(RECORD_LOCK, from);
+        ck_assert_uint_eq(rec_entry(first)->flags, 1u);          /* ReadOnly */
+        if (writes) {
+            ck_assert_status(rec_lock2(device, objs.handles[0], &again), STATUS_SUCCESS);
+        } else {
+            ck_assert_status(D3DKMTLock(&lock), STATUS_SUCCESS);
+            again = lock.pData;
+        }
+        ck_assert_ptr_eq(again, lock.pData);
+        ck_assert_status(rec_unlock2(device, objs.handles[0]), STATUS_SUCCESS);
+        ck_assert_status(rec_unlock2(device, objs.handles[0]), STATUS_SUCCESS);
+        unlock = record_log_find(RECORD_UNLOCK, from);
+        ck_assert_uint_ne(unlock, RECORD_NONE);
+        push = record_log_find(RECORD_LOCK, first + 1);
+        if (!writes) {
+            ck_assert_uint_eq(push, RECORD_NONE);
+            continue;
+        }
+        ck_assert_uint_gt(push, unlock);
+        call = rec_entry(push);
+        ck_assert_ptr_eq(call->allocs[0].handle, objs.driver[0]);
+        ck_assert_uint_eq(call->flags, (1u << 1) | (1u << 3));   /* WriteOnly, IgnoreSync */
+        ck_assert_uint_gt(last_of(RECORD_UNLOCK), push);
+        ck_assert_ptr_eq(rec_entry(last_of(RECORD_UNLOCK))->data, call->data);
+    }
+    /* the next plain lock is a plain lock again: no push after it */
+    first = record_log_count();
+    ck_assert_status(rec_lock2(device, objs.handles[0], &again), STATUS_SUCCESS);
+    ck_assert_status(rec_unlock2(device, objs.handles[0]), STATUS_SUCCESS);
+    ck_assert_uint_eq(record_log_find(RECORD_LOCK, record_log_find(RECORD_LOCK, first) + 1), RECORD_NONE);
+    rec_finish();
+}
+END_TEST
+
 START_TEST(lock_failure_from_the_miniport)
 {
     struct rec_objects objs;
@@ -1683,6 +1742,41 @@ START_TEST(recorder_flags_unload_with_objects_alive)
 }
 END_TEST
 
+/* The software miniport's DxgkDdiLock: Discard clears the allocation even
+ * when the lock also says ReadOnly (it clears through its mapping, which
+ * must then be writable); the caller reads zeros, and nothing crashes. */
+START_TEST(soft_lock_read_only_discard)
+{
+    D3DDDICB_LOCKFLAGS flags = { .Value = 0 };
+    D3DKMT_LOCK lock = { 0 };
+    D3DKMT_UNLOCK2 unlock = { 0 };
+    D3DKMT_HANDLE device, alloc;
+    unsigned char *p;
+    void *data;
+
+    kmt_test_use_miniport("soft");
+    device = kmt_test_create_device(NULL);
+    ck_assert_status(kmt_test_create_allocations(device, 1, 2 * PAGE, &alloc, NULL), STATUS_SUCCESS);
+    ck_assert_status(rec_lock2(device, alloc, &data), STATUS_SUCCESS);
+    memset(data, 0xa5, 2 * PAGE);
+    ck_assert_status(rec_unlock2(device, alloc), STATUS_SUCCESS);
+    flags.ReadOnly = 1;
+    flags.Discard = 1;
+    lock.hDevice = device;
+    lock.hAllocation = alloc;
+    lock.Flags = flags;
+    ck_assert_status(D3DKMTLock(&lock), STATUS_SUCCESS);
+    p = lock.pData;
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(p[0], 0);
+    ck_assert_uint_eq(p[2 * PAGE - 1], 0);
+    unlock.hDevice = device;
+    unlock.hAllocation = alloc;
+    ck_assert_status(D3DKMTUnlock2(&unlock), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ddi_contract");
@@ -1749,7 +1843,9 @@ int main(void)
 
     tcase_add_test(lock, lock_exact_args);
     tcase_add_test(lock, lock_failure_from_the_miniport);
+    tcase_add_test(lock, write_under_a_read_only_lock_is_pushed);
     tcase_add_test(lock, destroy_of_a_locked_allocation_unlocks_first);
+    tcase_add_test(lock, soft_lock_read_only_discard);
     suite_add_tcase(s, lock);
 
     tcase_add_test(recorder, recorder_accepts_the_contract);

@@ -202,6 +202,27 @@ START_TEST(lock_read_only)
 }
 END_TEST
 
+/* A locked address is readable and writable whatever the flags: a nested
+ * write lock of a ReadOnly lock's mapping writes through it. */
+START_TEST(nested_write_lock_under_a_read_only_lock)
+{
+    D3DKMT_HANDLE a = new_allocation();
+    D3DDDICB_LOCKFLAGS f = { .Value = 0 };
+    unsigned char *p, *q;
+
+    f.ReadOnly = 1;
+    ck_assert_status(lock1(a, f.Value, (void **)&p), STATUS_SUCCESS);
+    ck_assert_status(lock2(a, (void **)&q), STATUS_SUCCESS);
+    ck_assert_ptr_eq(p, q);
+    q[7] = 0x5a;
+    ck_assert_status(unlock2(a), STATUS_SUCCESS);
+    ck_assert_status(unlock2(a), STATUS_SUCCESS);
+    ck_assert_status(lock2(a, (void **)&p), STATUS_SUCCESS);
+    ck_assert_uint_eq(p[7], 0x5a);
+    ck_assert_status(unlock2(a), STATUS_SUCCESS);
+}
+END_TEST
+
 START_TEST(nested_locks_share_the_mapping)
 {
     D3DKMT_HANDLE a = new_allocation();
@@ -577,6 +598,7 @@ int main(void)
     tcase_add_test(basic, allocations_have_separate_memory);
     tcase_add_test(basic, lock_v1_and_unlock_list);
     tcase_add_test(basic, lock_read_only);
+    tcase_add_test(basic, nested_write_lock_under_a_read_only_lock);
     tcase_add_test(basic, nested_locks_share_the_mapping);
     suite_add_tcase(s, basic);
 

@@ -140,6 +140,8 @@ struct dxgk_allocation {
     struct kmt_mutex cpu_lock;
     unsigned lock_count;
     void *cpu_address;
+    bool mapped_read_only;               /* the miniport's Lock said ReadOnly */
+    bool written_under_read_only;        /* a nested lock of that mapping did not */
     /* Queued GPU work referencing the allocation (submission holds these).
      * Reclaim waits for 0 unless the destroy said AssumeNotInUse. */
     unsigned gpu_refs;                   /* under cpu_lock */

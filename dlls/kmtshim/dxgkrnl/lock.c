@@ -3,7 +3,11 @@
  *
  * Locks count per allocation, not per caller (as dxgkrnl does): the first
  * lock asks the miniport for a mapping (DxgkDdiLock), nested locks reuse it,
- * the last unlock releases it (DxgkDdiUnlock).  Existing-sysmem allocations
+ * the last unlock releases it (DxgkDdiUnlock).  A locked address is
+ * readable and writable whatever the flags say (Windows guarantees it);
+ * ReadOnly tells the miniport it need not push CPU writes back, so when a
+ * nested lock of a ReadOnly mapping may write, the last unlock hands the
+ * miniport a WriteOnly lock+unlock to push them.  Existing-sysmem allocations
  * are the caller's own memory and never go to the miniport.  A lock waits
  * for queued GPU work on the allocation unless DonotWait (then
  * STATUS_GRAPHICS_ALLOCATION_BUSY) or IgnoreSync.
@@ -70,7 +74,11 @@ NTSTATUS dxgk_lock(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation, D3DDDICB_LO
             goto out;
         }
         alloc->cpu_address = args.pData;
+        alloc->mapped_read_only = flags.ReadOnly;
+        alloc->written_under_read_only = false;
         *gpuva = args.GpuVirtualAddress;
+    } else if (!flags.ReadOnly) {
+        alloc->written_under_read_only = alloc->mapped_read_only;
     }
     alloc->lock_count++;
     *data = alloc->cpu_address;
@@ -93,6 +101,38 @@ static bool unlockable(struct dxgk_allocation **allocs, UINT i)
     return allocs[i]->lock_count > before;
 }
 
+static void ddi_unlock(struct dxgk_allocation *alloc, void *address)
+{
+    struct dxgk_adapter *adapter = alloc->device->adapter;
+    DXGKARG_UNLOCK args = { alloc->driver_allocation, address };
+    NTSTATUS status = adapter->ddi->DxgkDdiUnlock ? adapter->ddi->DxgkDdiUnlock(adapter->ctx, &args)
+                                                  : STATUS_SUCCESS;
+
+    TRACE_(dxgk, "DxgkDdiUnlock(%p) -> %s\n", alloc->driver_allocation, kmt_debugstr_status(status));
+}
+
+/* The CPU wrote through a mapping the miniport made for a ReadOnly lock:
+ * a WriteOnly lock (nothing fetched, no wait) and its unlock make the
+ * miniport push the memory back as after any write lock. */
+static void push_cpu_writes(struct dxgk_allocation *alloc)
+{
+    struct dxgk_adapter *adapter = alloc->device->adapter;
+    DXGKARG_LOCK args = { .hAllocation = alloc->driver_allocation };
+    NTSTATUS status;
+
+    alloc->written_under_read_only = false;
+    args.Flags.WriteOnly = 1;
+    args.Flags.IgnoreSync = 1;
+    status = adapter->ddi->DxgkDdiLock(adapter->ctx, &args);
+    TRACE_(dxgk, "DxgkDdiLock(%p, write-back) -> %s\n", alloc->driver_allocation, kmt_debugstr_status(status));
+    if (status || !args.pData) {
+        ERR_(dxgk, "%s: CPU writes under a nested lock may not reach the GPU: %s\n",
+             adapter->miniport->name, kmt_debugstr_status(status));
+        return;
+    }
+    ddi_unlock(alloc, args.pData);
+}
+
 static void unlock_one(struct dxgk_allocation *alloc)
 {
     if (--alloc->lock_count || alloc->sysmem) {
@@ -100,12 +140,10 @@ static void unlock_one(struct dxgk_allocation *alloc)
             alloc->cpu_address = NULL;
         return;
     }
-    struct dxgk_adapter *adapter = alloc->device->adapter;
-    DXGKARG_UNLOCK args = { alloc->driver_allocation, alloc->cpu_address };
-    NTSTATUS status = adapter->ddi->DxgkDdiUnlock ? adapter->ddi->DxgkDdiUnlock(adapter->ctx, &args)
-                                                  : STATUS_SUCCESS;
-    TRACE_(dxgk, "DxgkDdiUnlock(%p) -> %s\n", alloc->driver_allocation, kmt_debugstr_status(status));
+    ddi_unlock(alloc, alloc->cpu_address);
     alloc->cpu_address = NULL;
+    if (alloc->written_under_read_only)
+        push_cpu_writes(alloc);
 }
 
 NTSTATUS dxgk_unlock(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles, UINT count)
@@ -154,6 +192,7 @@ void dxgk_allocation_unmap(struct dxgk_allocation *alloc)
     kmt_mutex_lock(&alloc->cpu_lock);
     if (alloc->lock_count) {
         alloc->lock_count = 1;
+        alloc->written_under_read_only = false;   /* going away: nothing to push */
         unlock_one(alloc);
     }
     kmt_mutex_unlock(&alloc->cpu_lock);

@@ -4,7 +4,9 @@
  * The core calls Lock on an allocation's first lock and Unlock at its last
  * unlock (it counts nested locks and hands every nested lock the same
  * address), so one Lock is one mapping of the whole object.  Flags:
- *   ReadOnly    PROT_READ mapping; nothing is pushed back at Unlock
+ *   ReadOnly    nothing is pushed back at Unlock (the mapping is writable
+ *               all the same: a locked address is readable and writable,
+ *               and the core pushes writes made under a nested write lock)
  *   DonotWait   the family's busy check fails with ALLOCATION_BUSY instead
  *               of waiting for the GPU
  *   IgnoreSync  no wait at all
@@ -39,7 +41,6 @@ NTSTATUS APIENTRY kdrm_lock(HANDLE hAdapter, DXGKARG_LOCK *args)
 {
     struct kdrm_adapter *a = hAdapter;
     struct kdrm_bo *bo = args->hAllocation;
-    int prot = args->Flags.ReadOnly ? PROT_READ : PROT_READ | PROT_WRITE;
     void *p;
     int err;
 
@@ -50,7 +51,7 @@ NTSTATUS APIENTRY kdrm_lock(HANDLE hAdapter, DXGKARG_LOCK *args)
     }
     if (a->family->cpu_begin && (err = a->family->cpu_begin(a, bo, args->Flags)) < 0)
         return kdrm_status_from_errno(err);
-    if ((err = a->family->map(a, bo, prot, &p)) < 0) {
+    if ((err = a->family->map(a, bo, PROT_READ | PROT_WRITE, &p)) < 0) {
         kdrm_trace(a, KMT_TRACE_TRACE, __func__, "mapping %p failed: %s\n", bo, strerror(-err));
         return err == -EINVAL ? STATUS_UNSUCCESSFUL : kdrm_status_from_errno(err);
     }

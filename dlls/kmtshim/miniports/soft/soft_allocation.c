@@ -201,8 +201,9 @@ NTSTATUS APIENTRY soft_lock(HANDLE hAdapter, DXGKARG_LOCK *args)
         args->pData = s->sysmem;
         return STATUS_SUCCESS;
     }
-    p = mmap(NULL, s->size, args->Flags.ReadOnly ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED,
-             s->fd, 0);
+    /* writable even for ReadOnly: a locked address is readable and writable
+     * (the runtime's guarantee), and a nested write lock gets this address */
+    p = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
     if (p == MAP_FAILED)
         return STATUS_NO_MEMORY;
     if (args->Flags.Discard)

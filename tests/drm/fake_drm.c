@@ -375,8 +375,9 @@ static unsigned xe_regions(struct fake_xe_mem_region *out)
 {
     unsigned n = 0;
 
-    out[n++] = (struct fake_xe_mem_region){ .mem_class = 0, .instance = 0, .min_page_size = 4096,
-                                            .total_size = 8 * GIB, .used = 2 * GIB };
+    if (!fake_drm.config.no_system_region)
+        out[n++] = (struct fake_xe_mem_region){ .mem_class = 0, .instance = 0, .min_page_size = 4096,
+                                                .total_size = 8 * GIB, .used = 2 * GIB };
     if (fake_drm.config.discrete)
         out[n++] = (struct fake_xe_mem_region){ .mem_class = 1, .instance = 1,
                                                 .min_page_size = fake_drm.config.vram_min_page,

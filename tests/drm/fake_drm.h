@@ -35,6 +35,7 @@ struct fake_drm_config {
     bool userptr_refused;               /* i915: GEM_USERPTR answers ENODEV */
     bool apu;                           /* amdgpu: a FUSION part (UMA) */
     uint32_t vram_min_page;             /* xe: 64 KiB on discrete parts */
+    bool no_system_region;              /* xe: the region query lists VRAM only */
 };
 
 struct fake_drm_object {

@@ -523,6 +523,28 @@ START_TEST(xe_copy_backed_object_follows_submissions)
 }
 END_TEST
 
+/* A device whose region query lists no system memory has nowhere to put
+ * buffers: the start fails with ENODEV and keeps nothing (a failed start is
+ * not stopped; the sanitizer lane's leak check sees what it would keep). */
+START_TEST(xe_without_system_memory_does_not_start)
+{
+    struct fake_drm_config c = { .driver = FAKE_XE, .discrete = true, .vram_min_page = 65536,
+                                 .no_system_region = true };
+    struct kdrm_adapter *a = calloc(1, sizeof(*a));
+
+    ck_assert_ptr_nonnull(a);
+    a->family = &kdrm_family_xe;
+    a->fd = a->render_fd = fake_drm_open(&c);
+    ck_assert_int_ge(a->fd, 0);
+    a->card_fd = -1;
+    a->page_size = (UINT)sysconf(_SC_PAGESIZE);
+    ck_assert_int_eq(a->family->start(a), -ENODEV);
+    ck_assert_ptr_null(a->family_data);
+    fake_drm_close();
+    free(a);
+}
+END_TEST
+
 START_TEST(xe_failure_half_way_leaves_no_object)
 {
     start(FAKE_XE, true, false);
@@ -727,6 +749,7 @@ int main(void)
     tcase_add_test(xe, xe_discrete_device_local_is_visible_vram_write_combined);
     tcase_add_test(xe, xe_existing_sysmem_is_a_copy);
     tcase_add_test(xe, xe_failure_half_way_leaves_no_object);
+    tcase_add_test(xe, xe_without_system_memory_does_not_start);
     tcase_add_test(xe, xe_copy_backed_object_follows_submissions);
     suite_add_tcase(s, i915);
     suite_add_tcase(s, xe);

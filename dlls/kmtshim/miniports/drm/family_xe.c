@@ -170,8 +170,12 @@ static int xe_start(struct kdrm_adapter *a)
             s->min_page = g->min_page_size;
     }
     free(r);
+    if (!s->system_mask) {               /* nowhere to put buffers; a failed start is not stopped */
+        free(s);
+        return -ENODEV;
+    }
     a->family_data = s;
-    return s->system_mask ? 0 : -ENODEV;
+    return 0;
 }
 
 static void xe_stop(struct kdrm_adapter *a)

@@ -532,6 +532,45 @@ START_TEST(rewritten_hresource_is_kept)
 }
 END_TEST
 
+/* DxgkCbGetHandleData reads a resource's hResource while partial destroys
+ * on another thread rewrite it (ThreadSanitizer checks the two sides), and
+ * always answers one of the KMD's values. */
+struct resolve_race {
+    D3DKMT_HANDLE adapter, device;
+    struct rec_objects objs;
+};
+
+static void destroy_one_by_one(void *arg)
+{
+    struct resolve_race *r = arg;
+
+    for (UINT i = 0; i + 1 < r->objs.count; i++)
+        ck_assert_status(rec_destroy_list(r->device, &r->objs.handles[i], 1), STATUS_SUCCESS);
+}
+
+START_TEST(handle_data_read_while_hresource_rewritten)
+{
+    struct record_config cfg;
+    struct resolve_race r;
+    struct rec_thread t;
+    unsigned reads = 0;
+
+    record_default_config(&cfg);
+    cfg.rewrite_resource = true;
+    rec_use_config("record", &cfg);
+    r.device = rec_device(&r.adapter, NULL);
+    rec_create_ok(r.device, REC_MAX, true, &r.objs);
+    rec_thread_start(&t, destroy_one_by_one, &r);
+    while (!rec_thread_done(&t) || !reads) {
+        ck_assert_uint_ne(rec_resolve(r.adapter, r.objs.resource, DXGK_HANDLE_RESOURCE), 0);
+        reads++;
+    }
+    rec_thread_join(&t);
+    ck_assert_status(rec_destroy_resource(r.device, r.objs.resource), STATUS_SUCCESS);
+    rec_finish();
+}
+END_TEST
+
 START_TEST(empty_resource_destroyed_with_no_allocations)
 {
     struct rec_objects objs;
@@ -1804,6 +1843,7 @@ int main(void)
     tcase_add_test(destroy, destroy_resource_exact_args);
     tcase_add_test(destroy, partial_destroy_keeps_the_resource);
     tcase_add_test(destroy, rewritten_hresource_is_kept);
+    tcase_add_test(destroy, handle_data_read_while_hresource_rewritten);
     tcase_add_test(destroy, empty_resource_destroyed_with_no_allocations);
     tcase_add_test(destroy, close_always_before_destroy);
     tcase_add_test(destroy, destroy_device_is_the_last_call);

@@ -292,7 +292,7 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
     status = adapter->ddi->DxgkDdiCreateAllocation(adapter->ctx, &ca);
     if (existing) {
         kmt_mutex_lock(&device->list_lock);
-        existing->driver_resource = ca.hResource;
+        dxgk_resource_set_driver_handle(existing, ca.hResource);
         kmt_mutex_unlock(&device->list_lock);
         kmt_mutex_unlock(&existing->ddi_lock);
     }
@@ -314,7 +314,7 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
                                                                 : info[i].Size;
     }
     if (res)
-        res->driver_resource = ca.hResource;
+        dxgk_resource_set_driver_handle(res, ca.hResource);
 
     /* 3. bind them to the creating device: Open(Create) */
     for (i = 0; i < a->count; i++) {
@@ -425,7 +425,7 @@ out_free:
         dxgk_ddi_destroy_allocations(adapter, handles, n, &ca.hResource, res != NULL);
         if (existing) {
             kmt_mutex_lock(&device->list_lock);
-            existing->driver_resource = ca.hResource;
+            dxgk_resource_set_driver_handle(existing, ca.hResource);
             kmt_mutex_unlock(&device->list_lock);
             kmt_mutex_unlock(&existing->ddi_lock);
         }

@@ -9,9 +9,26 @@
 #include "miracast.h"
 #include "debug.h"
 
+static void read_driver_allocation(const struct kmt_object *obj, void *out)
+{
+    *(HANDLE *)out = ((const struct dxgk_allocation *)obj)->driver_allocation;
+}
+
+static void read_device_allocation(const struct kmt_object *obj, void *out)
+{
+    *(HANDLE *)out = ((const struct dxgk_allocation *)obj)->device_allocation;
+}
+
+static void read_driver_resource(const struct kmt_object *obj, void *out)
+{
+    *(HANDLE *)out = dxgk_resource_driver_handle((const struct dxgk_resource *)obj);
+}
+
+/* Called from inside a DDI: objects are only peeked at (see hmgr_peek), so
+ * a destroy racing with the call never runs its teardown on this thread. */
 static PVOID APIENTRY cb_get_handle_data(const DXGKARGCB_GETHANDLEDATA *args)
 {
-    PVOID result = NULL;
+    HANDLE result = NULL;
 
     if (!args)
         return NULL;
@@ -20,19 +37,10 @@ static PVOID APIENTRY cb_get_handle_data(const DXGKARGCB_GETHANDLEDATA *args)
 
         if (alloc)
             return args->Flags.DeviceSpecific ? alloc->device_allocation : alloc->driver_allocation;
-        alloc = (struct dxgk_allocation *)hmgr_lookup(&dxgk_process.handles, args->hObject,
-                                                      HMGR_TYPE_ALLOCATION);
-        if (alloc) {
-            result = args->Flags.DeviceSpecific ? alloc->device_allocation : alloc->driver_allocation;
-            dxgk_allocation_put(alloc);
-        }
+        hmgr_peek(&dxgk_process.handles, args->hObject, HMGR_TYPE_ALLOCATION,
+                  args->Flags.DeviceSpecific ? read_device_allocation : read_driver_allocation, &result);
     } else if (args->Type == DXGK_HANDLE_RESOURCE) {
-        struct dxgk_resource *res = (struct dxgk_resource *)
-            hmgr_lookup(&dxgk_process.handles, args->hObject, HMGR_TYPE_RESOURCE);
-        if (res) {
-            result = res->driver_resource;
-            kmt_object_put(&res->obj);
-        }
+        hmgr_peek(&dxgk_process.handles, args->hObject, HMGR_TYPE_RESOURCE, read_driver_resource, &result);
     } else if (args->Type == DXGK_HANDLE_KMT_FENCE) {
         result = dxgk_syncobj_driver_fence(args->hObject);
     }

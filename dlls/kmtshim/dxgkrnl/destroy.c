@@ -142,7 +142,7 @@ void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count)
      * DxgkDdiDestroyDevice before these DxgkDdiDestroyAllocation calls. */
     kmt_mutex_lock(&device->list_lock);
     if (res)
-        res->driver_resource = hres;
+        dxgk_resource_set_driver_handle(res, hres);
     for (UINT i = 0; i < count; i++)
         list_remove(&allocs[i]->entry);
     kmt_cond_broadcast(&device->children_gone);

@@ -220,6 +220,19 @@ void dxgk_adapter_put(struct dxgk_adapter *adapter);
 NTSTATUS dxgk_create_device(D3DKMT_HANDLE adapter, D3DKMT_CREATEDEVICEFLAGS flags,
                             D3DKMT_HANDLE *out);
 NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h);
+/* The miniport's hResource: written under the device's list lock, and read
+ * without it by DxgkCbGetHandleData (inside a DDI, under locks that rank
+ * below the list lock). */
+static inline HANDLE dxgk_resource_driver_handle(const struct dxgk_resource *res)
+{
+    return __atomic_load_n(&res->driver_resource, __ATOMIC_RELAXED);
+}
+
+static inline void dxgk_resource_set_driver_handle(struct dxgk_resource *res, HANDLE h)
+{
+    __atomic_store_n(&res->driver_resource, h, __ATOMIC_RELAXED);
+}
+
 static inline void dxgk_device_put(struct dxgk_device *device)
 {
     kmt_object_put(&device->obj);

@@ -166,6 +166,22 @@ struct kmt_object *hmgr_remove(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_
     return obj;
 }
 
+bool hmgr_peek(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type,
+               void (*read)(const struct kmt_object *obj, void *out), void *out)
+{
+    unsigned unique, st;
+    struct hmgr_entry *e = hmgr_entry_of(t, h, &unique);
+    bool found;
+
+    if (!e)
+        return false;
+    st = hmgr_entry_lock(e);
+    if ((found = hmgr_st_matches(st, unique, type)))
+        read(e->obj, out);
+    hmgr_entry_unlock(e, st);
+    return found;
+}
+
 unsigned hmgr_live_count(struct hmgr_table *t)
 {
     return atomic_load_explicit(&t->live, memory_order_relaxed);

@@ -220,6 +220,15 @@ HMGR_INLINE struct kmt_object *hmgr_lookup(struct hmgr_table *t, D3DKMT_HANDLE h
     return obj;
 }
 
+/* Has `read` copy what it needs out of a live object of `type`, under its
+ * slot lock and without a reference: the table's own keeps the object alive
+ * meanwhile, and no reference of the caller's can turn out to be the last,
+ * whose teardown (DDI calls, resource locks) must not run inside a
+ * miniport's callback.  False if h names no such object.  `read` must not
+ * block or call back into the table. */
+bool hmgr_peek(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type,
+               void (*read)(const struct kmt_object *obj, void *out), void *out);
+
 /* Handles currently reserved or published. */
 unsigned hmgr_live_count(struct hmgr_table *t);
 

@@ -10,7 +10,6 @@
 #include <sys/resource.h>
 
 #include "test_util.h"
-#include "miniports/builtin.h"
 
 #define GARBAGE_PTR ((void *)0xdeadbeefdeadbeefull)
 #define HEAP_SIZE 0x10000u
@@ -1084,15 +1083,13 @@ END_TEST
 
 /* ---- private data is in/out: a miniport that writes into it ---------------------------------- */
 
-static DXGKDDI_CREATEALLOCATION soft_create;
-static DXGKDDI_OPENALLOCATIONINFO soft_open;
-static NTSTATUS (APIENTRY *core_initialize)(KMT_DRIVER_OBJECT *, const DRIVER_INITIALIZATION_DATA *);
+static DRIVER_INITIALIZATION_DATA soft_ddi;   /* the wrapped miniport's DDIs */
 static bool fail_open;
 
 /* Like a KMD that writes its results into the UMD's per-allocation data. */
 static NTSTATUS APIENTRY scribble_create(HANDLE hAdapter, DXGKARG_CREATEALLOCATION *args)
 {
-    NTSTATUS status = soft_create(hAdapter, args);
+    NTSTATUS status = soft_ddi.DxgkDdiCreateAllocation(hAdapter, args);
 
     for (UINT i = 0; !status && i < args->NumAllocations; i++) {
         KMT_SOFT_ALLOCATION_DESC *d = args->pAllocationInfo[i].pPrivateDriverData;
@@ -1103,34 +1100,19 @@ static NTSTATUS APIENTRY scribble_create(HANDLE hAdapter, DXGKARG_CREATEALLOCATI
 
 static NTSTATUS APIENTRY failing_open(HANDLE hDevice, const DXGKARG_OPENALLOCATION *args)
 {
-    return fail_open ? STATUS_NO_MEMORY : soft_open(hDevice, args);
-}
-
-static NTSTATUS APIENTRY scribble_initialize(KMT_DRIVER_OBJECT *driver,
-                                             const DRIVER_INITIALIZATION_DATA *init)
-{
-    DRIVER_INITIALIZATION_DATA mine = *init;
-
-    soft_create = init->DxgkDdiCreateAllocation;
-    soft_open = init->DxgkDdiOpenAllocation;
-    mine.DxgkDdiCreateAllocation = scribble_create;
-    mine.DxgkDdiOpenAllocation = failing_open;
-    return core_initialize(driver, &mine);
+    return fail_open ? STATUS_NO_MEMORY : soft_ddi.DxgkDdiOpenAllocation(hDevice, args);
 }
 
 /* The software miniport with two DDIs wrapped. */
-static NTSTATUS APIENTRY scribble_entry(KMT_DRIVER_OBJECT *driver, const KMT_DXGKRNL_EXPORTS *dxgkrnl)
+static void scribble_patch(DRIVER_INITIALIZATION_DATA *ddi)
 {
-    KMT_DXGKRNL_EXPORTS mine = *dxgkrnl;
-
-    core_initialize = dxgkrnl->DxgkInitialize;
-    mine.DxgkInitialize = scribble_initialize;
-    return KmtSoftMiniportDriverEntry(driver, &mine);
+    ddi->DxgkDdiCreateAllocation = scribble_create;
+    ddi->DxgkDdiOpenAllocation = failing_open;
 }
 
 static void setup_scribble(void)
 {
-    ck_assert_status(KmtRegisterMiniport("soft-scribble", scribble_entry), STATUS_SUCCESS);
+    kmt_test_register_soft_variant("soft-scribble", scribble_patch, &soft_ddi);
     kmt_test_use_miniport("soft-scribble");
     device = kmt_test_create_device(&adapter);
     heap = aligned_alloc(4096, HEAP_SIZE);

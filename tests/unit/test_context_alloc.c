@@ -14,11 +14,9 @@
 #include <unistd.h>
 
 #include "exec_util.h"
-#include "miniports/builtin.h"
 
 #define MAX_TRACKED 16
 
-static const KMT_DXGKRNL_EXPORTS *real_exports;
 static DRIVER_INITIALIZATION_DATA soft;   /* the wrapped miniport's DDIs */
 static DXGKRNL_INTERFACE core;            /* the callbacks the core gave us */
 
@@ -140,26 +138,12 @@ static NTSTATUS APIENTRY ca_destroy_context(HANDLE hContext)
     return soft.DxgkDdiDestroyContext(hContext);
 }
 
-static NTSTATUS APIENTRY capture_initialize(KMT_DRIVER_OBJECT *driver, const DRIVER_INITIALIZATION_DATA *init)
+static void ctxalloc_patch(DRIVER_INITIALIZATION_DATA *ddi)
 {
-    DRIVER_INITIALIZATION_DATA mine = *init;
-
-    soft = *init;
-    mine.DriverName = "ctxalloc";
-    mine.DxgkDdiStartDevice = ca_start_device;
-    mine.DxgkDdiCreateDevice = ca_create_device;
-    mine.DxgkDdiCreateContext = ca_create_context;
-    mine.DxgkDdiDestroyContext = ca_destroy_context;
-    return real_exports->DxgkInitialize(driver, &mine);
-}
-
-static NTSTATUS APIENTRY ctxalloc_entry(KMT_DRIVER_OBJECT *driver, const KMT_DXGKRNL_EXPORTS *dxgkrnl)
-{
-    KMT_DXGKRNL_EXPORTS wrapped = *dxgkrnl;
-
-    real_exports = dxgkrnl;
-    wrapped.DxgkInitialize = capture_initialize;
-    return KmtSoftMiniportDriverEntry(driver, &wrapped);
+    ddi->DxgkDdiStartDevice = ca_start_device;
+    ddi->DxgkDdiCreateDevice = ca_create_device;
+    ddi->DxgkDdiCreateContext = ca_create_context;
+    ddi->DxgkDdiDestroyContext = ca_destroy_context;
 }
 
 /* ---- the test side ------------------------------------------------------------------ */
@@ -170,7 +154,7 @@ static int capture_read = -1, saved_stderr = -1;
 static void use_ctxalloc(void)
 {
     memset(&mp, 0, sizeof(mp));
-    ck_assert_status(KmtRegisterMiniport("ctxalloc", ctxalloc_entry), STATUS_SUCCESS);
+    kmt_test_register_soft_variant("ctxalloc", ctxalloc_patch, &soft);
     kmt_test_use_miniport("ctxalloc");
     setenv("WINEDEBUG", "warn+dxgk", 1);
     adapter = kmt_test_open_adapter();

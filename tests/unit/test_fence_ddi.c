@@ -11,7 +11,6 @@
 #include <stdatomic.h>
 
 #include "exec_util.h"
-#include "miniports/builtin.h"
 
 #define MAX_FENCES 16
 #define MAX_SIGNALS 64
@@ -27,7 +26,6 @@ struct test_fence {
     unsigned destroyed;
 };
 
-static const KMT_DXGKRNL_EXPORTS *real_exports;
 static DRIVER_INITIALIZATION_DATA soft;
 static DXGKRNL_INTERFACE core;
 
@@ -103,26 +101,12 @@ static NTSTATUS APIENTRY fd_start_device(PVOID ctx, DXGK_START_INFO *start, DXGK
     return soft.DxgkDdiStartDevice(ctx, start, iface, sources, children);
 }
 
-static NTSTATUS APIENTRY capture_initialize(KMT_DRIVER_OBJECT *driver, const DRIVER_INITIALIZATION_DATA *init)
+static void fencedrv_patch(DRIVER_INITIALIZATION_DATA *ddi)
 {
-    DRIVER_INITIALIZATION_DATA mine = *init;
-
-    soft = *init;
-    mine.DriverName = "fencedrv";
-    mine.DxgkDdiStartDevice = fd_start_device;
-    mine.KmtDdiCreateFence = fd_create_fence;
-    mine.KmtDdiSignalFence = fd_signal_fence;
-    mine.KmtDdiDestroyFence = fd_destroy_fence;
-    return real_exports->DxgkInitialize(driver, &mine);
-}
-
-static NTSTATUS APIENTRY fencedrv_entry(KMT_DRIVER_OBJECT *driver, const KMT_DXGKRNL_EXPORTS *dxgkrnl)
-{
-    KMT_DXGKRNL_EXPORTS wrapped = *dxgkrnl;
-
-    real_exports = dxgkrnl;
-    wrapped.DxgkInitialize = capture_initialize;
-    return KmtSoftMiniportDriverEntry(driver, &wrapped);
+    ddi->DxgkDdiStartDevice = fd_start_device;
+    ddi->KmtDdiCreateFence = fd_create_fence;
+    ddi->KmtDdiSignalFence = fd_signal_fence;
+    ddi->KmtDdiDestroyFence = fd_destroy_fence;
 }
 
 /* The "hardware" signals: raise the value, never lower it, then interrupt. */
@@ -148,7 +132,7 @@ static void use_fencedrv(void)
     mp.create_status = STATUS_SUCCESS;
     mp.memory_only = false;
     pthread_mutex_unlock(&mp.lock);
-    ck_assert_status(KmtRegisterMiniport("fencedrv", fencedrv_entry), STATUS_SUCCESS);
+    kmt_test_register_soft_variant("fencedrv", fencedrv_patch, &soft);
     kmt_test_use_miniport("fencedrv");
     device = kmt_test_create_device(&adapter);
     ck_assert_ptr_nonnull(core.DxgkCbNotifyInterrupt);

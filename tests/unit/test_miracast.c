@@ -27,7 +27,6 @@
 #include <unistd.h>
 
 #include "test_util.h"
-#include "miniports/builtin.h"
 
 /* ---- the recording Miracast miniport ------------------------------------------------------ */
 
@@ -77,7 +76,6 @@ static struct {
 static atomic_bool blocked_phase;
 static pthread_t blocked_phase_owner;
 
-static const KMT_DXGKRNL_EXPORTS *real_exports;
 static DRIVER_INITIALIZATION_DATA soft_ddi;
 static bool with_miracast;
 
@@ -220,26 +218,13 @@ static NTSTATUS APIENTRY rec_start_device(PVOID ctx, DXGK_START_INFO *start, DXG
     return soft_ddi.DxgkDdiStartDevice(ctx, start, iface, sources, children);
 }
 
-static NTSTATUS APIENTRY rec_initialize(KMT_DRIVER_OBJECT *driver, const DRIVER_INITIALIZATION_DATA *init)
+/* Miracast DDIs only for "mcrec"; "mcnone" is the plain soft miniport. */
+static void rec_patch(DRIVER_INITIALIZATION_DATA *ddi)
 {
-    DRIVER_INITIALIZATION_DATA mine = *init;
-
-    soft_ddi = *init;
-    mine.DriverName = with_miracast ? "mcrec" : "mcnone";
-    mine.DxgkDdiStartDevice = rec_start_device;
-    mine.DxgkDdiMiracastCreateContext = with_miracast ? rec_create : NULL;
-    mine.DxgkDdiMiracastDestroyContext = with_miracast ? rec_destroy : NULL;
-    mine.DxgkDdiMiracastIoControl = with_miracast ? rec_io_control : NULL;
-    return real_exports->DxgkInitialize(driver, &mine);
-}
-
-static NTSTATUS APIENTRY rec_entry(KMT_DRIVER_OBJECT *driver, const KMT_DXGKRNL_EXPORTS *dxgkrnl)
-{
-    KMT_DXGKRNL_EXPORTS wrapped = *dxgkrnl;
-
-    real_exports = dxgkrnl;
-    wrapped.DxgkInitialize = rec_initialize;
-    return KmtSoftMiniportDriverEntry(driver, &wrapped);
+    ddi->DxgkDdiStartDevice = rec_start_device;
+    ddi->DxgkDdiMiracastCreateContext = with_miracast ? rec_create : NULL;
+    ddi->DxgkDdiMiracastDestroyContext = with_miracast ? rec_destroy : NULL;
+    ddi->DxgkDdiMiracastIoControl = with_miracast ? rec_io_control : NULL;
 }
 
 static void rec_set_gate(bool closed)
@@ -282,7 +267,7 @@ static D3DKMT_HANDLE adapter;
 static void use_rec(void)
 {
     with_miracast = true;
-    ck_assert_status(KmtRegisterMiniport("mcrec", rec_entry), STATUS_SUCCESS);
+    kmt_test_register_soft_variant("mcrec", rec_patch, &soft_ddi);
     kmt_test_use_miniport("mcrec");
     adapter = kmt_test_open_adapter();
     ck_assert_ptr_nonnull(rec.core.DxgkCbIndicateChildStatus);
@@ -774,7 +759,7 @@ START_TEST(miniport_without_miracast_is_not_supported)
     KMT_MIRACAST_SESSION_DESC d;
 
     with_miracast = false;
-    ck_assert_status(KmtRegisterMiniport("mcnone", rec_entry), STATUS_SUCCESS);
+    kmt_test_register_soft_variant("mcnone", rec_patch, &soft_ddi);
     kmt_test_use_miniport("mcnone");
     adapter = kmt_test_open_adapter();
     d = session_desc();

@@ -8,7 +8,6 @@
 #include <stddef.h>
 
 #include "exec_util.h"
-#include "miniports/builtin.h"
 
 #define BAD_VA 0x00007f0000000000ull       /* below 2^47, never mapped by the soft adapter */
 
@@ -474,7 +473,6 @@ END_TEST
 /* "failsubmit": the software miniport, whose DxgkDdiSubmitCommandVirtual
  * refuses the next submission once armed (a driver that lost a command
  * buffer: Windows bugchecks, kmtshim faults the submitting device). */
-static const KMT_DXGKRNL_EXPORTS *fs_exports;
 static DRIVER_INITIALIZATION_DATA fs_soft;
 static atomic_bool fs_fail_next;
 
@@ -485,23 +483,9 @@ static NTSTATUS APIENTRY fs_submit_virtual(HANDLE hAdapter, const DXGKARG_SUBMIT
     return fs_soft.DxgkDdiSubmitCommandVirtual(hAdapter, args);
 }
 
-static NTSTATUS APIENTRY fs_initialize(KMT_DRIVER_OBJECT *driver, const DRIVER_INITIALIZATION_DATA *init)
+static void failsubmit_patch(DRIVER_INITIALIZATION_DATA *ddi)
 {
-    DRIVER_INITIALIZATION_DATA mine = *init;
-
-    fs_soft = *init;
-    mine.DriverName = "failsubmit";
-    mine.DxgkDdiSubmitCommandVirtual = fs_submit_virtual;
-    return fs_exports->DxgkInitialize(driver, &mine);
-}
-
-static NTSTATUS APIENTRY failsubmit_entry(KMT_DRIVER_OBJECT *driver, const KMT_DXGKRNL_EXPORTS *dxgkrnl)
-{
-    KMT_DXGKRNL_EXPORTS wrapped = *dxgkrnl;
-
-    fs_exports = dxgkrnl;
-    wrapped.DxgkInitialize = fs_initialize;
-    return KmtSoftMiniportDriverEntry(driver, &wrapped);
+    ddi->DxgkDdiSubmitCommandVirtual = fs_submit_virtual;
 }
 
 /* A refused submission faults its own device and completes nothing else:
@@ -515,7 +499,7 @@ START_TEST(failed_submission_completes_no_earlier_work)
     struct kmt_cmds cmds;
     D3DKMT_HANDLE other, ctx, octx;
 
-    ck_assert_status(KmtRegisterMiniport("failsubmit", failsubmit_entry), STATUS_SUCCESS);
+    kmt_test_register_soft_variant("failsubmit", failsubmit_patch, &fs_soft);
     kmt_test_use_miniport("failsubmit");
     device = kmt_test_create_device(&adapter);
     other = create_device_on(adapter);

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "test_util.h"
+#include "miniports/builtin.h"
 
 void kmt_test_use_miniport(const char *selection)
 {
@@ -89,6 +90,43 @@ KMT_SOFT_ESCAPE kmt_test_soft_stats(D3DKMT_HANDLE adapter)
     esc.PrivateDriverDataSize = sizeof(e);
     ck_assert_status(D3DKMTEscape(&esc), STATUS_SUCCESS);
     return e;
+}
+
+static struct {
+    const char *name;
+    void (*patch)(DRIVER_INITIALIZATION_DATA *ddi);
+    DRIVER_INITIALIZATION_DATA *soft;
+    const KMT_DXGKRNL_EXPORTS *core;
+} variant;
+
+static NTSTATUS APIENTRY variant_initialize(KMT_DRIVER_OBJECT *driver, const DRIVER_INITIALIZATION_DATA *init)
+{
+    DRIVER_INITIALIZATION_DATA mine = *init;
+
+    *variant.soft = *init;
+    mine.DriverName = variant.name;
+    variant.patch(&mine);
+    return variant.core->DxgkInitialize(driver, &mine);
+}
+
+/* The soft miniport's entry, handed a core whose DxgkInitialize patches
+ * the table it registers. */
+static NTSTATUS APIENTRY variant_entry(KMT_DRIVER_OBJECT *driver, const KMT_DXGKRNL_EXPORTS *dxgkrnl)
+{
+    KMT_DXGKRNL_EXPORTS wrapped = *dxgkrnl;
+
+    variant.core = dxgkrnl;
+    wrapped.DxgkInitialize = variant_initialize;
+    return KmtSoftMiniportDriverEntry(driver, &wrapped);
+}
+
+void kmt_test_register_soft_variant(const char *name, void (*patch)(DRIVER_INITIALIZATION_DATA *ddi),
+                                    DRIVER_INITIALIZATION_DATA *soft)
+{
+    variant.name = name;
+    variant.patch = patch;
+    variant.soft = soft;
+    ck_assert_status(KmtRegisterMiniport(name, variant_entry), STATUS_SUCCESS);
 }
 
 UINT64 kmt_test_now_ms(void)

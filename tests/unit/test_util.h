@@ -50,6 +50,13 @@ NTSTATUS kmt_test_create_allocations(D3DKMT_HANDLE device, UINT count, UINT64 si
 /* The software adapter's live object counts (KMT_SOFT_ESCAPE_GET_STATS). */
 KMT_SOFT_ESCAPE kmt_test_soft_stats(D3DKMT_HANDLE adapter);
 
+/* Registers `name` as the software miniport with some DDIs replaced:
+ * `patch` edits a copy of its DDI table (DriverName already set to `name`),
+ * and *soft receives the original, for the replacements to call through.
+ * One variant per test process: a later call replaces the earlier one. */
+void kmt_test_register_soft_variant(const char *name, void (*patch)(DRIVER_INITIALIZATION_DATA *ddi),
+                                    DRIVER_INITIALIZATION_DATA *soft);
+
 /* CLOCK_MONOTONIC in milliseconds, for bounds on when something happened. */
 UINT64 kmt_test_now_ms(void);
 

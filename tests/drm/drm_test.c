@@ -53,6 +53,12 @@ unsigned drm_test_allocating_adapters(struct drm_test_adapter *out, unsigned max
     return kept;
 }
 
+unsigned drm_test_use_allocating(struct drm_test_adapter *out)
+{
+    kmt_test_use_miniport("drm");
+    return drm_test_allocating_adapters(out, DRM_TEST_MAX);
+}
+
 void drm_test_check_expected(const struct drm_test_adapter *a, unsigned n)
 {
     const char *expect = getenv("KMTSHIM_DRM_EXPECT");

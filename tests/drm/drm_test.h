@@ -28,6 +28,9 @@ struct drm_test_adapter {
 unsigned drm_test_adapters(struct drm_test_adapter *out, unsigned max);
 /* The adapters that can allocate (a known driver family). */
 unsigned drm_test_allocating_adapters(struct drm_test_adapter *out, unsigned max);
+/* Selects the "drm" miniport for this case and opens the adapters that can
+ * allocate, at most DRM_TEST_MAX: the start of most lane tests. */
+unsigned drm_test_use_allocating(struct drm_test_adapter *out);
 /* Fails the test unless every driver named in KMTSHIM_DRM_EXPECT is present. */
 void drm_test_check_expected(const struct drm_test_adapter *a, unsigned n);
 /* The render nodes the kernel has, counted from /dev/dri. */

@@ -66,8 +66,7 @@ START_TEST(create_write_read_back_destroy)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     drm_test_check_expected(a, n);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), alloc;
@@ -119,8 +118,7 @@ START_TEST(virtio_resource_is_the_size_asked)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device, alloc;
         KMT_DRM_ALLOCATION_INFO info;
@@ -147,8 +145,7 @@ START_TEST(nested_locks_share_one_mapping)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), alloc;
         void *p, *q;
@@ -182,8 +179,7 @@ START_TEST(lock_flags_are_honoured)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), alloc;
         D3DDDICB_LOCKFLAGS ro = { .Value = 0 }, nowait = { .Value = 0 }, discard = { .Value = 0 };
@@ -229,8 +225,7 @@ START_TEST(resource_destroyed_through_hresource)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), allocs[3], res;
         KMT_DRM_ALLOCATION_INFO info[3];
@@ -258,8 +253,7 @@ START_TEST(device_destroy_closes_every_gem_handle)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), allocs[4], res;
         KMT_DRM_ALLOCATION_INFO info[4];
@@ -288,8 +282,7 @@ START_TEST(existing_sysmem_is_userptr_or_a_copy)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), alloc;
         KMT_DRM_ALLOCATION_INFO info;
@@ -325,8 +318,7 @@ START_TEST(bad_descriptors_make_nothing)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle);
         D3DDDI_ALLOCATIONINFO info = { 0 };
@@ -366,8 +358,7 @@ START_TEST(adapters_are_independent)
     KMT_DRM_ALLOCATION_INFO info[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         void *p;
 

@@ -311,8 +311,7 @@ START_TEST(budget_and_usage_follow_allocations)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), alloc;
         D3DKMT_QUERYVIDEOMEMORYINFO q = vidmem(a[i].handle, D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL);

@@ -76,8 +76,7 @@ START_TEST(every_call_fails_cleanly)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     drm_test_check_expected(a, n);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle);
@@ -146,8 +145,7 @@ START_TEST(named_calls_fail_with_their_errno)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n, tried = 0;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle);
         UINT baseline = first_handle(a[i].handle, device);
@@ -181,8 +179,7 @@ START_TEST(second_allocation_failing_rolls_back_the_first)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), allocs[3], res = 0;
         UINT baseline = first_handle(a[i].handle, device);
@@ -209,8 +206,7 @@ START_TEST(negative_errno_stalls_instead_of_failing)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), alloc;
         UINT64 start;

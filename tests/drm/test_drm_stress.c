@@ -75,8 +75,7 @@ START_TEST(two_threads_on_one_device)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     drm_test_check_expected(a, n);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle);
@@ -105,8 +104,7 @@ START_TEST(one_thread_per_adapter)
     UINT baseline[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         w[i] = (struct worker){ drm_test_create_device(a[i].handle), i, false, 0, 0 };
         baseline[i] = first_handle(&a[i], w[i].device);
@@ -130,8 +128,7 @@ START_TEST(destroy_device_under_a_creating_thread)
     struct drm_test_adapter a[DRM_TEST_MAX];
     unsigned n;
 
-    kmt_test_use_miniport("drm");
-    n = drm_test_allocating_adapters(a, DRM_TEST_MAX);
+    n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE probe_device = drm_test_create_device(a[i].handle);
         UINT baseline = first_handle(&a[i], probe_device);

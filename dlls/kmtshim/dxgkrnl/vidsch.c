@@ -265,8 +265,8 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
 {
     const DRIVER_INITIALIZATION_DATA *ddi = s->adapter->ddi;
     struct dxgk_context *ctx = p->context;
-    const UINT fence = (UINT)p->submit.fence_id, node = ctx->node;
-    const UINT64 fence_id = p->submit.fence_id;
+    const UINT64 fence_id = p->submit.fence_id;   /* the DDIs carry its low 32 bits */
+    const UINT node = ctx->node;
     const bool is_virtual = p->submit.is_virtual;
     NTSTATUS status;
 
@@ -278,7 +278,7 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
             .pDmaBufferPrivateData = p->submit.private_data,
             .DmaBufferPrivateDataSize = p->submit.private_data_size,
             .DmaBufferUmdPrivateDataSize = p->submit.private_data_size,
-            .SubmissionFenceId = (UINT)p->submit.fence_id,
+            .SubmissionFenceId = (UINT)fence_id,
             .NodeOrdinal = ctx->node,
         };
         args.Flags.NullRendering = p->submit.null_rendering;
@@ -288,7 +288,7 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
             .hContext = ctx->driver_context,
             .DmaBufferSize = p->submit.dma_size,
             .DmaBufferSubmissionEndOffset = p->submit.dma_size,
-            .SubmissionFenceId = (UINT)p->submit.fence_id,
+            .SubmissionFenceId = (UINT)fence_id,
             .NodeOrdinal = ctx->node,
             .pKmtDmaBuffer = p->submit.dma,
             .pKmtAllocationList = p->submit.dxgk_allocations,
@@ -297,14 +297,14 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
         args.Flags.NullRendering = p->submit.null_rendering;
         status = ddi->DxgkDdiSubmitCommand(s->adapter->ctx, &args);
     }
-    TRACE_(dxgk, "submit fence %u (node %u, %s) -> %s\n", fence, node, is_virtual ? "virtual" : "DMA",
+    TRACE_(dxgk, "submit fence %u (node %u, %s) -> %s\n", (UINT)fence_id, node, is_virtual ? "virtual" : "DMA",
            kmt_debugstr_status(status));
     if (status) {
         /* Windows bugchecks here; we mark the device faulted instead. */
         DXGKARGCB_NOTIFY_INTERRUPT_DATA fault = { .InterruptType = DXGK_INTERRUPT_DMA_FAULTED };
 
         ERR_(dxgk, "%s: submission failed: %s\n", s->adapter->miniport->name, kmt_debugstr_status(status));
-        fault.DmaFaulted.FaultedFenceId = fence;
+        fault.DmaFaulted.FaultedFenceId = (UINT)fence_id;
         fault.DmaFaulted.Status = status;
         fault.DmaFaulted.NodeOrdinal = node;
         dxgk_sched_interrupt(s->adapter, &fault);

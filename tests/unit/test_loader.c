@@ -255,15 +255,37 @@ START_TEST(plugin_by_path)
 }
 END_TEST
 
+/* Loads the plugin configured (through its environment) with `devices`. */
+static void enumerate_plugin_with(const char *devices, struct adapters *a)
+{
+    setenv("KMT_RECORD_DEVICES", devices, 1);
+    rec_use(built("record_plugin.so"));
+    enumerate(a);
+}
+
 START_TEST(plugin_reads_its_environment)
 {
     struct adapters a;
 
-    setenv("KMT_RECORD_DEVICES", "3", 1);
-    rec_use(built("record_plugin.so"));
-    enumerate(&a);
+    enumerate_plugin_with("3", &a);
     ck_assert_uint_eq(a.count, 3);
     ck_assert_str_eq(a.desc[2].LocationId, "rec2");
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* A plugin that loads but finds no device stays loaded, with its DDIs,
+ * until the process ends: it is closed once, after its DxgkDdiUnload. */
+START_TEST(plugin_without_devices_is_unloaded_once)
+{
+    struct adapters a;
+
+    enumerate_plugin_with("0", &a);
+    ck_assert_uint_eq(a.count, 0);
+    kmt_test_shutdown_no_leaks();
+    /* and the next start loads it afresh */
+    enumerate_plugin_with("2", &a);
+    ck_assert_uint_eq(a.count, 2);
     kmt_test_shutdown_no_leaks();
 }
 END_TEST
@@ -464,12 +486,35 @@ START_TEST(add_device_failure_skips_that_device)
     struct adapters a;
 
     two_record_devices("record");
-    record_fail_call(RECORD_ADD_DEVICE, 1, STATUS_NO_MEMORY);
+    record_fail_call(RECORD_ADD_DEVICE, 1, STATUS_UNSUCCESSFUL);
     enumerate(&a);
     ck_assert_uint_eq(a.count, 1);
     ck_assert_str_eq(a.desc[0].LocationId, "rec1");
     ck_assert_uint_eq(record_log_count_ddi(RECORD_ADD_DEVICE), 2);
     ck_assert_uint_eq(record_log_count_ddi(RECORD_START_DEVICE), 1);
+    rec_finish();
+}
+END_TEST
+
+/* Out of memory is no answer about the device: the start is undone (the
+ * miniport unloaded) and the next call starts the process afresh, with
+ * every device. */
+START_TEST(add_device_out_of_memory_fails_the_start_until_memory_returns)
+{
+    D3DKMT_ADAPTERINFO info[MAX_ADAPTERS];
+    D3DKMT_ENUMADAPTERS2 e = { MAX_ADAPTERS, info };
+    struct adapters a;
+
+    two_record_devices("record");
+    record_fail_call(RECORD_ADD_DEVICE, 2, STATUS_NO_MEMORY);
+    ck_assert_status(D3DKMTEnumAdapters2(&e), STATUS_NO_MEMORY);
+    ck_assert_uint_eq(record_log_count_ddi(RECORD_ADD_DEVICE), 2);
+    ck_assert_uint_eq(record_log_count_ddi(RECORD_REMOVE_DEVICE), 1);   /* rec0, started first */
+    ck_assert_uint_eq(record_log_count_ddi(RECORD_UNLOAD), 1);
+    ck_assert_uint_eq(KmtLiveObjectCount(), 0);
+    enumerate(&a);
+    ck_assert_uint_eq(a.count, 2);
+    ck_assert_uint_eq(record_log_count_ddi(RECORD_ADD_DEVICE), 4);
     rec_finish();
 }
 END_TEST
@@ -693,6 +738,7 @@ int main(void)
 
     tcase_add_test(plugins, plugin_by_path);
     tcase_add_test(plugins, plugin_reads_its_environment);
+    tcase_add_test(plugins, plugin_without_devices_is_unloaded_once);
     tcase_add_test(plugins, plugin_next_to_the_builtin);
     tcase_add_test(plugins, missing_file);
     tcase_add_test(plugins, missing_library_name);
@@ -712,6 +758,7 @@ int main(void)
     suite_add_tcase(s, handshake);
 
     tcase_add_test(startup, add_device_failure_skips_that_device);
+    tcase_add_test(startup, add_device_out_of_memory_fails_the_start_until_memory_returns);
     tcase_add_test(startup, start_device_failure_removes_the_device);
     tcase_add_test(startup, start_up_query_failure_stops_the_device);
     tcase_add_test(startup, enum_failure_means_no_adapters);

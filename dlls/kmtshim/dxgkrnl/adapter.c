@@ -12,6 +12,14 @@
 
 /* ---- starting and stopping ------------------------------------------------ */
 
+static void adapter_free(struct dxgk_adapter *adapter)
+{
+    pthread_mutex_destroy(&adapter->sched_init_lock);
+    pthread_mutex_destroy(&adapter->fence_lock);
+    pthread_mutex_destroy(&adapter->ctx_alloc_lock);
+    free(adapter);
+}
+
 static void adapter_release(struct kmt_object *obj)
 {
     struct dxgk_adapter *adapter = (struct dxgk_adapter *)obj;
@@ -23,10 +31,7 @@ static void adapter_release(struct kmt_object *obj)
     dxgk_sched_stop(adapter);
     if (adapter->ddi->DxgkDdiRemoveDevice)
         adapter->ddi->DxgkDdiRemoveDevice(adapter->ctx);
-    pthread_mutex_destroy(&adapter->sched_init_lock);
-    pthread_mutex_destroy(&adapter->fence_lock);
-    pthread_mutex_destroy(&adapter->ctx_alloc_lock);
-    free(adapter);
+    adapter_free(adapter);
     dxgk_count_object(-1);
 }
 
@@ -108,7 +113,7 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
     if (status) {
         WARN_(dxgk, "%s: DxgkDdiAddDevice(%s) failed: %s\n", mp->name, pdo->LocationId,
               kmt_debugstr_status(status));
-        free(adapter);
+        adapter_free(adapter);
         return status;
     }
     dxgk_count_object(+1);
@@ -149,7 +154,8 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
     return STATUS_SUCCESS;
 }
 
-/* Called at init with dxgk_process.lock held. */
+/* Called at init with dxgk_process.lock held.  A device that fails to
+ * start is left out, unless memory ran out: that fails the whole start. */
 NTSTATUS dxgk_start_adapters(struct dxgk_miniport *mp)
 {
     KMT_PHYSICAL_DEVICE devices[KMT_MAX_PHYSICAL_DEVICES];
@@ -162,16 +168,30 @@ NTSTATUS dxgk_start_adapters(struct dxgk_miniport *mp)
         return status;
     if (count > KMT_MAX_PHYSICAL_DEVICES)
         count = KMT_MAX_PHYSICAL_DEVICES;
-    for (UINT i = 0; i < count; i++)
-        if (!start_one(mp, &devices[i]))
+    for (UINT i = 0; i < count; i++) {
+        status = start_one(mp, &devices[i]);
+        if (dxgk_status_is_exhaustion(status))
+            return status;
+        if (!status)
             started++;
+    }
     return started ? STATUS_SUCCESS : STATUS_OBJECT_NAME_NOT_FOUND;
+}
+
+/* Drops the started adapters.  dxgk_process.lock held, no handle open. */
+void dxgk_release_adapters_locked(void)
+{
+    while (!list_empty(&dxgk_process.adapters)) {
+        struct dxgk_adapter *adapter = LIST_ENTRY(dxgk_process.adapters.next, struct dxgk_adapter, entry);
+
+        list_remove(&adapter->entry);
+        dxgk_adapter_put(adapter);
+    }
 }
 
 void dxgk_stop_adapters(void)
 {
     struct dxgk_adapter_handle *ah;
-    struct dxgk_adapter *adapter;
 
     for (;;) {
         D3DKMT_HANDLE h = 0;
@@ -187,11 +207,7 @@ void dxgk_stop_adapters(void)
         dxgk_close_adapter(h);
     }
     pthread_mutex_lock(&dxgk_process.lock);
-    while (!list_empty(&dxgk_process.adapters)) {
-        adapter = LIST_ENTRY(dxgk_process.adapters.next, struct dxgk_adapter, entry);
-        list_remove(&adapter->entry);
-        dxgk_adapter_put(adapter);
-    }
+    dxgk_release_adapters_locked();
     pthread_mutex_unlock(&dxgk_process.lock);
 }
 
@@ -270,6 +286,7 @@ NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacit
                             bool include_compute_only)
 {
     struct dxgk_adapter *snapshot[64], *a;
+    D3DKMT_HANDLE opened[64];
     ULONG n = 0, i;
     NTSTATUS status = STATUS_SUCCESS;
 
@@ -291,16 +308,16 @@ NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacit
         goto done;
     }
     for (i = 0; i < n; i++) {
-        D3DKMT_HANDLE h;
-
-        status = dxgk_open_adapter(snapshot[i], &h);
+        status = dxgk_open_adapter(snapshot[i], &opened[i]);
         if (status) {
-            /* all or nothing: close what this call opened */
+            /* all or nothing: close what this call opened, write nothing */
             while (i--)
-                dxgk_close_adapter(out[i].hAdapter);
+                dxgk_close_adapter(opened[i]);
             goto done;
         }
-        out[i].hAdapter = h;
+    }
+    for (i = 0; i < n; i++) {
+        out[i].hAdapter = opened[i];
         out[i].AdapterLuid = snapshot[i]->luid;
         out[i].NumOfSources = snapshot[i]->num_sources;
         out[i].bPrecisePresentRegionsPreferred = FALSE;

@@ -146,7 +146,15 @@ NTSTATUS dxgk_create_context(D3DKMT_HANDLE hDevice, UINT node, UINT affinity,
         status = STATUS_UNSUCCESSFUL;
     } else if (!status) {
         ctx->driver_context = args.hContext;
-        if (!is_virtual && (status = alloc_legacy_buffers(ctx, &args.ContextInfo)))
+        ctx->dma_private_size = args.ContextInfo.DmaBufferPrivateDataSize;
+        if (ctx->dma_private_size > DXGK_MAX_PRIVATE_DATA) {
+            ERR_(dxgk, "%s: DxgkDdiCreateContext asked %u bytes of DMA buffer private data\n",
+                 device->adapter->miniport->name, ctx->dma_private_size);
+            status = STATUS_UNSUCCESSFUL;
+        } else if (!is_virtual) {
+            status = alloc_legacy_buffers(ctx, &args.ContextInfo);
+        }
+        if (status)
             ddi->DxgkDdiDestroyContext(ctx->driver_context);
     }
     if (status) {

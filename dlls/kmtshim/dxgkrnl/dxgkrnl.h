@@ -181,8 +181,17 @@ struct dxgk_process {
 
 extern struct dxgk_process dxgk_process;
 
+/* Out of memory (or of threads, file descriptors): a failure that says
+ * nothing about the devices, so a process start that meets it is undone and
+ * tried again by the next call. */
+static inline bool dxgk_status_is_exhaustion(NTSTATUS status)
+{
+    return status == STATUS_NO_MEMORY || status == STATUS_INSUFFICIENT_RESOURCES;
+}
+
 /* Initializes on first use: loads the miniports, starts their adapters.
- * Every thunk calls it; once up, the answer is one load, inline. */
+ * Every thunk calls it; once up, the answer is one load, inline.  A start
+ * that ran out of memory leaves the process as it was before. */
 NTSTATUS dxgk_process_init_slow(void);
 
 static inline NTSTATUS dxgk_process_init(void)
@@ -203,6 +212,7 @@ void dxgk_unload_miniports(void);
 /* Adapters (adapter.c). */
 NTSTATUS dxgk_start_adapters(struct dxgk_miniport *mp);
 void dxgk_stop_adapters(void);
+void dxgk_release_adapters_locked(void);
 struct dxgk_adapter *dxgk_adapter_from_handle(D3DKMT_HANDLE h);  /* referenced */
 NTSTATUS dxgk_open_adapter(struct dxgk_adapter *adapter, D3DKMT_HANDLE *out);
 NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacity,

@@ -111,14 +111,19 @@ static const KMT_DXGKRNL_EXPORTS dxgkrnl_exports = {
     .DxgkInitialize = dxgk_initialize,
 };
 
+/* Takes dl_handle: a miniport that never got listed is closed here, a
+ * listed one (even if it started no adapter) by dxgk_unload_miniports. */
 static NTSTATUS load_one(const char *label, PKMT_MINIPORT_DRIVER_ENTRY entry, void *dl_handle)
 {
     struct dxgk_miniport *mp = calloc(1, sizeof(*mp));
     KMT_DRIVER_OBJECT driver = { mp, false };
     NTSTATUS status;
 
-    if (!mp)
+    if (!mp) {
+        if (dl_handle)
+            dlclose(dl_handle);
         return STATUS_NO_MEMORY;
+    }
     strncpy(mp->name, label, sizeof(mp->name) - 1);
     mp->dl_handle = dl_handle;
     status = entry(&driver, &dxgkrnl_exports);
@@ -126,6 +131,8 @@ static NTSTATUS load_one(const char *label, PKMT_MINIPORT_DRIVER_ENTRY entry, vo
         status = STATUS_UNSUCCESSFUL;
     if (status) {
         WARN_(dxgk, "miniport %s failed to initialize: %s\n", label, kmt_debugstr_status(status));
+        if (dl_handle)
+            dlclose(dl_handle);
         free(mp);
         return status;
     }
@@ -151,10 +158,7 @@ static NTSTATUS load_plugin(const char *path)
         dlclose(handle);
         return STATUS_PROCEDURE_NOT_FOUND;
     }
-    status = load_one(path, entry, handle);
-    if (status)
-        dlclose(handle);
-    return status;
+    return load_one(path, entry, handle);
 }
 
 static NTSTATUS load_named(const char *name)
@@ -169,6 +173,8 @@ static NTSTATUS load_named(const char *name)
 }
 
 /* Called with dxgk_process.lock held. */
+/* Success if one miniport started an adapter; running out of memory
+ * anywhere stops the loading and is the answer (process.c undoes it). */
 NTSTATUS dxgk_load_miniports(void)
 {
     const char *sel = getenv("KMTSHIM_MINIPORT");
@@ -182,6 +188,8 @@ NTSTATUS dxgk_load_miniports(void)
                 if (!builtins[i].auto_select || is_soft != (pass == 1))
                     continue;
                 s = load_one(builtins[i].name, builtins[i].entry, NULL);
+                if (dxgk_status_is_exhaustion(s))
+                    return s;
                 if (!s)
                     status = STATUS_SUCCESS;
             }
@@ -193,6 +201,10 @@ NTSTATUS dxgk_load_miniports(void)
         return STATUS_NO_MEMORY;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         s = load_named(tok);
+        if (dxgk_status_is_exhaustion(s)) {
+            status = s;
+            break;
+        }
         if (!s)
             status = STATUS_SUCCESS;
     }

@@ -44,6 +44,17 @@ NTSTATUS dxgk_process_init_slow(void)
         hmgr_init(&dxgk_process.handles, HMGR_INSTANCE_LOCAL);
         hmgr_init(&dxgk_process.global_handles, HMGR_INSTANCE_GLOBAL);
         status = dxgk_load_miniports();
+        if (dxgk_status_is_exhaustion(status)) {
+            /* nothing is published yet: no handle, no thread of ours */
+            ERR_(dxgk, "the process start ran out of memory (%s); the next call tries again\n",
+                 kmt_debugstr_status(status));
+            dxgk_release_adapters_locked();
+            dxgk_unload_miniports();
+            hmgr_destroy(&dxgk_process.handles);
+            hmgr_destroy(&dxgk_process.global_handles);
+            pthread_mutex_unlock(&dxgk_process.lock);
+            return status;
+        }
         if (status)
             report_no_adapter(status);
         dxgk_process.init_status = status;

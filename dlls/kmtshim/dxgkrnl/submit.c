@@ -17,6 +17,21 @@ static NTSTATUS device_usable(struct dxgk_device *device)
                ? STATUS_SUCCESS : STATUS_DEVICE_REMOVED;
 }
 
+/* The packet's DMA buffer private data, as dxgkrnl allocates it: the
+ * size the driver asked at CreateContext (it may keep its per-submission
+ * state there and never allocate in DxgkDdiSubmitCommand, which must not
+ * fail), at least the UMD's bytes, which go first. */
+static NTSTATUS alloc_dma_private_data(const struct dxgk_context *ctx, struct dxgk_packet *p, UINT umd_size)
+{
+    UINT size = umd_size > ctx->dma_private_size ? umd_size : ctx->dma_private_size;
+
+    if (size && !(p->submit.private_data = calloc(1, size)))
+        return STATUS_NO_MEMORY;
+    p->submit.private_data_size = size;
+    p->submit.umd_private_size = umd_size;
+    return STATUS_SUCCESS;
+}
+
 NTSTATUS dxgk_submit_command(const D3DKMT_SUBMITCOMMAND *desc, const void *private_data)
 {
     struct dxgk_context *ctxs[D3DDDI_MAX_BROADCAST_CONTEXT];
@@ -54,8 +69,7 @@ NTSTATUS dxgk_submit_command(const D3DKMT_SUBMITCOMMAND *desc, const void *priva
     for (UINT i = 0; !status && i < n; i++) {
         struct dxgk_packet *p = calloc(1, sizeof(*p));
 
-        if (!p || (desc->PrivateDriverDataSize &&
-                   !(p->submit.private_data = malloc(desc->PrivateDriverDataSize)))) {
+        if (!p || (status = alloc_dma_private_data(ctxs[i], p, desc->PrivateDriverDataSize))) {
             free(p);
             status = STATUS_NO_MEMORY;
             break;
@@ -67,7 +81,6 @@ NTSTATUS dxgk_submit_command(const D3DKMT_SUBMITCOMMAND *desc, const void *priva
         p->submit.null_rendering = desc->Flags.NullRendering;
         p->submit.va = desc->Commands;
         p->submit.length = desc->CommandLength;
-        p->submit.private_data_size = desc->PrivateDriverDataSize;
         if (desc->PrivateDriverDataSize)
             memcpy(p->submit.private_data, private_data, desc->PrivateDriverDataSize);
         packets[i] = p;
@@ -145,7 +158,7 @@ NTSTATUS dxgk_render(D3DKMT_RENDER *desc)
     if ((status = resolve_allocations(ctx, desc->AllocationCount, p)))
         goto out;
     p->submit.dma_size = desc->CommandLength ? desc->CommandLength : 1;
-    if (!(p->submit.dma = malloc(p->submit.dma_size))) {
+    if (!(p->submit.dma = malloc(p->submit.dma_size)) || alloc_dma_private_data(ctx, p, 0)) {
         status = STATUS_NO_MEMORY;
         goto out;
     }
@@ -156,6 +169,8 @@ NTSTATUS dxgk_render(D3DKMT_RENDER *desc)
     args.CommandLength = desc->CommandLength;
     args.pDmaBuffer = p->submit.dma;
     args.DmaSize = p->submit.dma_size;
+    args.pDmaBufferPrivateData = p->submit.private_data;
+    args.DmaBufferPrivateDataSize = p->submit.private_data_size;
     args.pAllocationList = p->submit.dxgk_allocations;
     args.AllocationListSize = desc->AllocationCount;
     args.pPatchLocationListIn = ctx->patch_list;

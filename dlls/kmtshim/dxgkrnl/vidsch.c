@@ -277,7 +277,7 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
             .DmaBufferSize = p->submit.length,
             .pDmaBufferPrivateData = p->submit.private_data,
             .DmaBufferPrivateDataSize = p->submit.private_data_size,
-            .DmaBufferUmdPrivateDataSize = p->submit.private_data_size,
+            .DmaBufferUmdPrivateDataSize = p->submit.umd_private_size,
             .SubmissionFenceId = (UINT)fence_id,
             .NodeOrdinal = ctx->node,
         };
@@ -290,6 +290,9 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
             .DmaBufferSubmissionEndOffset = p->submit.dma_size,
             .SubmissionFenceId = (UINT)fence_id,
             .NodeOrdinal = ctx->node,
+            .pDmaBufferPrivateData = p->submit.private_data,
+            .DmaBufferPrivateDataSize = p->submit.private_data_size,
+            .DmaBufferPrivateDataSubmissionEndOffset = p->submit.private_data_size,
             .pKmtDmaBuffer = p->submit.dma,
             .pKmtAllocationList = p->submit.dxgk_allocations,
             .KmtAllocationListSize = p->submit.allocation_count,

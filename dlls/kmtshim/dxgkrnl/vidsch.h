@@ -41,6 +41,7 @@ struct dxgk_context {
     UINT node;
     UINT engine_affinity;
     bool is_virtual;                     /* CreateContextVirtual: SubmitCommand, no Render */
+    UINT dma_private_size;               /* DXGK_CONTEXTINFO: the driver's bytes per DMA buffer */
     atomic_bool destroyed;               /* set once under device->list_lock; lookups
                                           * read it holding only the device rwlock */
     /* legacy (Render) buffers the program writes into */
@@ -89,8 +90,9 @@ struct dxgk_packet {
             bool null_rendering;         /* Flags.NullRendering: the driver skips it */
             D3DGPU_VIRTUAL_ADDRESS va;   /* virtual submissions */
             UINT length;
-            void *private_data;
+            void *private_data;          /* the driver's bytes, the UMD's first */
             UINT private_data_size;
+            UINT umd_private_size;
             void *dma;                   /* legacy: the DMA buffer DxgkDdiRender built */
             UINT dma_size;
             DXGK_ALLOCATIONLIST *dxgk_allocations;

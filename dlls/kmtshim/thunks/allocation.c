@@ -113,14 +113,14 @@ out:
 
 NTSTATUS APIENTRY D3DKMTCreateAllocation(D3DKMT_CREATEALLOCATION *desc)
 {
-    kmt_thunk_enter();
+    THUNK_ENTER();
     TRACE_(d3dkmt, "desc %p\n", desc);
     THUNK_RETURN(create_allocation(__func__, desc, false));
 }
 
 NTSTATUS APIENTRY D3DKMTCreateAllocation2(D3DKMT_CREATEALLOCATION *desc)
 {
-    kmt_thunk_enter();
+    THUNK_ENTER();
     TRACE_(d3dkmt, "desc %p\n", desc);
     THUNK_RETURN(create_allocation(__func__, desc, true));
 }

@@ -26,7 +26,7 @@ NTSTATUS KmtQueryAdapterDescription(D3DKMT_HANDLE hAdapter, KMT_ADAPTER_DESCRIPT
 {
     struct dxgk_adapter *adapter;
 
-    kmt_thunk_enter();
+    THUNK_ENTER();
     if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
         return STATUS_INVALID_PARAMETER;
     if (!(adapter = dxgk_adapter_from_handle(hAdapter)))

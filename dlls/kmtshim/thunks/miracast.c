@@ -34,7 +34,7 @@ NTSTATUS APIENTRY KmtMiracastStopSession(D3DKMT_HANDLE hSession,
     KMT_MIRACAST_SESSION_STATUS final;
     NTSTATUS status;
 
-    kmt_thunk_enter();
+    THUNK_ENTER();
     TRACE_(d3dkmt, "hSession %#x, pFinalStatus %p\n", hSession, pFinalStatus);
     if (pFinalStatus && !kmt_user_ptr_ok(pFinalStatus, sizeof(*pFinalStatus)))
         THUNK_RETURN(STATUS_INVALID_PARAMETER);
@@ -61,7 +61,7 @@ NTSTATUS APIENTRY KmtMiracastIoControl(D3DKMT_HANDLE hSession, const VOID *pInpu
     UINT returned = 0;
     NTSTATUS status;
 
-    kmt_thunk_enter();
+    THUNK_ENTER();
     TRACE_(d3dkmt, "hSession %#x, in %p/%u, out %p/%u, returned %p\n", hSession, pInputBuffer,
            InputBufferSize, pOutputBuffer, OutputBufferSize, pBytesReturned);
     if (!io_buffer_ok(pInputBuffer, InputBufferSize) ||
@@ -92,7 +92,7 @@ NTSTATUS APIENTRY KmtMiracastQueryStatus(D3DKMT_HANDLE hSession, KMT_MIRACAST_SE
     KMT_MIRACAST_SESSION_STATUS k;
     NTSTATUS status;
 
-    kmt_thunk_enter();
+    THUNK_ENTER();
     TRACE_(d3dkmt, "hSession %#x, pStatus %p\n", hSession, pStatus);
     if (!kmt_user_ptr_ok(pStatus, sizeof(*pStatus)))
         THUNK_RETURN(STATUS_INVALID_PARAMETER);
@@ -104,7 +104,7 @@ NTSTATUS APIENTRY KmtMiracastQueryStatus(D3DKMT_HANDLE hSession, KMT_MIRACAST_SE
 NTSTATUS APIENTRY KmtMiracastReportSessionStatus(D3DKMT_HANDLE hSession, MIRACAST_STATUS MiracastStatus,
                                                  NTSTATUS Status)
 {
-    kmt_thunk_enter();
+    THUNK_ENTER();
     TRACE_(d3dkmt, "hSession %#x, MiracastStatus %u, Status %#x\n", hSession,
            (unsigned)MiracastStatus, (unsigned)Status);
     THUNK_RETURN(dxgk_miracast_report_status(hSession, MiracastStatus, Status));

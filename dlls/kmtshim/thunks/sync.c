@@ -257,7 +257,7 @@ static NTSTATUS wait_from_cpu(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU *
 
 NTSTATUS APIENTRY D3DKMTWaitForSynchronizationObjectFromCpu(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU *desc)
 {
-    kmt_thunk_enter();
+    THUNK_ENTER();
     TRACE_(d3dkmt, "desc %p\n", desc);
     THUNK_RETURN(wait_from_cpu(desc, -1));
 }
@@ -265,7 +265,7 @@ NTSTATUS APIENTRY D3DKMTWaitForSynchronizationObjectFromCpu(const D3DKMT_WAITFOR
 NTSTATUS KmtWaitForSynchronizationObjectFromCpuTimeout(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU *desc,
                                                        int timeout_ms)
 {
-    kmt_thunk_enter();
+    THUNK_ENTER();
     TRACE_(d3dkmt, "desc %p, timeout %d ms\n", desc, timeout_ms);
     THUNK_RETURN(wait_from_cpu(desc, timeout_ms));
 }

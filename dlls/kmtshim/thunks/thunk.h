@@ -36,17 +36,22 @@ static inline NTSTATUS kmt_thunk_return(const char *name, NTSTATUS status)
 
 #define THUNK_RETURN(status) return kmt_thunk_return(__func__, (status))
 
-static inline void kmt_thunk_enter(void)
-{
-    dxgk_process_init();
-}
+/* The opening of every thunk: brings the process up.  A start that ran
+ * out of memory fails the call (the next call starts afresh); a start that
+ * found no adapter is no failure of the call. */
+#define THUNK_ENTER()                                            \
+    do {                                                         \
+        NTSTATUS _init = dxgk_process_init();                    \
+        if (dxgk_status_is_exhaustion(_init))                    \
+            THUNK_RETURN(_init);                                 \
+    } while (0)
 
 /* The opening of every thunk that takes one descriptor: bring the process
  * up, trace the pointer, and refuse one that cannot be the caller's buffer
  * before anything reads it. */
 #define THUNK_ENTER_DESC(desc)                                   \
     do {                                                         \
-        kmt_thunk_enter();                                       \
+        THUNK_ENTER();                                           \
         TRACE_(d3dkmt, "desc %p\n", (const void *)(desc));        \
         if (!kmt_user_ptr_ok((desc), sizeof(*(desc))))           \
             THUNK_RETURN(STATUS_INVALID_PARAMETER);              \

@@ -522,7 +522,7 @@ static void plugin_config(void)
 {
     const char *devices = getenv("KMT_RECORD_DEVICES");
 
-    if (devices && atoi(devices) > 0 && atoi(devices) <= KMT_MAX_PHYSICAL_DEVICES)
+    if (devices && *devices && atoi(devices) >= 0 && atoi(devices) <= KMT_MAX_PHYSICAL_DEVICES)
         rec_config.devices = (UINT)atoi(devices);
 }
 #endif

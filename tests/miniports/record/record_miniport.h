@@ -94,7 +94,7 @@ struct record_call {
 
 /* What the miniport reports and how it behaves; set before it loads. */
 struct record_config {
-    UINT devices;               /* physical devices, "rec0", "rec1"... (1..16) */
+    UINT devices;               /* physical devices, "rec0", "rec1"... (0..16) */
     ULONG interface_version;    /* DRIVER_INITIALIZATION_DATA.Version */
     ULONG init_size;            /* DRIVER_INITIALIZATION_DATA.Size */
     bool skip_initialize;       /* DriverEntry succeeds without DxgkInitialize */

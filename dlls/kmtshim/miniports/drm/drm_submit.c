@@ -231,7 +231,7 @@ NTSTATUS APIENTRY kdrm_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUB
     if (!p)
         return STATUS_NO_MEMORY;
     plan_init(p, (const void *)(uintptr_t)args->DmaBufferVirtualAddress, args->DmaBufferSize);
-    err = parse_private(a, args->pDmaBufferPrivateData, args->DmaBufferPrivateDataSize, p);
+    err = parse_private(a, args->pDmaBufferPrivateData, args->DmaBufferUmdPrivateDataSize, p);
     status = submit_plan(a, c, args->SubmissionFenceId, args->NodeOrdinal, p, err, args->Flags.NullRendering);
     free(p);
     return status;

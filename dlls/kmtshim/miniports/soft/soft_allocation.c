@@ -72,7 +72,10 @@ static NTSTATUS create_one(struct soft_adapter *a, DXGK_ALLOCATIONINFO *info, st
         }
         s->sysmem = (void *)info->pKmtSystemMem;
     } else if ((s->fd = memfd_of_size(size)) < 0) {
-        NTSTATUS status = errno == ENOMEM || errno == ENOSPC ? STATUS_NO_MEMORY : STATUS_UNSUCCESSFUL;
+        /* out of file descriptors is out of resources, not a broken call */
+        NTSTATUS status = errno == ENOMEM || errno == ENOSPC ? STATUS_NO_MEMORY
+                        : errno == EMFILE || errno == ENFILE ? STATUS_INSUFFICIENT_RESOURCES
+                        : STATUS_UNSUCCESSFUL;
         free(s);
         return status;
     } else {

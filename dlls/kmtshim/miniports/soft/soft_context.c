@@ -44,6 +44,7 @@ NTSTATUS APIENTRY soft_create_context(HANDLE hDevice, DXGKARG_CREATECONTEXT *arg
 
     memset(&args->ContextInfo, 0, sizeof(args->ContextInfo));
     args->ContextInfo.DmaBufferSize = 64 * 1024;
+    args->ContextInfo.DmaBufferPrivateDataSize = soft_job_size;
     args->ContextInfo.AllocationListSize = 256;
     args->ContextInfo.PatchLocationListSize = 1024;
     args->ContextInfo.Caps.NoPatchingRequired = args->Flags.VirtualAddressing;

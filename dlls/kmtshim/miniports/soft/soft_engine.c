@@ -18,6 +18,9 @@
 #define DELAY_STEP_NS 10000000ull            /* 10 ms */
 #define WAIT_FENCE_TIMEOUT_NS (5ull * 1000000000ull)
 
+/* A submission, kept in its DMA buffer private data (the core's memory
+ * until its DMA_COMPLETED interrupt): DxgkDdiSubmitCommand must not fail,
+ * so it allocates nothing. */
 struct soft_job {
     struct list entry;
     UINT fence_id;
@@ -37,7 +40,8 @@ struct soft_engine {
     pthread_cond_t cond;
     pthread_cond_t job_done;             /* a reset waits for the aborted job */
     struct list queue;
-    struct soft_job *running;            /* under lock */
+    bool running;                        /* under lock: a job runs, of this node and fence */
+    UINT running_node, running_fence;
     atomic_bool abort;                   /* the running job stops at its next check */
     bool aborted;                        /* the last job ended by abort, under lock */
     unsigned long long jobs_ended;       /* under lock */
@@ -243,8 +247,12 @@ static enum outcome run_virtual(struct run *r, UINT64 va, UINT length)
 }
 
 /* Returns false when a reset aborted it: then nothing is reported. */
+/* Returns false when a reset aborted it: then nothing is reported.  The
+ * job is not read once a fault or completion is reported: the core may
+ * free it from then on. */
 static bool run_job(struct soft_adapter *a, struct soft_job *job)
 {
+    const UINT fence = job->fence_id, node = job->node;
     struct run r = { .a = a };
     enum outcome out = RAN;
     DXGKARGCB_NOTIFY_INTERRUPT_DATA data = { 0 };
@@ -252,30 +260,30 @@ static bool run_job(struct soft_adapter *a, struct soft_job *job)
     if (!job->null_rendering)
         out = job->dma ? run_stream(&r, job->dma, job->length) : run_virtual(&r, job->va, job->length);
     if (out == ABORTED) {
-        soft_trace(a, KMT_TRACE_WARN, __func__, "fence %u aborted by an engine reset\n", job->fence_id);
+        soft_trace(a, KMT_TRACE_WARN, __func__, "fence %u aborted by an engine reset\n", fence);
         return false;
     }
     if (out == PAGE_FAULT) {
         data.InterruptType = DXGK_INTERRUPT_DMA_PAGE_FAULTED;
-        data.DmaPageFaulted.FaultedFenceId = job->fence_id;
-        data.DmaPageFaulted.NodeOrdinal = job->node;
+        data.DmaPageFaulted.FaultedFenceId = fence;
+        data.DmaPageFaulted.NodeOrdinal = node;
         data.DmaPageFaulted.FaultedVirtualAddress = r.fault_va;
         soft_trace(a, KMT_TRACE_WARN, __func__, "page fault at %#llx (fence %u)\n",
-                   (unsigned long long)r.fault_va, job->fence_id);
+                   (unsigned long long)r.fault_va, fence);
         interrupt(a, &data);
     } else if (out == DMA_FAULT) {
         data.InterruptType = DXGK_INTERRUPT_DMA_FAULTED;
-        data.DmaFaulted.FaultedFenceId = job->fence_id;
+        data.DmaFaulted.FaultedFenceId = fence;
         data.DmaFaulted.Status = r.fault_status;
-        data.DmaFaulted.NodeOrdinal = job->node;
+        data.DmaFaulted.NodeOrdinal = node;
         soft_trace(a, KMT_TRACE_WARN, __func__, "DMA fault %#x (fence %u)\n", (unsigned)r.fault_status,
-                   job->fence_id);
+                   fence);
         interrupt(a, &data);
     }
     memset(&data, 0, sizeof(data));
     data.InterruptType = DXGK_INTERRUPT_DMA_COMPLETED;
-    data.DmaCompleted.SubmissionFenceId = job->fence_id;
-    data.DmaCompleted.NodeOrdinal = job->node;
+    data.DmaCompleted.SubmissionFenceId = fence;
+    data.DmaCompleted.NodeOrdinal = node;
     interrupt(a, &data);
     return true;
 }
@@ -295,17 +303,18 @@ static void *engine_thread(void *arg)
             break;                         /* stopping, and drained */
         job = LIST_ENTRY(e->queue.next, struct soft_job, entry);
         list_remove(&job->entry);
-        e->running = job;
+        e->running = true;
+        e->running_node = job->node;
+        e->running_fence = job->fence_id;
         pthread_mutex_unlock(&e->lock);
-        ran = run_job(e->adapter, job);
+        ran = run_job(e->adapter, job);     /* the job may be gone after this */
         pthread_mutex_lock(&e->lock);
         e->aborted = !ran;
-        if (ran && job->node < SOFT_NODES)
-            e->last_done[job->node] = job->fence_id;
-        e->running = NULL;
+        if (ran && e->running_node < SOFT_NODES)
+            e->last_done[e->running_node] = e->running_fence;
+        e->running = false;
         e->jobs_ended++;
         pthread_cond_broadcast(&e->job_done);
-        free(job);
     }
     pthread_mutex_unlock(&e->lock);
     return NULL;
@@ -360,12 +369,24 @@ static NTSTATUS queue_job(struct soft_adapter *a, struct soft_job *job)
     return STATUS_SUCCESS;
 }
 
+const UINT soft_job_size = sizeof(struct soft_job);
+
+static struct soft_job *job_in(void *private_data, UINT size)
+{
+    struct soft_job *job = private_data;
+
+    if (!job || size < sizeof(*job) || (uintptr_t)job % _Alignof(struct soft_job))
+        return NULL;
+    memset(job, 0, sizeof(*job));
+    return job;
+}
+
 NTSTATUS APIENTRY soft_submit_command(HANDLE hAdapter, const DXGKARG_SUBMITCOMMAND *args)
 {
-    struct soft_job *job = calloc(1, sizeof(*job));
+    struct soft_job *job = job_in(args->pDmaBufferPrivateData, args->DmaBufferPrivateDataSize);
 
     if (!job)
-        return STATUS_NO_MEMORY;
+        return STATUS_INVALID_PARAMETER;
     job->fence_id = args->SubmissionFenceId;
     job->node = args->NodeOrdinal;
     job->null_rendering = args->Flags.NullRendering;
@@ -376,10 +397,11 @@ NTSTATUS APIENTRY soft_submit_command(HANDLE hAdapter, const DXGKARG_SUBMITCOMMA
 
 NTSTATUS APIENTRY soft_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUBMITCOMMANDVIRTUAL *args)
 {
-    struct soft_job *job = calloc(1, sizeof(*job));
+    /* the UMD's private data is not read: the job may overwrite it */
+    struct soft_job *job = job_in(args->pDmaBufferPrivateData, args->DmaBufferPrivateDataSize);
 
     if (!job)
-        return STATUS_NO_MEMORY;
+        return STATUS_INVALID_PARAMETER;
     job->fence_id = args->SubmissionFenceId;
     job->node = args->NodeOrdinal;
     job->null_rendering = args->Flags.NullRendering;
@@ -405,11 +427,10 @@ NTSTATUS APIENTRY soft_reset_engine(HANDLE hAdapter, DXGKARG_RESETENGINE *args)
         if (job->node != node)
             continue;
         list_remove(&job->entry);        /* dropped unstarted: the scheduler resubmits it */
-        free(job);
     }
     args->LastAbortedFenceId = e->last_done[node];
-    if (e->running && e->running->node == node) {
-        UINT fence = e->running->fence_id;
+    if (e->running && e->running_node == node) {
+        UINT fence = e->running_fence;
         unsigned long long ended = e->jobs_ended;
 
         /* no job can start behind it: the queue holds none of this node,

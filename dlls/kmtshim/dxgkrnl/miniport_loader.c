@@ -146,7 +146,6 @@ static NTSTATUS load_plugin(const char *path)
 {
     PKMT_MINIPORT_DRIVER_ENTRY entry;
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    NTSTATUS status;
 
     if (!handle) {
         ERR_(dxgk, "cannot load miniport %s: %s\n", path, dlerror());
@@ -172,9 +171,9 @@ static NTSTATUS load_named(const char *name)
     return STATUS_OBJECT_NAME_NOT_FOUND;
 }
 
-/* Called with dxgk_process.lock held. */
-/* Success if one miniport started an adapter; running out of memory
- * anywhere stops the loading and is the answer (process.c undoes it). */
+/* Called with dxgk_process.lock held.  Success if one miniport started an
+ * adapter; running out of memory anywhere stops the loading and is the
+ * answer (process.c undoes it). */
 NTSTATUS dxgk_load_miniports(void)
 {
     const char *sel = getenv("KMTSHIM_MINIPORT");

@@ -69,7 +69,7 @@ NTSTATUS dxgk_submit_command(const D3DKMT_SUBMITCOMMAND *desc, const void *priva
     for (UINT i = 0; !status && i < n; i++) {
         struct dxgk_packet *p = calloc(1, sizeof(*p));
 
-        if (!p || (status = alloc_dma_private_data(ctxs[i], p, desc->PrivateDriverDataSize))) {
+        if (!p || alloc_dma_private_data(ctxs[i], p, desc->PrivateDriverDataSize)) {
             free(p);
             status = STATUS_NO_MEMORY;
             break;

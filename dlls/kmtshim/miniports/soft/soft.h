@@ -124,9 +124,9 @@ NTSTATUS APIENTRY soft_render(HANDLE hContext, DXGKARG_RENDER *args);
 
 /* soft_engine.c */
 NTSTATUS soft_engine_start(struct soft_adapter *a);
+void soft_engine_stop(struct soft_adapter *a);
 /* The DMA buffer private data a context asks for: a submission's job. */
 extern const UINT soft_job_size;
-void soft_engine_stop(struct soft_adapter *a);
 NTSTATUS APIENTRY soft_reset_engine(HANDLE hAdapter, DXGKARG_RESETENGINE *args);
 NTSTATUS APIENTRY soft_submit_command(HANDLE hAdapter, const DXGKARG_SUBMITCOMMAND *args);
 NTSTATUS APIENTRY soft_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUBMITCOMMANDVIRTUAL *args);

@@ -246,7 +246,6 @@ static enum outcome run_virtual(struct run *r, UINT64 va, UINT length)
     return out;
 }
 
-/* Returns false when a reset aborted it: then nothing is reported. */
 /* Returns false when a reset aborted it: then nothing is reported.  The
  * job is not read once a fault or completion is reported: the core may
  * free it from then on. */

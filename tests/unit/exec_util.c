@@ -261,6 +261,28 @@ NTSTATUS kmt_syncobj_destroy(D3DKMT_HANDLE handle)
     return D3DKMTDestroySynchronizationObject(&d);
 }
 
+NTSTATUS kmt_signal2(D3DKMT_HANDLE context, D3DKMT_HANDLE obj, UINT64 value)
+{
+    D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2 s = { 0 };
+
+    s.hContext = context;
+    s.ObjectCount = 1;
+    s.ObjectHandleArray[0] = obj;
+    s.Fence.FenceValue = value;
+    return D3DKMTSignalSynchronizationObject2(&s);
+}
+
+NTSTATUS kmt_wait2(D3DKMT_HANDLE context, D3DKMT_HANDLE obj, UINT64 value)
+{
+    D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2 w = { 0 };
+
+    w.hContext = context;
+    w.ObjectCount = 1;
+    w.ObjectHandleArray[0] = obj;
+    w.Fence.FenceValue = value;
+    return D3DKMTWaitForSynchronizationObject2(&w);
+}
+
 NTSTATUS kmt_syncobj_create2(D3DKMT_HANDLE device, D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info,
                              D3DKMT_HANDLE *out)
 {

@@ -83,6 +83,10 @@ NTSTATUS kmt_syncobj_destroy(D3DKMT_HANDLE handle);
 /* Legacy objects through CreateSynchronizationObject2. */
 NTSTATUS kmt_syncobj_create2(D3DKMT_HANDLE device, D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info,
                              D3DKMT_HANDLE *out);
+/* SignalSynchronizationObject2 / WaitForSynchronizationObject2 of one
+ * object (a legacy fence's value in Fence.FenceValue). */
+NTSTATUS kmt_signal2(D3DKMT_HANDLE context, D3DKMT_HANDLE obj, UINT64 value);
+NTSTATUS kmt_wait2(D3DKMT_HANDLE context, D3DKMT_HANDLE obj, UINT64 value);
 
 /* Native events are eventfds. */
 int kmt_eventfd(void);

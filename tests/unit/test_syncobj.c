@@ -69,28 +69,6 @@ static NTSTATUS wait_v1(D3DKMT_HANDLE ctx, D3DKMT_HANDLE obj)
     return D3DKMTWaitForSynchronizationObject(&w);
 }
 
-static NTSTATUS signal_v2(D3DKMT_HANDLE ctx, D3DKMT_HANDLE obj, UINT64 value)
-{
-    D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2 s = { 0 };
-
-    s.hContext = ctx;
-    s.ObjectCount = 1;
-    s.ObjectHandleArray[0] = obj;
-    s.Fence.FenceValue = value;
-    return D3DKMTSignalSynchronizationObject2(&s);
-}
-
-static NTSTATUS wait_v2(D3DKMT_HANDLE ctx, D3DKMT_HANDLE obj, UINT64 value)
-{
-    D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2 w = { 0 };
-
-    w.hContext = ctx;
-    w.ObjectCount = 1;
-    w.ObjectHandleArray[0] = obj;
-    w.Fence.FenceValue = value;
-    return D3DKMTWaitForSynchronizationObject2(&w);
-}
-
 /* The fence reaches `value` within the test bound, and not before. */
 static void expect_not_yet(const struct kmt_fence *f, UINT64 value)
 {
@@ -531,14 +509,14 @@ START_TEST(legacy_fence_wait2_signal2)
     info.Fence.FenceValue = 2;
     ck_assert_status(kmt_syncobj_create2(device, &info, &fence), STATUS_SUCCESS);
     /* already at 2: passes */
-    ck_assert_status(wait_v2(a, fence, 2), STATUS_SUCCESS);
+    ck_assert_status(kmt_wait2(a, fence, 2), STATUS_SUCCESS);
     ck_assert_status(kmt_gpu_signal(a, f.handle, 1), STATUS_SUCCESS);
     expect_reached(&f, 1);
-    ck_assert_status(wait_v2(a, fence, 5), STATUS_SUCCESS);
+    ck_assert_status(kmt_wait2(a, fence, 5), STATUS_SUCCESS);
     ck_assert_status(kmt_gpu_signal(a, f.handle, 2), STATUS_SUCCESS);
-    ck_assert_status(signal_v2(b, fence, 3), STATUS_SUCCESS);
+    ck_assert_status(kmt_signal2(b, fence, 3), STATUS_SUCCESS);
     expect_not_yet(&f, 2);
-    ck_assert_status(signal_v2(b, fence, 5), STATUS_SUCCESS);
+    ck_assert_status(kmt_signal2(b, fence, 5), STATUS_SUCCESS);
     expect_reached(&f, 2);
     /* WaitForSynchronizationObjectFromGpu takes a legacy fence's value in FenceValue */
     wg.hContext = b;
@@ -548,7 +526,40 @@ START_TEST(legacy_fence_wait2_signal2)
     ck_assert_status(D3DKMTWaitForSynchronizationObjectFromGpu(&wg), STATUS_SUCCESS);
     ck_assert_status(kmt_gpu_signal(b, f.handle, 3), STATUS_SUCCESS);
     expect_not_yet(&f, 3);
-    ck_assert_status(signal_v2(a, fence, 9), STATUS_SUCCESS);
+    ck_assert_status(kmt_signal2(a, fence, 9), STATUS_SUCCESS);
+    expect_reached(&f, 3);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* A legacy fence only rises: a signal with a lower value than it holds
+ * is ignored, as a monitored fence's without AllowFenceRewind. */
+START_TEST(legacy_fence_never_goes_backwards)
+{
+    D3DDDI_SYNCHRONIZATIONOBJECTINFO2 info = { 0 };
+    D3DKMT_HANDLE a, b, fence;
+    struct kmt_fence f;
+
+    setup_device();
+    a = kmt_exec_legacy_context(device, NULL);
+    b = kmt_exec_virtual_context(device);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    info.Type = D3DDDI_FENCE;
+    info.Fence.FenceValue = 4;
+    ck_assert_status(kmt_syncobj_create2(device, &info, &fence), STATUS_SUCCESS);
+    ck_assert_status(kmt_signal2(b, fence, 7), STATUS_SUCCESS);
+    ck_assert_status(kmt_signal2(b, fence, 3), STATUS_SUCCESS);     /* lower: ignored */
+    ck_assert_status(kmt_wait2(a, fence, 7), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(a, f.handle, 1), STATUS_SUCCESS);
+    expect_reached(&f, 1);
+    /* and the lower signal did not undo it for a later waiter either */
+    ck_assert_status(kmt_wait2(a, fence, 6), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(a, f.handle, 2), STATUS_SUCCESS);
+    expect_reached(&f, 2);
+    ck_assert_status(kmt_wait2(a, fence, 8), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(a, f.handle, 3), STATUS_SUCCESS);
+    expect_not_yet(&f, 3);
+    ck_assert_status(kmt_signal2(b, fence, 8), STATUS_SUCCESS);
     expect_reached(&f, 3);
     kmt_test_shutdown_no_leaks();
 }
@@ -577,11 +588,11 @@ START_TEST(cpu_notification_set_by_gpu_signal)
     ck_assert(!kmt_event_wait(fd, 0));
     ck_assert(kmt_event_wait(fd, KMT_EXEC_WAIT_MS));
     /* Signal2 sets it too */
-    ck_assert_status(signal_v2(ctx, note, 0), STATUS_SUCCESS);
+    ck_assert_status(kmt_signal2(ctx, note, 0), STATUS_SUCCESS);
     ck_assert(kmt_event_wait(fd, KMT_EXEC_WAIT_MS));
     /* it cannot be waited for on a context */
     ck_assert_status(wait_v1(ctx, note), STATUS_INVALID_PARAMETER);
-    ck_assert_status(wait_v2(ctx, note, 0), STATUS_INVALID_PARAMETER);
+    ck_assert_status(kmt_wait2(ctx, note, 0), STATUS_INVALID_PARAMETER);
     ck_assert_status(kmt_syncobj_destroy(note), STATUS_SUCCESS);
     close(fd);
     kmt_test_shutdown_no_leaks();
@@ -682,12 +693,12 @@ START_TEST(no_signal_no_wait_access)
     ck_assert_status(kmt_fence_create(device, 1, FLAG_NO_WAIT, &nowait), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_signal(device, nosig.handle, 2, 0), STATUS_ACCESS_DENIED);
     ck_assert_status(kmt_gpu_signal(ctx, nosig.handle, 2), STATUS_ACCESS_DENIED);
-    ck_assert_status(signal_v2(ctx, nosig.handle, 2), STATUS_ACCESS_DENIED);
+    ck_assert_status(kmt_signal2(ctx, nosig.handle, 2), STATUS_ACCESS_DENIED);
     ck_assert_status(kmt_fence_wait(device, nosig.handle, 1, 0), STATUS_SUCCESS);
     ck_assert_status(kmt_gpu_wait(ctx, nosig.handle, 1), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_wait(device, nowait.handle, 1, 0), STATUS_ACCESS_DENIED);
     ck_assert_status(kmt_gpu_wait(ctx, nowait.handle, 1), STATUS_ACCESS_DENIED);
-    ck_assert_status(wait_v2(ctx, nowait.handle, 1), STATUS_ACCESS_DENIED);
+    ck_assert_status(kmt_wait2(ctx, nowait.handle, 1), STATUS_ACCESS_DENIED);
     ck_assert_status(kmt_fence_signal(device, nowait.handle, 2, 0), STATUS_SUCCESS);
     ck_assert_uint_eq(*nowait.cpu, 2);
     ck_assert_uint_eq(*nosig.cpu, 1);
@@ -794,6 +805,7 @@ int main(void)
     tcase_add_test(gpu, semaphore_counts_waits);
     tcase_add_test(gpu, semaphore_count_stops_at_max);
     tcase_add_test(gpu, legacy_fence_wait2_signal2);
+    tcase_add_test(gpu, legacy_fence_never_goes_backwards);
     tcase_add_test(gpu, cpu_notification_set_by_gpu_signal);
     tcase_add_test(gpu, enqueue_cpu_event);
     tcase_add_test(gpu, signal2_monitored_fence_and_broadcast);

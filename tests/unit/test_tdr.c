@@ -7,6 +7,7 @@
  * submitted again and completes, its device still ACTIVE.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -224,6 +225,155 @@ START_TEST(hung_device_queued_work_is_not_run_after_the_reset)
 }
 END_TEST
 
+static D3DKMT_HANDLE legacy_fence(D3DKMT_HANDLE device, UINT flags)
+{
+    D3DDDI_SYNCHRONIZATIONOBJECTINFO2 info = { 0 };
+    D3DKMT_HANDLE h;
+
+    info.Type = D3DDDI_FENCE;
+    info.Flags.Value = flags;
+    ck_assert_status(kmt_syncobj_create2(device, &info, &h), STATUS_SUCCESS);
+    return h;
+}
+
+/* Whether a legacy fence reached `value`: a context of `device` waits for
+ * it and then signals a monitored fence the CPU can read. */
+static bool legacy_reached(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value, int timeout_ms)
+{
+    D3DKMT_HANDLE ctx = kmt_exec_virtual_context(device);
+    struct kmt_fence probe;
+    bool reached;
+
+    ck_assert_status(kmt_fence_create(device, 0, 0, &probe), STATUS_SUCCESS);
+    ck_assert_status(kmt_wait2(ctx, fence, value), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(ctx, probe.handle, 1), STATUS_SUCCESS);
+    reached = kmt_fence_wait(device, probe.handle, 1, timeout_ms) == STATUS_SUCCESS;
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);   /* gives up a blocked wait */
+    ck_assert_status(kmt_syncobj_destroy(probe.handle), STATUS_SUCCESS);
+    return reached;
+}
+
+/* A signal queued behind the work the reset aborted does not claim that
+ * work completed: a fence it names goes to its maximum, like the hung
+ * device's own fences, and one made with NoSignalMaxValueOnTdr keeps its
+ * value; the signal's own value is never stored.  Legacy fences (adapter
+ * objects another device can wait on) follow the same rule. */
+START_TEST(hung_device_signals_behind_the_hang_do_not_claim_completion)
+{
+    D3DKMT_HANDLE device = setup("150"), other, lf, lf_keep;
+    struct kmt_fence keep;
+    struct hang h;
+
+    hang_prepare(device, &h);
+    other = second_device();
+    ck_assert_status(kmt_fence_create(device, 0, 0x40 /* NoSignalMaxValueOnTdr */, &keep), STATUS_SUCCESS);
+    lf = legacy_fence(device, 0);
+    lf_keep = legacy_fence(device, 0x40);
+    ck_assert_status(kmt_ring_submit(&h.ring, &h.ctx, 1, &h.cmds), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(h.ctx, keep.handle, 5), STATUS_SUCCESS);
+    ck_assert_status(kmt_signal2(h.ctx, lf, 5), STATUS_SUCCESS);
+    ck_assert_status(kmt_signal2(h.ctx, lf_keep, 5), STATUS_SUCCESS);
+    ck_assert_int_eq(state_after(device, KMT_EXEC_WAIT_MS), D3DKMT_DEVICEEXECUTION_HUNG);
+    ck_assert_status(kmt_exec_destroy_context(h.ctx), STATUS_SUCCESS);   /* the queue is done with */
+    ck_assert_uint_eq(*keep.cpu, 0);
+    ck_assert(legacy_reached(other, lf, UINT64_MAX, KMT_EXEC_WAIT_MS));
+    ck_assert(!legacy_reached(other, lf_keep, 5, 100));
+    ck_assert(!legacy_reached(other, lf_keep, 1, 100));
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+struct cpu_signal_later {
+    D3DKMT_HANDLE device, fence;
+    unsigned delay_ms;
+};
+
+static void *signal_later(void *arg)
+{
+    struct cpu_signal_later *l = arg;
+
+    kmt_sleep_ms(l->delay_ms);
+    ck_assert_status(kmt_fence_signal(l->device, l->fence, 1, 0), STATUS_SUCCESS);
+    return NULL;
+}
+
+/* A context whose queue is: a GPU wait for `gate` to reach 1, a command
+ * buffer that signals `ran` to 1, a signal of `after` and `keep`
+ * (NoSignalMaxValueOnTdr) to 3. */
+struct gated {
+    D3DKMT_HANDLE ctx;
+    struct kmt_ring ring;
+    struct kmt_cmds cmds;
+    struct kmt_fence gate, ran, after, keep;
+};
+
+static void gated_queue(D3DKMT_HANDLE device, struct gated *g)
+{
+    g->ctx = kmt_exec_virtual_context(device);
+    kmt_ring_create(device, 4096, &g->ring);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &g->gate), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &g->ran), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &g->after), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0x40 /* NoSignalMaxValueOnTdr */, &g->keep), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_wait(g->ctx, g->gate.handle, 1), STATUS_SUCCESS);
+    kmt_cmds_init(&g->cmds);
+    kmt_cmd_fence(&g->cmds, KMT_SOFT_OP_SIGNAL_FENCE, g->ran.gpu, 1);
+    ck_assert_status(kmt_ring_submit(&g->ring, &g->ctx, 1, &g->cmds), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(g->ctx, g->after.handle, 3), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(g->ctx, g->keep.handle, 3), STATUS_SUCCESS);
+}
+
+/* DestroyContext returns once the context's queued work ran (Microsoft's
+ * pfnDestroyContextCb page): a GPU wait that another thread satisfies in
+ * time is waited for, and the work queued behind it runs. */
+START_TEST(destroy_context_waits_for_a_wait_satisfied_in_time)
+{
+    D3DKMT_HANDLE device = setup("1000");
+    struct cpu_signal_later later;
+    struct gated g;
+    pthread_t t;
+
+    gated_queue(device, &g);
+    later = (struct cpu_signal_later){ device, g.gate.handle, 100 };
+    ck_assert_int_eq(pthread_create(&t, NULL, signal_later, &later), 0);
+    ck_assert_status(kmt_exec_destroy_context(g.ctx), STATUS_SUCCESS);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_uint_eq(*g.ran.cpu, 1);
+    ck_assert_uint_eq(*g.after.cpu, 3);
+    ck_assert_uint_eq(*g.keep.cpu, 3);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* A GPU wait nobody satisfies does not hold DestroyContext for ever:
+ * after TdrDelay with the wait still blocked, the context's queue is given
+ * up as a reset would: the command buffer behind the wait never reaches the
+ * engine, and the signal behind it takes the TDR rule (maximum, or the
+ * value kept with NoSignalMaxValueOnTdr).  The device stays usable. */
+START_TEST(destroy_context_gives_up_a_wait_never_satisfied)
+{
+    D3DKMT_HANDLE device = setup("150"), ctx2;
+    struct gated g;
+    UINT64 start;
+
+    gated_queue(device, &g);
+    start = kmt_test_now_ms();
+    ck_assert_status(kmt_exec_destroy_context(g.ctx), STATUS_SUCCESS);
+    ck_assert_uint_ge(kmt_test_now_ms() - start, 150);
+    ck_assert_uint_lt(kmt_test_now_ms() - start, KMT_EXEC_WAIT_MS);
+    ck_assert_uint_eq(*g.ran.cpu, 0);
+    ck_assert_uint_eq(*g.after.cpu, UINT64_MAX);
+    ck_assert_uint_eq(*g.keep.cpu, 0);
+    /* the device is not hung: another context of it still works */
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+    ctx2 = kmt_exec_virtual_context(device);
+    ck_assert_status(kmt_ring_submit(&g.ring, &ctx2, 1, &g.cmds), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(device, g.ran.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 /* Destroying the hung device after the reset frees everything. */
 START_TEST(hung_device_can_be_destroyed)
 {
@@ -271,6 +421,9 @@ int main(void)
     tcase_add_test(tc, long_command_buffer_is_a_hang_too);
     tcase_add_test(tc, work_within_the_delay_or_detection_off_is_left_alone);
     tcase_add_test(tc, hung_device_queued_work_is_not_run_after_the_reset);
+    tcase_add_test(tc, hung_device_signals_behind_the_hang_do_not_claim_completion);
+    tcase_add_test(tc, destroy_context_waits_for_a_wait_satisfied_in_time);
+    tcase_add_test(tc, destroy_context_gives_up_a_wait_never_satisfied);
     tcase_add_test(tc, hung_device_can_be_destroyed);
     tcase_add_test(tc, destroy_during_a_hang_ends_after_the_reset);
     suite_add_tcase(s, tc);

@@ -413,7 +413,8 @@ void dxgk_syncobj_signal(struct dxgk_syncobj *obj, UINT64 value, bool allow_rewi
             obj->semaphore.count++;
         break;
     case D3DDDI_FENCE:
-        obj->fence.value = value;
+        if (value > obj->fence.value)        /* only rises, as a monitored fence */
+            obj->fence.value = value;
         break;
     case D3DDDI_CPU_NOTIFICATION:
         if (!obj->destroyed)

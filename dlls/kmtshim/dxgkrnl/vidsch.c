@@ -181,6 +181,19 @@ static void assign_fence(struct dxgk_sched *s, struct dxgk_packet *p)
     s->submitting = true;
 }
 
+/* A signal (or CPU event) packet leaves its context's queue; the op fires
+ * once its last context got there.  Behind the work of a device that lost
+ * it (hung, faulted) the signal is aborted.  s->lock held. */
+static void take_signal(struct dxgk_packet *p, struct deferred *d)
+{
+    if (atomic_load(&p->context->device->execution_state) != D3DKMT_DEVICEEXECUTION_ACTIVE)
+        p->signal->aborted = true;
+    list_remove(&p->entry);
+    if (!--p->signal->pending)
+        d->fire[d->nfire++] = p->signal;
+    list_add_tail(&d->done_packets, &p->entry);
+}
+
 /* Advances one context as far as it can; returns true if it moved. */
 static bool run_context(struct dxgk_sched *s, struct dxgk_context *ctx, struct deferred *d)
 {
@@ -209,10 +222,7 @@ static bool run_context(struct dxgk_sched *s, struct dxgk_context *ctx, struct d
         case DXGK_PACKET_CPU_EVENT:
             if (!signal_ready(s, ctx, p) || d->nfire == 64)
                 return moved;                /* (a full fire list waits for the next pass) */
-            list_remove(&p->entry);
-            if (!--p->signal->pending)
-                d->fire[d->nfire++] = p->signal;
-            list_add_tail(&d->done_packets, &p->entry);
+            take_signal(p, d);
             moved = true;
             break;
         case DXGK_PACKET_WAIT:
@@ -239,10 +249,7 @@ static void take_ready_signals(struct dxgk_sched *s, struct dxgk_context *ctx, s
         if ((p->type != DXGK_PACKET_SIGNAL && p->type != DXGK_PACKET_CPU_EVENT) ||
             !signal_ready(s, ctx, p))
             break;
-        list_remove(&p->entry);
-        if (!--p->signal->pending)
-            d->fire[d->nfire++] = p->signal;
-        list_add_tail(&d->done_packets, &p->entry);
+        take_signal(p, d);
     }
     deactivate(s, ctx);
 }
@@ -315,10 +322,20 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
     }
 }
 
+/* An aborted op does not claim that the work before it completed: a fence
+ * it names goes to its maximum, as a reset device's own fences do, or keeps
+ * its value (NoSignalMaxValueOnTdr).  Mutexes, semaphores and events are
+ * still released, so nobody waits for ever on work that is gone. */
 static void fire_signal(struct dxgk_signal_op *op)
 {
-    for (UINT i = 0; i < op->count; i++)
-        dxgk_syncobj_signal(op->objs[i], op->values[i], op->allow_rewind);
+    for (UINT i = 0; i < op->count; i++) {
+        struct dxgk_syncobj *o = op->objs[i];
+
+        if (!op->aborted || (o->type != D3DDDI_FENCE && o->type != D3DDDI_MONITORED_FENCE))
+            dxgk_syncobj_signal(o, op->values[i], op->allow_rewind);
+        else if (!o->flags.NoSignalMaxValueOnTdr)
+            dxgk_syncobj_signal(o, UINT64_MAX, false);
+    }
     if (op->cpu_event)
         dxgk_event_set(op->cpu_event);
     signal_op_put(op);
@@ -328,8 +345,8 @@ static void fire_signal(struct dxgk_signal_op *op)
 
 #define TDR_DEFAULT_MS 2000u             /* Windows' TdrDelay */
 
-static void device_faulted(struct dxgk_device *device, D3DKMT_DEVICEEXECUTION_STATE state,
-                           D3DGPU_VIRTUAL_ADDRESS va);
+static bool device_lose(struct dxgk_device *device, D3DKMT_DEVICEEXECUTION_STATE state,
+                        D3DGPU_VIRTUAL_ADDRESS va);
 
 static UINT64 tdr_delay_ns(void)
 {
@@ -408,8 +425,12 @@ static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dx
     DXGKARG_RESETENGINE reset = { .NodeOrdinal = node };
     struct deferred d = { .nfire = 0, .submit = NULL };
     struct list retired = LIST_INIT(retired);
+    bool lost;
 
     list_init(&d.done_packets);
+    /* HUNG before the requeue: the signals the reset makes ready behind the
+     * aborted work are aborted too (take_signal) */
+    lost = device_lose(culprit, D3DKMT_DEVICEEXECUTION_HUNG, 0);
     WARN_(dxgk, "TDR: fence %llu on node %u (device %#x) ran past %llu ms; %s\n", (unsigned long long)fence,
           node, culprit->handle, (unsigned long long)(s->tdr_ns / 1000000),
           ddi->DxgkDdiResetEngine ? "resetting the engine" : "the miniport cannot reset it");
@@ -438,7 +459,8 @@ static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dx
             TRACE_(dxgk, "engine %u reset, last aborted fence %u\n", node, reset.LastAbortedFenceId);
     }
     /* after the reset: the engine must not see the culprit's fences jump */
-    device_faulted(culprit, D3DKMT_DEVICEEXECUTION_HUNG, 0);
+    if (lost)
+        dxgk_device_fences_to_max(culprit);
     for (unsigned i = 0; i < d.nfire; i++)
         fire_signal(d.fire[i]);
     list_move_tail(&d.done_packets, &retired);
@@ -535,7 +557,7 @@ NTSTATUS dxgk_sched_start(struct dxgk_adapter *adapter)
     s->tdr_ns = tdr_delay_ns();
     pthread_mutex_init(&s->lock, NULL);
     dxgk_cond_init_monotonic(&s->cond);   /* the sched thread sleeps until a TDR deadline */
-    pthread_cond_init(&s->idle, NULL);
+    dxgk_cond_init_monotonic(&s->idle);   /* DestroyContext gives a blocked wait up by a deadline */
     list_init(&s->active);
     for (unsigned i = 0; i < DXGK_MAX_NODES; i++)
         list_init(&s->inflight[i]);
@@ -659,24 +681,66 @@ void dxgk_sched_close(struct dxgk_context *ctx)
     pthread_mutex_unlock(&s->lock);
 }
 
+static bool drained(const struct dxgk_sched *s, const struct dxgk_context *ctx)
+{
+    return list_empty(&ctx->queue) && context_idle(s, ctx) && !ctx->packets && !s->borrowed;
+}
+
+/* The wait at the head of the context's queue, if one blocks it. */
+static const struct dxgk_packet *blocking_wait(const struct dxgk_context *ctx)
+{
+    const struct dxgk_packet *p;
+
+    if (list_empty(&ctx->queue))
+        return NULL;
+    p = LIST_ENTRY(ctx->queue.next, const struct dxgk_packet, entry);
+    return p->type == DXGK_PACKET_WAIT ? p : NULL;
+}
+
 /* Waits until the context's queue ran, everything it submitted completed
- * and every packet of it was freed;
- * packets that can never run (waits on objects nobody will signal) would
- * block this forever, so DestroyDevice cancels first (dxgk_sched_cancel). */
+ * and every packet of it was freed.  The context is closed: its queue only
+ * shrinks, so a head packet seen twice did not move in between.  A wait
+ * that heads it for TdrDelay gives the queue up (Windows would block for
+ * ever; a wait nobody satisfies must not hold the destroyer). */
 void dxgk_sched_drain(struct dxgk_context *ctx)
 {
     struct dxgk_sched *s = ctx->device->adapter->sched;
+    const struct dxgk_packet *head = NULL;
+    UINT64 deadline = 0;
 
     if (!s)
         return;
     pthread_mutex_lock(&s->lock);
-    while (!list_empty(&ctx->queue) || !context_idle(s, ctx) || ctx->packets || s->borrowed)
-        pthread_cond_wait(&s->idle, &s->lock);
+    while (!drained(s, ctx)) {
+        const struct dxgk_packet *wait = s->tdr_ns ? blocking_wait(ctx) : NULL;
+        struct timespec ts;
+
+        if (!wait) {
+            head = NULL;
+            pthread_cond_wait(&s->idle, &s->lock);
+            continue;
+        }
+        if (wait != head) {
+            head = wait;
+            deadline = dxgk_now_ns() + s->tdr_ns;
+        } else if (dxgk_now_ns() >= deadline) {
+            pthread_mutex_unlock(&s->lock);
+            WARN_(dxgk, "context %#x: a GPU wait blocked its teardown for %llu ms; giving its queue up\n",
+                  ctx->handle, (unsigned long long)(s->tdr_ns / 1000000));
+            dxgk_sched_cancel(ctx);
+            pthread_mutex_lock(&s->lock);
+            head = NULL;
+            continue;
+        }
+        ts = dxgk_timespec_of(deadline);
+        pthread_cond_timedwait(&s->idle, &s->lock, &ts);
+    }
     pthread_mutex_unlock(&s->lock);
 }
 
 /* Drops a context's packets that did not reach the miniport yet (the
- * device is terminating); broadcast signals lose this context's vote.  An
+ * device is terminating, or DestroyContext gave up a wait); their signals
+ * are aborted (fire_signal) and broadcast ones lose this context's vote.  An
  * op whose count reaches 0 here is freed only by firing it, so the queue
  * is taken in batches of what the fire list holds. */
 void dxgk_sched_cancel(struct dxgk_context *ctx)
@@ -695,9 +759,11 @@ void dxgk_sched_cancel(struct dxgk_context *ctx)
             struct dxgk_packet *p = LIST_ENTRY(ctx->queue.next, struct dxgk_packet, entry);
 
             list_remove(&p->entry);
-            if ((p->type == DXGK_PACKET_SIGNAL || p->type == DXGK_PACKET_CPU_EVENT) &&
-                !--p->signal->pending)
-                fire[nfire++] = p->signal;     /* others already arrived: let it fire */
+            if (p->type == DXGK_PACKET_SIGNAL || p->type == DXGK_PACKET_CPU_EVENT) {
+                p->signal->aborted = true;
+                if (!--p->signal->pending)
+                    fire[nfire++] = p->signal; /* others already arrived: let it fire */
+            }
             list_add_tail(&dropped, &p->entry);
         }
         deactivate(s, ctx);
@@ -720,17 +786,26 @@ static struct dxgk_context *inflight_context(struct dxgk_sched *s, UINT node, UI
     return NULL;
 }
 
-static void device_faulted(struct dxgk_device *device, D3DKMT_DEVICEEXECUTION_STATE state,
-                           D3DGPU_VIRTUAL_ADDRESS va)
+/* Takes a device out of ACTIVE; true if this call did (the caller then
+ * raises its fences to the maximum, dxgk_device_fences_to_max). */
+static bool device_lose(struct dxgk_device *device, D3DKMT_DEVICEEXECUTION_STATE state,
+                        D3DGPU_VIRTUAL_ADDRESS va)
 {
     int active = D3DKMT_DEVICEEXECUTION_ACTIVE;
 
     if (!atomic_compare_exchange_strong(&device->execution_state, &active, (int)state))
-        return;
+        return false;
     device->fault_address = va;
-    WARN_(dxgk, "device %#x faulted (state %d, address %#llx)\n", device->handle, state,
+    WARN_(dxgk, "device %#x lost its work (state %d, address %#llx)\n", device->handle, state,
           (unsigned long long)va);
-    dxgk_device_fences_to_max(device);
+    return true;
+}
+
+static void device_faulted(struct dxgk_device *device, D3DKMT_DEVICEEXECUTION_STATE state,
+                           D3DGPU_VIRTUAL_ADDRESS va)
+{
+    if (device_lose(device, state, va))
+        dxgk_device_fences_to_max(device);
 }
 
 /* The node's completed fence moved (or a refused packet may now count as

@@ -22,6 +22,9 @@
  * be submitted again, except the hung device's, which is HUNG from then on
  * (its fences jump to the maximum unless NoSignalMaxValueOnTdr).  Without
  * DxgkDdiResetEngine the device is still HUNG and its work stays in flight.
+ * Signals queued behind lost work (a reset, a fault, a cancelled queue) are
+ * aborted: the fences they name go to the maximum too, never to the value
+ * the signal carried, since the work before it never completed.
  */
 #ifndef KMTSHIM_VIDSCH_H
 #define KMTSHIM_VIDSCH_H
@@ -76,6 +79,8 @@ struct dxgk_signal_op {
     UINT64 values[D3DDDI_MAX_OBJECT_SIGNALED];
     bool allow_rewind;
     bool at_submission;                  /* SignalAtSubmission: no wait for completion */
+    bool aborted;                        /* a context's work before it was given up (TDR,
+                                          * fault, cancel): see fire_signal() */
     HANDLE cpu_event;                    /* EnqueueCpuEvent */
 };
 
@@ -165,9 +170,14 @@ void dxgk_sched_close(struct dxgk_context *ctx);
 void dxgk_sched_kick(struct dxgk_adapter *adapter);
 /* Blocks until the context's queue is empty, its work completed, its
  * packets were freed (they hold nothing any more) and no scheduler or
- * interrupt thread still holds a device reference it took from one. */
+ * interrupt thread still holds a device reference it took from one.
+ * A GPU wait that blocks the queue's head for TdrDelay is given up, with
+ * the rest of the queue (dxgk_sched_cancel), so that a wait nobody will
+ * satisfy cannot hold DestroyContext for ever; with detection off
+ * (KMTSHIM_TDR_DELAY=0) the drain waits as long as it takes. */
 void dxgk_sched_drain(struct dxgk_context *ctx);
-/* Drops the packets of a context that did not reach the miniport yet. */
+/* Drops the packets of a context that did not reach the miniport yet; its
+ * signals among them are aborted. */
 void dxgk_sched_cancel(struct dxgk_context *ctx);
 void dxgk_sched_callbacks(DXGKRNL_INTERFACE *iface);
 void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *data);

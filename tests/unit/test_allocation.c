@@ -7,6 +7,7 @@
  * D3DDDI_ALLOCATIONINFO, 1: CreateAllocation2 with D3DDDI_ALLOCATIONINFO2).
  */
 #include <stdbool.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include "test_util.h"
@@ -699,6 +700,59 @@ START_TEST(sysmem_all_or_none)
 }
 END_TEST
 
+/* One allocation of the soft driver's private data in existing memory. */
+static void sysmem_request(struct req *r, bool v2, KMT_SOFT_ALLOCATION_DESC *desc, const void *mem)
+{
+    memset(r, 0, sizeof(*r));
+    r->v2 = v2;
+    r->info[0].hAllocation = r->info2[0].hAllocation = 0xcccccccc;
+    set_private(r, 0, desc, sizeof(*desc));
+    set_sysmem(r, 0, mem);
+    r->ca.hDevice = device;
+    r->ca.NumAllocations = 1;
+    r->ca.pAllocationInfo = v2 ? (void *)r->info2 : (void *)r->info;
+    r->ca.Flags.ExistingSysMem = 1;
+}
+
+/* Existing memory must cover the allocation, as Windows probes and locks
+ * it: pages of [pSystemMem, +size) that are unmapped or PROT_NONE (Wine's
+ * reserved, uncommitted memory) refuse the call, whether the size came from
+ * the driver's private data or from the standard descriptor. */
+START_TEST(sysmem_must_cover_the_allocation)
+{
+    KMT_SOFT_ALLOCATION_DESC desc = kmt_test_soft_desc(3 * 4096);
+    char *mem = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct req r;
+
+    ck_assert_ptr_ne(mem, MAP_FAILED);
+    ck_assert_int_eq(munmap(mem + 3 * 4096, 4096), 0);   /* the 4th page is a hole */
+    /* three pages of private-data size, starting one page before the hole */
+    sysmem_request(&r, _i, &desc, mem + 4096);
+    ck_assert_status(submit(&r), STATUS_INVALID_PARAMETER);
+    assert_nothing_created(&r);
+    /* a PROT_NONE page in the middle */
+    set_sysmem(&r, 0, mem);
+    ck_assert_int_eq(mprotect(mem + 4096, 4096, PROT_NONE), 0);
+    ck_assert_status(submit(&r), STATUS_INVALID_PARAMETER);
+    assert_nothing_created(&r);
+    /* the standard descriptor's size, over the same pages */
+    base(&r, _i);
+    set_sysmem(&r, 0, mem);
+    r.std.ExistingHeapData.Size = 3 * 4096;
+    ck_assert_status(submit(&r), STATUS_INVALID_PARAMETER);
+    assert_nothing_created(&r);
+    /* once all three pages can be read, both are created */
+    ck_assert_int_eq(mprotect(mem + 4096, 4096, PROT_READ | PROT_WRITE), 0);
+    ck_assert_status(submit(&r), STATUS_SUCCESS);
+    ck_assert_status(destroy_one(out_handle(&r, 0)), STATUS_SUCCESS);
+    sysmem_request(&r, _i, &desc, mem);
+    ck_assert_status(submit(&r), STATUS_SUCCESS);
+    ck_assert_status(destroy_one(out_handle(&r, 0)), STATUS_SUCCESS);
+    assert_nothing_created(NULL);
+    ck_assert_int_eq(munmap(mem, 3 * 4096), 0);
+}
+END_TEST
+
 START_TEST(stale_handle_after_slot_reuse)
 {
     D3DKMT_HANDLE first, h = 0;
@@ -1211,6 +1265,7 @@ int main(void)
     tcase_add_loop_test(rules, too_many_allocations, 0, 2);
     tcase_add_loop_test(rules, private_data_limits, 0, 2);
     tcase_add_loop_test(rules, sysmem_all_or_none, 0, 2);
+    tcase_add_loop_test(rules, sysmem_must_cover_the_allocation, 0, 2);
     tcase_add_test(rules, stale_handle_after_slot_reuse);
     suite_add_tcase(s, rules);
 

@@ -351,6 +351,11 @@ START_TEST(create_rejects_bad_sizes_and_flags)
     a = ca_args(core_device, core_context);
     a.Alignment = 3;
     ck_assert_status(core.DxgkCbCreateContextAllocation(&a), STATUS_INVALID_PARAMETER);
+    /* alignments past the largest GPU page (2 MiB) */
+    a.Alignment = 4u << 20;
+    ck_assert_status(core.DxgkCbCreateContextAllocation(&a), STATUS_INVALID_PARAMETER);
+    a.Alignment = 1u << 31;
+    ck_assert_status(core.DxgkCbCreateContextAllocation(&a), STATUS_INVALID_PARAMETER);
     a = ca_args(core_device, core_context);
     a.ContextAllocationFlags.Value |= 1u << 2;
     ck_assert_status(core.DxgkCbCreateContextAllocation(&a), STATUS_INVALID_PARAMETER);
@@ -361,7 +366,7 @@ END_TEST
 
 START_TEST(create_gives_zeroed_memory)
 {
-    DXGKARGCB_CREATECONTEXTALLOCATION a, big;
+    DXGKARGCB_CREATECONTEXTALLOCATION a, big, huge;
     HANDLE core_device, core_context;
     D3DKMT_HANDLE device;
     unsigned base;
@@ -386,7 +391,15 @@ START_TEST(create_gives_zeroed_memory)
     ck_assert_status(core.DxgkCbCreateContextAllocation(&big), STATUS_SUCCESS);
     ck_assert_uint_eq((uintptr_t)big.pKmtCpuAddress % 65536, 0);
     ck_assert_ptr_ne(big.hAllocation, a.hAllocation);
-    ck_assert_uint_eq(KmtLiveObjectCount(), base + 2);
+    /* the largest alignment taken, on a one-page allocation */
+    huge = ca_args(core_device, NULL);
+    huge.Size = 4096;
+    huge.Alignment = 2u << 20;
+    ck_assert_status(core.DxgkCbCreateContextAllocation(&huge), STATUS_SUCCESS);
+    ck_assert_uint_eq((uintptr_t)huge.pKmtCpuAddress % (2u << 20), 0);
+    ck_assert_uint_eq(((const unsigned char *)huge.pKmtCpuAddress)[4095], 0);
+    ck_assert_uint_eq(KmtLiveObjectCount(), base + 3);
+    ck_assert_status(core.DxgkCbDestroyContextAllocation(core.DeviceHandle, huge.hAllocation), STATUS_SUCCESS);
     ck_assert_status(core.DxgkCbDestroyContextAllocation(core.DeviceHandle, a.hAllocation), STATUS_SUCCESS);
     ck_assert_status(core.DxgkCbDestroyContextAllocation(core.DeviceHandle, big.hAllocation), STATUS_SUCCESS);
     ck_assert_uint_eq(KmtLiveObjectCount(), base);

@@ -12,6 +12,7 @@
 
 #include "dxgkrnl.h"
 #include "debug.h"
+#include "base/user_memory.h"
 
 #define KMT_PAGE_SIZE 4096u
 #define SMALL_BATCH 8
@@ -267,7 +268,12 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
         }
     }
 
-    /* 2. the miniport creates them */
+    /* 2. the miniport creates them; a standard allocation's existing heap
+     * is probed first, since the miniport may read it while creating */
+    if (a->standard && !kmt_user_range_readable(a->allocs[0].sysmem, a->standard->ExistingHeapData.Size)) {
+        status = STATUS_INVALID_PARAMETER;
+        goto out_free;
+    }
     for (i = 0; i < a->count; i++) {
         info[i].pPrivateDriverData = allocs[i]->private_data;
         info[i].PrivateDriverDataSize = allocs[i]->private_data_size;
@@ -306,6 +312,15 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
             ERR_(dxgk, "%s: DxgkDdiCreateAllocation returned no handle for allocation %u\n",
                  adapter->miniport->name, i);
             status = STATUS_UNSUCCESSFUL;
+            goto out_free;
+        }
+        /* only now is the size of existing memory known (the driver read it
+         * from its private data): the caller's pages must cover it */
+        if (a->allocs[i].sysmem && !a->standard &&
+            !kmt_user_range_readable(a->allocs[i].sysmem, info[i].Size)) {
+            WARN_(dxgk, "allocation %u: existing memory %p does not cover its %llu bytes\n", i,
+                  a->allocs[i].sysmem, (unsigned long long)info[i].Size);
+            status = STATUS_INVALID_PARAMETER;
             goto out_free;
         }
         allocs[i]->driver_allocation = info[i].hAllocation;

@@ -13,6 +13,9 @@
 #define LEGACY_ALLOCATION_LIST_SIZE 256u
 #define LEGACY_PATCH_LIST_SIZE 1024u
 #define MAX_CONTEXT_ALLOCATION ((SIZE_T)256 << 20)
+/* The largest GPU page (2 MiB): a larger alignment serves no engine and
+ * would reserve (and zero) up to 2 GiB for a one-page allocation. */
+#define MAX_CONTEXT_ALLOCATION_ALIGNMENT ((UINT)2 << 20)
 
 /* Flags a program may pass; HwQueueSupported asks for hardware queues,
  * which kmtshim does not re-create. */
@@ -348,12 +351,12 @@ static NTSTATUS APIENTRY cb_create_context_allocation(DXGKARGCB_CREATECONTEXTALL
                                                           : !context_of(device, args->hContext))
         return STATUS_INVALID_PARAMETER;
     if (args->ContextAllocationFlags.Reserved || !args->Size || args->Size > MAX_CONTEXT_ALLOCATION ||
-        (args->Alignment & (args->Alignment - 1)))
+        (args->Alignment & (args->Alignment - 1)) || args->Alignment > MAX_CONTEXT_ALLOCATION_ALIGNMENT)
         return STATUS_INVALID_PARAMETER;
     if (!(ca = calloc(1, sizeof(*ca))))
         return STATUS_NO_MEMORY;
     align = args->Alignment > 4096 ? args->Alignment : 4096;
-    ca->size = (args->Size + align - 1) & ~(align - 1);
+    ca->size = (args->Size + 4095) & ~(SIZE_T)4095;   /* whole pages; the start is aligned */
     if (posix_memalign(&ca->memory, align, ca->size)) {
         free(ca);
         return STATUS_NO_MEMORY;

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "drm_miniport.h"
+#include "base/user_memory.h"
 
 struct kdrm_resource {
     UINT allocation_count;
@@ -79,7 +80,13 @@ static int create_copy(struct kdrm_adapter *a, struct kdrm_bo *bo, void *mem)
         a->family->destroy(a, bo);
         return err;
     }
-    memcpy(p, mem, size);
+    /* the caller's pages may not cover the size its private data claims:
+     * a page that cannot be read fails the create instead of the process */
+    if (!kmt_user_copy_in(p, mem, size)) {
+        a->family->unmap(a, bo, p);
+        a->family->destroy(a, bo);
+        return -EFAULT;
+    }
     a->family->unmap(a, bo, p);
     if (a->family->cpu_end) {
         DXGK_LOCKFLAGS written = { .Value = 0 };

@@ -43,6 +43,7 @@ NTSTATUS kdrm_status_from_errno(int err)
         return STATUS_GRAPHICS_ALLOCATION_BUSY;
     case EINVAL:
     case ENOENT:
+    case EFAULT:                          /* a caller's pages the kernel could not read */
         return STATUS_INVALID_PARAMETER;
     case ENOSYS:
     case EOPNOTSUPP:

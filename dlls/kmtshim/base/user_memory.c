@@ -1,0 +1,96 @@
+/*
+ * Probing caller memory through the kernel (see user_memory.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "user_memory.h"
+
+#define PROBE_BATCH 512              /* pages per process_vm_readv: well under IOV_MAX */
+
+static size_t page_size(void)
+{
+    static size_t cached;
+    long v;
+
+    if (!__atomic_load_n(&cached, __ATOMIC_RELAXED)) {
+        v = sysconf(_SC_PAGESIZE);
+        __atomic_store_n(&cached, v > 0 ? (size_t)v : 4096, __ATOMIC_RELAXED);
+    }
+    return __atomic_load_n(&cached, __ATOMIC_RELAXED);
+}
+
+/* The call is filtered or missing: all we can still learn is whether the
+ * pages are mapped. */
+static bool vm_read_unavailable(int err)
+{
+    return err == ENOSYS || err == EPERM;
+}
+
+static bool range_mapped(uintptr_t start, uintptr_t end)
+{
+    return !msync((void *)start, end - start, MS_ASYNC);
+}
+
+bool kmt_user_range_readable(const void *p, size_t len)
+{
+    const size_t ps = page_size();
+    uintptr_t start = (uintptr_t)p & ~(uintptr_t)(ps - 1), end;
+    struct iovec local, remote[PROBE_BATCH];
+    unsigned char scratch[PROBE_BATCH];
+
+    if (!len)
+        return true;
+    if ((uintptr_t)p + len < (uintptr_t)p)
+        return false;
+    end = ((uintptr_t)p + len + ps - 1) & ~(uintptr_t)(ps - 1);
+    if (end < start)
+        return false;                    /* the range ends past the top of memory */
+    local.iov_base = scratch;
+    /* one byte of every page; a page that cannot be read ends the transfer
+     * short (partial transfers stop at an iovec's edge) */
+    while (start < end) {
+        unsigned n = 0;
+        ssize_t got;
+
+        for (uintptr_t a = start; a < end && n < PROBE_BATCH; a += ps, n++) {
+            remote[n].iov_base = (void *)a;
+            remote[n].iov_len = 1;
+        }
+        local.iov_len = n;
+        got = process_vm_readv(getpid(), &local, 1, remote, n, 0);
+        if (got < 0 && vm_read_unavailable(errno))
+            return range_mapped(start, end);
+        if (got != (ssize_t)n)
+            return false;
+        start += (uintptr_t)n * ps;
+    }
+    return true;
+}
+
+bool kmt_user_copy_in(void *dst, const void *src, size_t len)
+{
+    size_t done = 0;
+
+    while (done < len) {
+        struct iovec local = { (char *)dst + done, len - done };
+        struct iovec remote = { (char *)src + done, len - done };
+        ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+
+        if (got < 0 && vm_read_unavailable(errno)) {
+            if (!kmt_user_range_readable((const char *)src + done, len - done))
+                return false;
+            memcpy((char *)dst + done, (const char *)src + done, len - done);
+            return true;
+        }
+        if (got <= 0)
+            return false;
+        done += (size_t)got;
+    }
+    return true;
+}

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,6 +25,22 @@ int __real_eventfd(unsigned initval, int flags);
 int __real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 static _Thread_local unsigned fail_at, seen;
+static _Thread_local bool starver;              /* the thread that starved the others */
+static atomic_bool starving;
+static atomic_uint starved;
+
+void fail_alloc_starve_other_threads(bool on)
+{
+    starver = on;
+    if (on)
+        atomic_store(&starved, 0);
+    atomic_store(&starving, on);
+}
+
+unsigned fail_alloc_starved(void)
+{
+    return atomic_load(&starved);
+}
 
 void fail_alloc_arm(unsigned nth)
 {
@@ -42,6 +59,10 @@ bool fail_alloc_disarm(void)
 /* Counts the call; true when it is the one to fail. */
 static bool fails(void)
 {
+    if (atomic_load_explicit(&starving, memory_order_relaxed) && !starver) {
+        atomic_fetch_add(&starved, 1);
+        return true;
+    }
     return fail_at && ++seen == fail_at;
 }
 

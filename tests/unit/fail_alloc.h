@@ -16,5 +16,10 @@
 void fail_alloc_arm(unsigned nth);
 /* Stops injecting; true if the armed failure happened. */
 bool fail_alloc_disarm(void);
+/* While on, every allocation of every other thread (the library's
+ * scheduler and engine threads) fails; the count of those failures is
+ * kept until the next start. */
+void fail_alloc_starve_other_threads(bool on);
+unsigned fail_alloc_starved(void);
 
 #endif

@@ -739,6 +739,55 @@ static NTSTATUS gpu_signal_run(void)
     return kmt_gpu_signal(exec_ctx, exec_fence.handle, exec_value + 1);
 }
 
+/* The threads behind a submission (the soft engine that runs it, the core's
+ * interrupt handling on it) need no memory per job: with every allocation
+ * of every other thread failing, virtual and DMA-buffer work still runs and
+ * signals its fence, and the device stays ACTIVE (DxgkDdiSubmitCommand and
+ * the work it queued cannot fail once the call succeeded).  The engine's
+ * one allocation is its view of an allocation's memory, mapped on first
+ * use: a first round, before the starving, makes those. */
+START_TEST(engine_runs_without_memory)
+{
+    D3DKMT_CREATECONTEXT legacy;
+    D3DKMT_RENDER render = { 0 };
+    struct kmt_cmds cmds;
+    struct kmt_buf buf;
+    D3DKMT_HANDLE lctx;
+
+    exec_setup();
+    kmt_buf_create(device, 4096, &buf);
+    lctx = kmt_exec_legacy_context(device, &legacy);
+    kmt_cmds_init(&cmds);
+    kmt_cmd_fill(&cmds, buf.va, 64, 0x5a5a5a5a);
+    kmt_cmd_fence(&cmds, KMT_SOFT_OP_SIGNAL_FENCE, exec_fence.gpu, 1);
+    submit_va = kmt_ring_put(&exec_ring, &cmds);
+    render.hContext = lctx;
+    render.CommandLength = cmds.length;
+    for (unsigned i = 0; i < 21; i++) {
+        if (i == 1) {
+            ck_assert_status(kmt_fence_wait(device, exec_fence.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+            fail_alloc_starve_other_threads(true);
+        }
+        ck_assert_status(kmt_submit_va(exec_ctx, submit_va, cmds.length), STATUS_SUCCESS);
+        memcpy(legacy.pCommandBuffer, cmds.data, cmds.length);
+        ck_assert_status(D3DKMTRender(&render), STATUS_SUCCESS);
+    }
+    ck_assert_status(kmt_fence_wait(device, exec_fence.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(exec_ctx, exec_fence.handle, 2), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(lctx, exec_fence.handle, 3), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(device, exec_fence.handle, 3, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    fail_alloc_starve_other_threads(false);
+    ck_assert_uint_eq(fail_alloc_starved(), 0);      /* no other thread even asked */
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+    ck_assert_uint_eq(((const UINT *)buf.cpu)[15], 0x5a5a5a5a);
+    ck_assert_uint_eq(kmt_test_soft_stats(adapter).Stats.CommandsExecuted, 84);
+    exec_value = 3;
+    ck_assert_status(kmt_exec_destroy_context(lctx), STATUS_SUCCESS);
+    ck_assert_status(kmt_buf_destroy(device, &buf, 0), STATUS_SUCCESS);
+    exec_finish();
+}
+END_TEST
+
 START_TEST(signal_from_gpu)
 {
     exec_setup();
@@ -886,6 +935,7 @@ int main(void)
     tcase_add_test(exec, create_monitored_fence);
     tcase_add_test(exec, create_mutex_and_semaphore);
     tcase_add_test(exec, submit_command);
+    tcase_add_test(exec, engine_runs_without_memory);
     tcase_add_test(exec, signal_from_gpu);
     tcase_add_test(exec, wait_from_gpu);
     tcase_add_test(exec, render);

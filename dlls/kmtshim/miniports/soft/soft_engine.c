@@ -189,20 +189,72 @@ static enum outcome run_command(struct run *r, const KMT_SOFT_CMD_HEADER *h)
     return DMA_FAULT;
 }
 
-static enum outcome run_stream(struct run *r, const unsigned char *cmds, UINT length)
+/* Where a stream's bytes come from: a DMA buffer the core owns (Render),
+ * or GPU memory, read command by command as the engine reaches it, as
+ * hardware does.  Nothing is allocated on the engine thread: a job that
+ * ran out of memory there would fault a device whose submission had
+ * already succeeded. */
+struct stream {
+    const unsigned char *dma;
+    UINT64 va;
+    UINT length;
+};
+
+/* The largest command the engine reads; a longer one's tail is padding. */
+union command {
+    KMT_SOFT_CMD_HEADER header;
+    KMT_SOFT_CMD_FILL fill;
+    KMT_SOFT_CMD_COPY copy;
+    KMT_SOFT_CMD_FENCE fence;
+    KMT_SOFT_CMD_DELAY delay;
+};
+
+struct fetch {
+    void *out;
+    UINT size;
+};
+
+static void op_fetch(void *src, void *unused, const void *arg)
+{
+    const struct fetch *f = arg;
+
+    memcpy(f->out, src, f->size);
+}
+
+static void op_none(void *p1, void *p2, const void *arg)
+{
+}
+
+static enum outcome fetch(struct run *r, const struct stream *s, UINT offset, void *out, UINT size)
+{
+    struct fetch f = { out, size };
+
+    if (s->dma) {
+        memcpy(out, s->dma + offset, size);
+        return RAN;
+    }
+    return with_memory(r, s->va + offset, size, 0, 0, op_fetch, &f);
+}
+
+static enum outcome run_stream(struct run *r, const struct stream *s)
 {
     UINT offset = 0;
 
-    while (offset < length) {
-        KMT_SOFT_CMD_HEADER h;
+    /* a stream outside GPU memory faults at its start, before any of it runs */
+    if (!s->dma && with_memory(r, s->va, s->length, 0, 0, op_none, NULL) != RAN)
+        return PAGE_FAULT;
+    while (offset < s->length) {
+        const UINT left = s->length - offset;
+        union command cmd = { 0 };
         enum outcome out;
 
-        if (length - offset < sizeof(h))
+        if (left < sizeof(cmd.header))
             break;
-        memcpy(&h, cmds + offset, sizeof(h));
-        if (h.Size < sizeof(h) || h.Size % 8 || h.Size > length - offset)
+        if ((out = fetch(r, s, offset, &cmd, left < sizeof(cmd) ? left : sizeof(cmd))) != RAN)
+            return out;
+        if (cmd.header.Size < sizeof(cmd.header) || cmd.header.Size % 8 || cmd.header.Size > left)
             break;
-        if ((out = run_command(r, (const KMT_SOFT_CMD_HEADER *)(cmds + offset))) != RAN)
+        if ((out = run_command(r, &cmd.header)) != RAN)
             return out;
         atomic_fetch_add(&r->a->commands, 1);
         /* counted before the waiter it wakes can read the statistics */
@@ -211,39 +263,12 @@ static enum outcome run_stream(struct run *r, const unsigned char *cmds, UINT le
             r->signalled = false;
             interrupt(r->a, &data);
         }
-        offset += h.Size;
+        offset += cmd.header.Size;
     }
-    if (offset == length)
+    if (offset == s->length)
         return RAN;
     r->fault_status = STATUS_ILLEGAL_INSTRUCTION;   /* a torn or malformed command */
     return DMA_FAULT;
-}
-
-/* A virtual submission's commands are read from GPU memory when they run. */
-static enum outcome run_virtual(struct run *r, UINT64 va, UINT length)
-{
-    unsigned char *copy = malloc(length);
-    struct soft_vaspace *vas = &r->a->va;
-    enum outcome out;
-    void *p;
-
-    if (!copy) {
-        r->fault_status = STATUS_NO_MEMORY;
-        return DMA_FAULT;
-    }
-    pthread_rwlock_rdlock(&vas->lock);
-    p = soft_va_translate(vas, va, length);
-    if (p)
-        memcpy(copy, p, length);
-    pthread_rwlock_unlock(&vas->lock);
-    if (!p) {
-        r->fault_va = va;
-        free(copy);
-        return PAGE_FAULT;
-    }
-    out = run_stream(r, copy, length);
-    free(copy);
-    return out;
 }
 
 /* Returns false when a reset aborted it: then nothing is reported.  The
@@ -256,8 +281,11 @@ static bool run_job(struct soft_adapter *a, struct soft_job *job)
     enum outcome out = RAN;
     DXGKARGCB_NOTIFY_INTERRUPT_DATA data = { 0 };
 
-    if (!job->null_rendering)
-        out = job->dma ? run_stream(&r, job->dma, job->length) : run_virtual(&r, job->va, job->length);
+    if (!job->null_rendering) {
+        const struct stream stream = { job->dma, job->va, job->length };
+
+        out = run_stream(&r, &stream);
+    }
     if (out == ABORTED) {
         soft_trace(a, KMT_TRACE_WARN, __func__, "fence %u aborted by an engine reset\n", fence);
         return false;

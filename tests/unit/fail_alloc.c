@@ -23,6 +23,15 @@ void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 int __real_memfd_create(const char *name, unsigned flags);
 int __real_eventfd(unsigned initval, int flags);
 int __real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t count, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+char *__wrap_strdup(const char *s);
+int __wrap_posix_memalign(void **p, size_t alignment, size_t size);
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
+int __wrap_memfd_create(const char *name, unsigned flags);
+int __wrap_eventfd(unsigned initval, int flags);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 static _Thread_local unsigned fail_at, seen;
 static _Thread_local bool starver;              /* the thread that starved the others */

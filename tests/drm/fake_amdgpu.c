@@ -5,6 +5,13 @@
  * ioctl checks them, a userptr needs page-aligned memory, cpu_map is
  * reference-counted per object, export hands out the GEM (KMS) handle,
  * errors are negative errnos.
+ *
+ * The device: libdrm_amdgpu keeps one amdgpu_device per GPU in the process.
+ * The first amdgpu_device_initialize makes it on a dup of the fd it was
+ * given; every later one, with any fd of the same GPU (another open of the
+ * node: a UMD's, the program's), hands out that device again, reference
+ * counted, and its objects live on the first fd's file.  The fake has one
+ * GPU, so one device, kept the same way.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,28 +30,51 @@ struct amdgpu_device {
 
 struct amdgpu_bo {
     struct amdgpu_device *dev;
+    unsigned file;                      /* the device's file, where its handle lives */
     uint32_t handle;
 };
 
+static struct amdgpu_device *the_device;
+
 int amdgpu_device_initialize(int fd, uint32_t *major, uint32_t *minor, amdgpu_device_handle *out)
 {
-    struct amdgpu_device *dev;
+    struct amdgpu_device *dev = the_device;
 
-    if (fd != fake_drm.fd || fake_drm.config.driver != FAKE_AMDGPU)
+    if (!fake_drm_file_of(fd) || fake_drm.config.driver != FAKE_AMDGPU)
         return -EINVAL;
-    if (!(dev = calloc(1, sizeof(*dev))))
-        return -ENOMEM;
-    dev->fd = fd;
     *major = 3;
     *minor = 59;
-    *out = dev;
+    if (dev) {
+        dev->refs++;
+        *out = dev;
+        return 0;
+    }
+    if (!(dev = calloc(1, sizeof(*dev))))
+        return -ENOMEM;
+    if ((dev->fd = fake_drm_dup(fd)) < 0) {
+        free(dev);
+        return -EMFILE;
+    }
+    dev->refs = 1;
+    *out = the_device = dev;
     return 0;
 }
 
 int amdgpu_device_deinitialize(amdgpu_device_handle dev)
 {
+    if (!dev || dev != the_device || !dev->refs)
+        return -EINVAL;
+    if (--dev->refs)
+        return 0;
+    fake_drm_close_fd(dev->fd);
     free(dev);
+    the_device = NULL;
     return 0;
+}
+
+int amdgpu_device_get_fd(amdgpu_device_handle dev)
+{
+    return dev->fd;
 }
 
 static int new_bo(struct amdgpu_device *dev, uint64_t size, amdgpu_bo_handle *out, struct fake_drm_object **o)
@@ -54,7 +84,8 @@ static int new_bo(struct amdgpu_device *dev, uint64_t size, amdgpu_bo_handle *ou
 
     if (!bo)
         return -ENOMEM;
-    if ((err = fake_drm_new_object((size + 4095) & ~4095ull, &bo->handle)) < 0) {
+    bo->file = fake_drm_file_of(dev->fd);
+    if ((err = fake_drm_new_object(bo->file, (size + 4095) & ~4095ull, &bo->handle)) < 0) {
         free(bo);
         return err;
     }
@@ -136,7 +167,7 @@ int amdgpu_bo_free(amdgpu_bo_handle bo)
 
     if (!bo)
         return -EINVAL;
-    err = fake_drm_close_object(bo->handle);
+    err = fake_drm_close_object(bo->file, bo->handle);
     free(bo);
     return err;
 }

@@ -5,8 +5,12 @@
  * it would fail on the hardware.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -19,6 +23,15 @@
 
 struct fake_drm fake_drm = { .fd = -1 };
 static uint8_t *memory;                 /* the whole memfd, the "kernel's" view */
+
+/* The fds the fake answers on, and the open file behind each. */
+#define MAX_FDS 16
+static struct {
+    int fd;
+    unsigned file;                      /* 0: slot free */
+} fds[MAX_FDS];
+static unsigned files_opened;
+static unsigned caller;                 /* the file of the ioctl being answered */
 
 #define MEMFD_SIZE ((size_t)(FAKE_DRM_MAX_OBJECTS + 1) * FAKE_DRM_WINDOW)
 #define GIB (1ull << 30)
@@ -55,6 +68,27 @@ struct fake_xe_gem_mmap_offset { uint64_t extensions; uint32_t handle, flags; ui
 #define FAKE_I915_SYSTEM 1u
 #define FAKE_I915_LOCAL 2u
 
+static int remember_fd(int fd, unsigned file)
+{
+    for (unsigned i = 0; fd >= 0 && i < MAX_FDS; i++)
+        if (!fds[i].file) {
+            fds[i].fd = fd;
+            fds[i].file = file;
+            return fd;
+        }
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+unsigned fake_drm_file_of(int fd)
+{
+    for (unsigned i = 0; fd >= 0 && i < MAX_FDS; i++)
+        if (fds[i].file && fds[i].fd == fd)
+            return fds[i].file;
+    return 0;
+}
+
 int fake_drm_open(const struct fake_drm_config *config)
 {
     fake_drm_close();
@@ -62,11 +96,43 @@ int fake_drm_open(const struct fake_drm_config *config)
     fake_drm.config = *config;
     if (!fake_drm.config.vram_min_page)
         fake_drm.config.vram_min_page = 65536;
-    fake_drm.fd = memfd_create("fake-drm", MFD_CLOEXEC);
+    fake_drm.fd = remember_fd(memfd_create("fake-drm", MFD_CLOEXEC), ++files_opened);
     if (fake_drm.fd < 0 || ftruncate(fake_drm.fd, (off_t)MEMFD_SIZE))
         return -1;
     memory = mmap(NULL, MEMFD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fake_drm.fd, 0);
     return memory == MAP_FAILED ? -1 : fake_drm.fd;
+}
+
+/* A second open(2) of the memfd: a new file on the same pages, so a
+ * mapping through either reaches the same bytes. */
+int fake_drm_open_file(void)
+{
+    char path[64];
+
+    for (unsigned i = 0; i < MAX_FDS; i++)
+        if (fds[i].file) {
+            snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[i].fd);
+            return remember_fd(open(path, O_RDWR | O_CLOEXEC), ++files_opened);
+        }
+    return -1;
+}
+
+int fake_drm_dup(int fd)
+{
+    unsigned file = fake_drm_file_of(fd);
+
+    return file ? remember_fd(fcntl(fd, F_DUPFD_CLOEXEC, 0), file) : -1;
+}
+
+void fake_drm_close_fd(int fd)
+{
+    for (unsigned i = 0; fd >= 0 && i < MAX_FDS; i++)
+        if (fds[i].file && fds[i].fd == fd) {
+            fds[i].file = 0;
+            close(fd);
+        }
+    if (fd == fake_drm.fd)
+        fake_drm.fd = -1;
 }
 
 void fake_drm_close(void)
@@ -74,8 +140,11 @@ void fake_drm_close(void)
     if (memory && memory != MAP_FAILED)
         munmap(memory, MEMFD_SIZE);
     memory = NULL;
-    if (fake_drm.fd >= 0)
-        close(fake_drm.fd);
+    for (unsigned i = 0; i < MAX_FDS; i++)
+        if (fds[i].file) {
+            fds[i].file = 0;
+            close(fds[i].fd);
+        }
     fake_drm.fd = -1;
 }
 
@@ -105,7 +174,7 @@ struct fake_drm_object *fake_drm_object(uint32_t handle)
 }
 
 /* A new object, zero-filled as the kernel hands them out. */
-int fake_drm_new_object(uint64_t size, uint32_t *handle)
+int fake_drm_new_object(unsigned file, uint64_t size, uint32_t *handle)
 {
     if (size > FAKE_DRM_WINDOW)
         return -ENOSPC;                  /* the fake's limit, not the kernel's */
@@ -114,6 +183,7 @@ int fake_drm_new_object(uint64_t size, uint32_t *handle)
             continue;
         memset(&fake_drm.objects[h], 0, sizeof(fake_drm.objects[h]));
         fake_drm.objects[h].live = true;
+        fake_drm.objects[h].file = file;
         fake_drm.objects[h].size = size;
         memset(fake_drm_bytes(h), 0, FAKE_DRM_WINDOW);
         fake_drm.live_objects++;
@@ -128,9 +198,17 @@ static uint64_t round_up(uint64_t v, uint64_t to)
     return (v + to - 1) / to * to;
 }
 
-int fake_drm_close_object(uint32_t handle)
+/* The caller's own object behind a handle: another file's is not found. */
+static struct fake_drm_object *owned(unsigned file, uint32_t handle)
 {
     struct fake_drm_object *o = fake_drm_object(handle);
+
+    return o && o->file == file ? o : NULL;
+}
+
+int fake_drm_close_object(unsigned file, uint32_t handle)
+{
+    struct fake_drm_object *o = owned(file, handle);
 
     if (!o)
         return -EINVAL;
@@ -141,7 +219,7 @@ int fake_drm_close_object(uint32_t handle)
 
 static int gem_close(struct drm_gem_close *args)
 {
-    return args->pad ? -EINVAL : fake_drm_close_object(args->handle);
+    return args->pad ? -EINVAL : fake_drm_close_object(caller, args->handle);
 }
 
 static int context_new(uint32_t *id)
@@ -149,6 +227,7 @@ static int context_new(uint32_t *id)
     for (uint32_t i = 1; i < 64; i++)
         if (!(fake_drm.contexts & (1ull << i))) {
             fake_drm.contexts |= 1ull << i;
+            fake_drm.context_file[i] = caller;
             fake_drm.live_contexts++;
             *id = i;
             return 0;
@@ -158,7 +237,7 @@ static int context_new(uint32_t *id)
 
 static int context_free(uint32_t id)
 {
-    if (!id || id >= 64 || !(fake_drm.contexts & (1ull << id)))
+    if (!id || id >= 64 || !(fake_drm.contexts & (1ull << id)) || fake_drm.context_file[id] != caller)
         return -ENOENT;
     fake_drm.contexts &= ~(1ull << id);
     fake_drm.live_contexts--;
@@ -230,7 +309,7 @@ static int i915_gem_create(struct drm_i915_gem_create *args)
     if (!args->size)
         return -EINVAL;
     args->size = round_up(args->size, 4096);
-    if ((err = fake_drm_new_object(args->size, &args->handle)) < 0)
+    if ((err = fake_drm_new_object(caller, args->size, &args->handle)) < 0)
         return err;
     fake_drm.objects[args->handle].placement = FAKE_I915_SYSTEM;
     return 0;
@@ -276,7 +355,7 @@ static int i915_gem_create_ext(struct drm_i915_gem_create_ext *args)
     if (placement & FAKE_I915_LOCAL)
         page = 65536;                    /* local memory's minimum page on DG2 */
     args->size = round_up(args->size, page);
-    if ((err = fake_drm_new_object(args->size, &args->handle)) < 0)
+    if ((err = fake_drm_new_object(caller, args->size, &args->handle)) < 0)
         return err;
     fake_drm.objects[args->handle].placement = placement;
     fake_drm.objects[args->handle].create_flags = args->flags;
@@ -293,7 +372,7 @@ static int i915_gem_userptr(struct drm_i915_gem_userptr *args)
         return -EINVAL;
     if (fake_drm.config.userptr_refused)
         return -ENODEV;
-    if ((err = fake_drm_new_object(args->user_size, &args->handle)) < 0)
+    if ((err = fake_drm_new_object(caller, args->user_size, &args->handle)) < 0)
         return err;
     fake_drm.objects[args->handle].userptr = args->user_ptr;
     fake_drm.objects[args->handle].placement = FAKE_I915_SYSTEM;
@@ -304,7 +383,7 @@ static int i915_gem_userptr(struct drm_i915_gem_userptr *args)
  * objects cannot be mapped through the device. */
 static int i915_mmap_offset(struct drm_i915_gem_mmap_offset *args)
 {
-    struct fake_drm_object *o = fake_drm_object(args->handle);
+    struct fake_drm_object *o = owned(caller, args->handle);
 
     if (args->extensions || args->pad)
         return -EINVAL;
@@ -322,7 +401,7 @@ static int i915_mmap_offset(struct drm_i915_gem_mmap_offset *args)
 
 static int i915_gem_wait(struct drm_i915_gem_wait *args)
 {
-    struct fake_drm_object *o = fake_drm_object(args->bo_handle);
+    struct fake_drm_object *o = owned(caller, args->bo_handle);
 
     if (args->flags)
         return -EINVAL;
@@ -434,7 +513,7 @@ static int xe_gem_create(struct fake_xe_gem_create *args)
         return -EINVAL;
     if (!args->size || args->size % page)
         return -EINVAL;
-    if ((err = fake_drm_new_object(args->size, &args->handle)) < 0)
+    if ((err = fake_drm_new_object(caller, args->size, &args->handle)) < 0)
         return err;
     fake_drm.objects[args->handle].placement = args->placement;
     fake_drm.objects[args->handle].create_flags = args->flags;
@@ -444,7 +523,7 @@ static int xe_gem_create(struct fake_xe_gem_create *args)
 
 static int xe_mmap_offset(struct fake_xe_gem_mmap_offset *args)
 {
-    struct fake_drm_object *o = fake_drm_object(args->handle);
+    struct fake_drm_object *o = owned(caller, args->handle);
 
     if (args->extensions || args->flags || args->reserved[0] || args->reserved[1])
         return -EINVAL;
@@ -470,10 +549,36 @@ static int mode_create_dumb(struct drm_mode_create_dumb *args)
     pitch = cpp * args->width;
     if (args->height > UINT32_MAX / pitch || !round_up((uint64_t)args->height * pitch, 4096))
         return -EINVAL;
-    if ((err = fake_drm_new_object(round_up((uint64_t)args->height * pitch, 4096), &args->handle)) < 0)
+    if ((err = fake_drm_new_object(caller, round_up((uint64_t)args->height * pitch, 4096), &args->handle)) < 0)
         return err;
     args->pitch = pitch;
     args->size = fake_drm.objects[args->handle].size;
+    return 0;
+}
+
+/* ---- SYNCOBJ_EVENTFD (Linux 6.6): the registration's fd ------------------ */
+
+struct fake_syncobj_eventfd { uint32_t handle, flags; uint64_t point; int32_t fd; uint32_t pad; };
+#define FAKE_SYNCOBJ_EVENTFD DRM_IOWR(0xCF, struct fake_syncobj_eventfd)
+
+/* The kernel takes a reference to the eventfd behind the number at the
+ * call: a closed number is EBADF, a number now naming another kind of file
+ * EINVAL.  The fake keeps no syncobjs: any handle but 0 is taken. */
+static int syncobj_eventfd(struct fake_syncobj_eventfd *args)
+{
+    char link[64], target[64];
+    ssize_t n;
+
+    fake_drm.eventfd_calls++;
+    if (args->pad || !args->handle || (args->flags & ~(uint32_t)DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE))
+        return -EINVAL;
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", args->fd);
+    if ((n = readlink(link, target, sizeof(target) - 1)) < 0)
+        return -EBADF;
+    target[n] = 0;
+    if (strcmp(target, "anon_inode:[eventfd]"))
+        return -EINVAL;
+    fake_drm.last_eventfd = args->fd;
     return 0;
 }
 
@@ -485,6 +590,8 @@ static int answer(unsigned long request, void *arg)
         return gem_close(arg);
     if (request == DRM_IOCTL_MODE_CREATE_DUMB)
         return mode_create_dumb(arg);
+    if (request == FAKE_SYNCOBJ_EVENTFD)
+        return syncobj_eventfd(arg);
     if (fake_drm.config.driver == FAKE_I915) {
         switch (request) {
         case DRM_IOCTL_I915_GETPARAM: return i915_getparam(arg);
@@ -515,7 +622,7 @@ int drmIoctl(int fd, unsigned long request, void *arg)
 {
     int ret;
 
-    if (fd < 0 || fd != fake_drm.fd) {
+    if (!(caller = fake_drm_file_of(fd))) {
         do
             ret = ioctl(fd, request, arg);
         while (ret == -1 && (errno == EINTR || errno == EAGAIN));
@@ -531,4 +638,94 @@ int drmIoctl(int fd, unsigned long request, void *arg)
         return -1;
     }
     return 0;
+}
+
+/* ---- enumeration: libdrm's drmGetDevices2 and drmGetVersion ------------- */
+
+#define MAX_FAKE_DEVICES 8
+
+static struct {
+    unsigned count;                     /* 0: libdrm answers */
+    char driver[32];
+    drmDevice devices[MAX_FAKE_DEVICES];
+    drmPciBusInfo bus[MAX_FAKE_DEVICES];
+    drmPciDeviceInfo info[MAX_FAKE_DEVICES];
+    char *nodes[MAX_FAKE_DEVICES][DRM_NODE_MAX];
+    char render[MAX_FAKE_DEVICES][64];
+} listed;
+
+void fake_drm_set_devices(const struct fake_drm_pci_device *devices, unsigned n, const char *driver)
+{
+    memset(&listed, 0, sizeof(listed));
+    if (n > MAX_FAKE_DEVICES)
+        n = MAX_FAKE_DEVICES;
+    snprintf(listed.driver, sizeof(listed.driver), "%s", driver ? driver : "fakegpu");
+    for (unsigned i = 0; i < n; i++) {
+        drmDevice *d = &listed.devices[i];
+
+        listed.bus[i] = (drmPciBusInfo){ .domain = devices[i].domain, .bus = devices[i].bus,
+                                         .dev = devices[i].dev, .func = devices[i].func };
+        listed.info[i] = (drmPciDeviceInfo){ .vendor_id = 0x1002, .device_id = 0x744c };
+        snprintf(listed.render[i], sizeof(listed.render[i]), "%s", devices[i].render_node);
+        listed.nodes[i][DRM_NODE_RENDER] = listed.render[i];
+        d->nodes = listed.nodes[i];
+        d->available_nodes = 1 << DRM_NODE_RENDER;
+        d->bustype = DRM_BUS_PCI;
+        d->businfo.pci = &listed.bus[i];
+        d->deviceinfo.pci = &listed.info[i];
+    }
+    listed.count = n;
+}
+
+int drmGetDevices2(uint32_t flags, drmDevicePtr devices[], int max)
+{
+    int (*real)(uint32_t, drmDevicePtr[], int);
+    int n = (int)listed.count;
+
+    if (!listed.count) {
+        real = (int (*)(uint32_t, drmDevicePtr[], int))dlsym(RTLD_NEXT, "drmGetDevices2");
+        return real ? real(flags, devices, max) : -ENODEV;
+    }
+    if (!devices)
+        return n;
+    for (int i = 0; i < n && i < max; i++)
+        devices[i] = &listed.devices[i];
+    return n < max ? n : max;
+}
+
+void drmFreeDevices(drmDevicePtr devices[], int count)
+{
+    void (*real)(drmDevicePtr[], int);
+
+    if (count > 0 && devices[0] >= listed.devices && devices[0] < listed.devices + MAX_FAKE_DEVICES)
+        return;                          /* the fake's own: nothing was allocated */
+    real = (void (*)(drmDevicePtr[], int))dlsym(RTLD_NEXT, "drmFreeDevices");
+    if (real)
+        real(devices, count);
+}
+
+/* Allocated the way libdrm's drmFreeVersion frees it (one block per field). */
+drmVersionPtr drmGetVersion(int fd)
+{
+    drmVersionPtr (*real)(int);
+    drmVersionPtr v;
+
+    if (!listed.count) {
+        real = (drmVersionPtr (*)(int))dlsym(RTLD_NEXT, "drmGetVersion");
+        return real ? real(fd) : NULL;
+    }
+    if (!(v = calloc(1, sizeof(*v))))
+        return NULL;
+    v->version_major = 1;
+    v->name = strdup(listed.driver);
+    v->name_len = (int)strlen(listed.driver);
+    v->date = strdup("20240101");
+    v->date_len = 8;
+    v->desc = strdup("fake PCI GPU");
+    v->desc_len = 12;
+    if (!v->name || !v->date || !v->desc) {
+        drmFreeVersion(v);
+        return NULL;
+    }
+    return v;
 }

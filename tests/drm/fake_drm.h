@@ -13,6 +13,16 @@
  * For amdgpu, whose family talks to libdrm_amdgpu rather than to ioctls,
  * fake_amdgpu.c stands in for the library's functions over the same books.
  *
+ * Open files: the device can be opened more than once (fake_drm_open_file,
+ * another open(2) of the same memfd) and fds duplicated (fake_drm_dup, which
+ * shares the file, as dup(2) does).  GEM handles and contexts belong to the
+ * file they were made on, as in the kernel: an ioctl on another file of the
+ * device does not find them.
+ *
+ * Enumeration: fake_drm_set_devices() makes drmGetDevices2 list PCI devices
+ * of the test's own, and drmGetVersion name their driver; without it both
+ * are libdrm's.
+ *
  * Not a model of the hardware: it checks that the miniport speaks each
  * driver's uAPI the way the kernel requires, and keeps the books (live
  * objects, contexts, last arguments) a test asserts on.
@@ -40,6 +50,7 @@ struct fake_drm_config {
 
 struct fake_drm_object {
     bool live;
+    unsigned file;                      /* the open file it was made on (fake_drm_file_of) */
     uint64_t size;
     uint32_t mmap_flags;                /* i915 MMAP_OFFSET flags */
     uint32_t placement;                 /* i915: bit 0 system, bit 1 local; xe: region mask */
@@ -56,28 +67,54 @@ struct fake_drm {
     struct fake_drm_object objects[FAKE_DRM_MAX_OBJECTS + 1];   /* by GEM handle, 0 unused */
     unsigned live_objects, live_contexts;
     uint64_t contexts;                  /* live context ids, bit per id */
+    unsigned context_file[64];          /* the file each live context was made on */
     unsigned calls;                     /* ioctls answered */
     /* fail the fail_nth ioctl numbered fail_nr (from now on) with fail_errno */
     unsigned fail_nr, fail_nth, fail_errno;
     int64_t last_wait_timeout;
+    unsigned eventfd_calls;             /* SYNCOBJ_EVENTFD calls, answered or refused */
+    int last_eventfd;                   /* the fd the last registration took */
 };
 
 extern struct fake_drm fake_drm;
 
-/* Resets the books and returns the fake device's fd. */
+/* Resets the books and returns the fake device's fd (its first file). */
 int fake_drm_open(const struct fake_drm_config *config);
+/* Closes every fd of the device the books know. */
 void fake_drm_close(void);
+/* Another open file of the same device, and a dup sharing an fd's file;
+ * -1 on failure.  fake_drm_close_fd closes one of the fake's fds. */
+int fake_drm_open_file(void);
+int fake_drm_dup(int fd);
+void fake_drm_close_fd(int fd);
+/* The open file an fd refers to (1, 2, ...), 0: not the fake device's. */
+unsigned fake_drm_file_of(int fd);
 
 /* The object's bytes as the kernel holds them (its memfd window). */
 uint8_t *fake_drm_bytes(uint32_t handle);
 
-/* A new zero-filled object of size bytes (its GEM handle in *handle), and
- * GEM_CLOSE's bookkeeping; 0 or a negative errno. */
-int fake_drm_new_object(uint64_t size, uint32_t *handle);
-int fake_drm_close_object(uint32_t handle);
+/* A new zero-filled object of size bytes on open file `file` (its GEM
+ * handle in *handle), and GEM_CLOSE's bookkeeping (-EINVAL for a handle
+ * another file owns); 0 or a negative errno. */
+int fake_drm_new_object(unsigned file, uint64_t size, uint32_t *handle);
+int fake_drm_close_object(unsigned file, uint32_t handle);
+/* The live object behind a handle, whichever file owns it (the test's view). */
 struct fake_drm_object *fake_drm_object(uint32_t handle);
 
 /* The nth (1-based) call of ioctl number nr fails with err. */
 void fake_drm_fail(unsigned long request, unsigned nth, int err);
+
+/* A PCI device drmGetDevices2 lists: the domain as libdrm holds it (16
+ * bits), the render node the miniport opens (any character device: its
+ * major:minor is what sysfs is looked up by). */
+struct fake_drm_pci_device {
+    uint16_t domain;
+    uint8_t bus, dev, func;
+    const char *render_node;
+};
+
+/* From now on drmGetDevices2 lists these (at most 8) and drmGetVersion
+ * calls every driver `driver`; n = 0 gives both back to libdrm. */
+void fake_drm_set_devices(const struct fake_drm_pci_device *devices, unsigned n, const char *driver);
 
 #endif

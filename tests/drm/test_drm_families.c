@@ -7,19 +7,31 @@
  * DDIs: create, lock, write, read back what the "kernel" holds, unlock,
  * destroy, with the flags each placement and caching mode needs, and
  * failures from the kernel part-way through a multi-allocation create.
+ * The same fakes show the watcher's eventfd handling, libdrm_amdgpu's
+ * shared device, and enumeration of PCI domains above 0xffff (a fake
+ * drmGetDevices2 over a sysfs tree of the test's own).
  */
 #define _GNU_SOURCE
 #include "config.h"
 
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <xf86drm.h>
 #include <i915_drm.h>
 #ifdef KMT_HAVE_DRM_AMDGPU
+#include <amdgpu.h>
 #include <amdgpu_drm.h>
 #endif
 
@@ -42,18 +54,24 @@ static const struct kdrm_family *family_of(enum fake_drm_driver driver)
     return NULL;
 }
 
-static void start_config(const struct fake_drm_config *c)
+/* An adapter whose render node is `fd`, an open file of the fake device. */
+static void start_on(const struct fake_drm_config *c, int fd)
 {
     adapter = calloc(1, sizeof(*adapter));
     ck_assert_ptr_nonnull(adapter);
     adapter->family = family_of(c->driver);
-    adapter->fd = adapter->render_fd = fake_drm_open(c);
+    adapter->fd = adapter->render_fd = fd;
     ck_assert_int_ge(adapter->fd, 0);
     adapter->card_fd = -1;
     adapter->page_size = (UINT)sysconf(_SC_PAGESIZE);
     kdrm_copy_init(adapter);             /* as DxgkDdiAddDevice does */
     ck_assert_int_eq(adapter->family->start(adapter), 0);
     ck_assert_int_eq(adapter->family->memory(adapter, &adapter->memory), 0);
+}
+
+static void start_config(const struct fake_drm_config *c)
+{
+    start_on(c, fake_drm_open(c));
 }
 
 static void start(enum fake_drm_driver driver, bool discrete, bool llc)
@@ -71,13 +89,22 @@ static void expect_memory(bool discrete, UINT64 local_size, UINT64 local_free, U
     ck_assert_uint_eq(adapter->memory.local_visible, local_visible);
 }
 
+/* Stops the family.  The adapter's fd is its node's again: a library's
+ * fd the family worked on may close with the library's device. */
+static void stop_family(void)
+{
+    if (adapter->family->stop)
+        adapter->family->stop(adapter);
+    ck_assert_int_eq(adapter->fd, adapter->render_fd);
+    ck_assert_ptr_null(adapter->family_data);
+}
+
 /* Every test ends with nothing left in the kernel. */
 static void stop(void)
 {
     ck_assert_uint_eq(fake_drm.live_objects, 0);
     ck_assert_uint_eq(fake_drm.live_contexts, 0);
-    if (adapter->family->stop)
-        adapter->family->stop(adapter);
+    stop_family();
     fake_drm_close();
     free(adapter);
 }
@@ -276,6 +303,33 @@ START_TEST(i915_existing_sysmem_is_userptr_or_a_copy_when_refused)
     destroy(info.hAllocation);
     stop();
     munmap(mem, 8192);
+}
+END_TEST
+
+/* A copy-backed object reads the caller's pages while it is created: pages
+ * the caller's size runs past (unmapped, or PROT_NONE as Wine's reserved
+ * memory) fail the create with STATUS_INVALID_PARAMETER, leaving no object,
+ * instead of a SIGSEGV in the copy. */
+START_TEST(i915_copy_of_unreadable_pages_is_refused)
+{
+    char *mem = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    DXGK_ALLOCATIONINFO info;
+
+    ck_assert_ptr_ne(mem, MAP_FAILED);
+    ck_assert_int_eq(munmap(mem + 2 * 4096, 4096), 0);
+    start(FAKE_I915, false, true);
+    fake_drm.config.userptr_refused = true;
+    ck_assert_status(create_sysmem(mem + 4096, 8192, &info), STATUS_INVALID_PARAMETER);
+    ck_assert_int_eq(mprotect(mem + 4096, 4096, PROT_NONE), 0);
+    ck_assert_status(create_sysmem(mem, 8192, &info), STATUS_INVALID_PARAMETER);
+    ck_assert_uint_eq(atomic_load(&adapter->buffers), 0);
+    ck_assert_uint_eq(atomic_load(&adapter->mappings), 0);
+    ck_assert_int_eq(mprotect(mem + 4096, 4096, PROT_READ | PROT_WRITE), 0);
+    ck_assert_status(create_sysmem(mem, 8192, &info), STATUS_SUCCESS);
+    ck_assert_uint_eq(((struct kdrm_bo *)info.hAllocation)->backing, KMT_DRM_BACKING_COPY);
+    destroy(info.hAllocation);
+    stop();
+    munmap(mem, 2 * 4096);
 }
 END_TEST
 
@@ -568,6 +622,294 @@ START_TEST(unknown_ioctls_and_handles_get_the_kernels_errno)
 END_TEST
 
 
+/* ---- the watcher's eventfd ------------------------------------------------ */
+
+/* What the watcher needs of an adapter: its exec state and a fake kernel
+ * that takes SYNCOBJ_EVENTFD registrations. */
+static void start_watching(void)
+{
+    start(FAKE_I915, false, true);
+    kdrm_exec_init(adapter);
+    pthread_mutex_lock(&adapter->exec.lock);
+    ck_assert_int_eq(kdrm_watch_start_locked(adapter), 0);
+    pthread_mutex_unlock(&adapter->exec.lock);
+    ck_assert_int_ge(adapter->exec.evfd, 0);
+}
+
+static void stop_watching(void)
+{
+    kdrm_exec_stop(adapter);
+    pthread_mutex_destroy(&adapter->exec.lock);
+    stop();
+}
+
+static off_t file_size(int fd)
+{
+    struct stat st;
+
+    ck_assert_int_eq(fstat(fd, &st), 0);
+    return st.st_size;
+}
+
+/* Once the watcher is stopped its eventfd's number is free for the next
+ * file the process opens.  A kick or a registration that comes after the
+ * stop (a submission's, QUERY_FENCE's) must not reach that file: no 8
+ * bytes written into it, no SYNCOBJ_EVENTFD naming it.  The number is -1
+ * before it is closed. */
+START_TEST(watcher_eventfd_number_is_not_used_after_close)
+{
+    struct kdrm_fence f = { .syncobj = 7, .exported = true };
+    int evfd, other;
+
+    start_watching();
+    evfd = adapter->exec.evfd;
+    pthread_mutex_lock(&adapter->exec.lock);
+    kdrm_watch_arm_fence_locked(adapter, &f);
+    pthread_mutex_unlock(&adapter->exec.lock);
+    ck_assert_uint_eq(fake_drm.eventfd_calls, 1);
+    ck_assert_int_eq(fake_drm.last_eventfd, evfd);           /* registered on the eventfd */
+    ck_assert_uint_eq(f.armed, 1);
+
+    kdrm_exec_stop(adapter);
+    ck_assert_int_eq(adapter->exec.evfd, -1);
+    ck_assert(!adapter->exec.watching);
+    other = memfd_create("unrelated", MFD_CLOEXEC);
+    ck_assert_int_eq(other, evfd);                           /* the number was reused */
+    pthread_mutex_lock(&adapter->exec.lock);
+    kdrm_watch_kick_locked(adapter);
+    f.armed = 0;
+    kdrm_watch_arm_fence_locked(adapter, &f);
+    pthread_mutex_unlock(&adapter->exec.lock);
+    ck_assert_uint_eq(fake_drm.eventfd_calls, 1);            /* no registration on it */
+    ck_assert_uint_eq(f.armed, 0);
+    ck_assert_int_eq(file_size(other), 0);                   /* nothing written into it */
+    close(other);
+    stop_watching();
+}
+END_TEST
+
+struct kicker {
+    pthread_t thread;
+    atomic_bool done;
+    atomic_uint kicks;
+};
+
+/* Kicks the way a submission does: the number read under exec.lock. */
+static void *kick_loop(void *arg)
+{
+    struct kicker *k = arg;
+
+    while (!atomic_load(&k->done)) {
+        pthread_mutex_lock(&adapter->exec.lock);
+        kdrm_watch_kick_locked(adapter);
+        pthread_mutex_unlock(&adapter->exec.lock);
+        atomic_fetch_add(&k->kicks, 1);
+    }
+    return NULL;
+}
+
+static void wait_kicks(struct kicker *k, unsigned n)
+{
+    unsigned from = atomic_load(&k->kicks);
+
+    while (atomic_load(&k->kicks) - from < n)
+        sched_yield();
+}
+
+/* Kicks race the stop: every one sees the eventfd or -1, never the number
+ * as it is being closed (a sanitizer build with threads checks the number
+ * is only ever changed under the lock), and none lands in the file that
+ * gets the number next. */
+START_TEST(watcher_stop_races_kicks_without_touching_a_reused_number)
+{
+    struct kicker k = { .done = false };
+    int evfd, other;
+
+    start_watching();
+    evfd = adapter->exec.evfd;
+    ck_assert_int_eq(pthread_create(&k.thread, NULL, kick_loop, &k), 0);
+    wait_kicks(&k, 100);
+    kdrm_exec_stop(adapter);
+    other = memfd_create("unrelated", MFD_CLOEXEC);
+    ck_assert_int_eq(other, evfd);
+    wait_kicks(&k, 100);
+    atomic_store(&k.done, true);
+    ck_assert_int_eq(pthread_join(k.thread, NULL), 0);
+    ck_assert_int_eq(adapter->exec.evfd, -1);
+    ck_assert_int_eq(file_size(other), 0);
+    close(other);
+    stop_watching();
+}
+END_TEST
+
+/* ---- enumeration: PCI domains above 0xffff -------------------------------- */
+
+/* A sysfs tree of the test's own (KMTSHIM_DRM_SYSFS), and devices whose
+ * render nodes are character devices every machine has: their major:minor
+ * is what the miniport looks sysfs up by. */
+static char sysfs[64];
+
+static void make_dirs(const char *path)
+{
+    char p[PATH_MAX];
+
+    snprintf(p, sizeof(p), "%s", path);
+    for (char *c = p + 1; *c; c++)
+        if (*c == '/') {
+            *c = 0;
+            mkdir(p, 0755);
+            *c = '/';
+        }
+    ck_assert_msg(!mkdir(p, 0755) || errno == EEXIST, "mkdir %s: %s", p, strerror(errno));
+}
+
+/* <sysfs>/dev/char/MAJ:MIN/device -> ../../../devices/<device>, as sysfs
+ * links a node to its device. */
+static void sysfs_device(const char *node, const char *device)
+{
+    char dir[PATH_MAX], target[PATH_MAX], link[PATH_MAX + 8];
+    struct stat st;
+
+    ck_assert_int_eq(stat(node, &st), 0);
+    snprintf(dir, sizeof(dir), "%s/dev/char/%u:%u", sysfs, major(st.st_rdev), minor(st.st_rdev));
+    make_dirs(dir);
+    snprintf(target, sizeof(target), "%s/devices/%s", sysfs, device);
+    make_dirs(target);
+    snprintf(target, sizeof(target), "../../../devices/%s", device);
+    snprintf(link, sizeof(link), "%s/device", dir);
+    ck_assert_int_eq(symlink(target, link), 0);
+}
+
+static void make_sysfs(void)
+{
+    snprintf(sysfs, sizeof(sysfs), "/tmp/kmt-sysfs-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(sysfs));
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void remove_sysfs(void)
+{
+    ck_assert_int_eq(nftw(sysfs, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+struct found_adapter {
+    char location[64];
+    LUID luid;
+    D3DKMT_ADAPTERADDRESS address;
+};
+
+/* One process start over the fake devices: what the core made of them. */
+static unsigned enumerate(const struct fake_drm_pci_device *devices, unsigned n, struct found_adapter *out)
+{
+    D3DKMT_ADAPTERINFO info[8];
+    D3DKMT_ENUMADAPTERS2 e = { 8, info };
+
+    fake_drm_set_devices(devices, n, "fakegpu");
+    kmt_test_use_miniport("drm");
+    setenv("KMTSHIM_DRM_SYSFS", sysfs, 1);
+    ck_assert_status(D3DKMTEnumAdapters2(&e), STATUS_SUCCESS);
+    for (ULONG i = 0; i < e.NumAdapters; i++) {
+        D3DKMT_QUERYADAPTERINFO q = { info[i].hAdapter, KMTQAITYPE_ADAPTERADDRESS, &out[i].address,
+                                      sizeof(out[i].address) };
+        D3DKMT_CLOSEADAPTER c = { info[i].hAdapter };
+        KMT_ADAPTER_DESCRIPTION d;
+
+        ck_assert_status(KmtQueryAdapterDescription(info[i].hAdapter, &d), STATUS_SUCCESS);
+        ck_assert_str_eq(d.Miniport, "drm");
+        memcpy(out[i].location, d.LocationId, sizeof(out[i].location));
+        out[i].luid = info[i].AdapterLuid;
+        ck_assert_status(D3DKMTQueryAdapterInfo(&q), STATUS_SUCCESS);
+        ck_assert_status(D3DKMTCloseAdapter(&c), STATUS_SUCCESS);
+    }
+    KmtProcessShutdown();
+    ck_assert_uint_eq(KmtLiveObjectCount(), 0);
+    fake_drm_set_devices(NULL, 0, NULL);
+    return e.NumAdapters;
+}
+
+static bool same_luid(LUID a, LUID b)
+{
+    return a.LowPart == b.LowPart && a.HighPart == b.HighPart;
+}
+
+static void expect_address(const struct found_adapter *f, UINT bus, UINT dev, UINT func)
+{
+    ck_assert_uint_eq(f->address.BusNumber, bus);
+    ck_assert_uint_eq(f->address.DeviceNumber, dev);
+    ck_assert_uint_eq(f->address.FunctionNumber, func);
+}
+
+/* Intel VMD: the device at 10000:e1:00.0, which libdrm reports in domain
+ * 0000, next to a device really at 0000:e1:00.0.  Each gets its own bus id,
+ * and the LUID each gets alone (another process, another run) is its own,
+ * whichever else the process sees. */
+START_TEST(pci_domain_above_16_bits_gets_its_own_bus_id_and_luid)
+{
+    const struct fake_drm_pci_device vmd = { 0x0000, 0xe1, 0x00, 0, "/dev/null" };
+    const struct fake_drm_pci_device plain = { 0x0000, 0xe1, 0x00, 0, "/dev/zero" };
+    const struct fake_drm_pci_device both[2] = { vmd, plain };
+    struct found_adapter f[8], vmd_alone, plain_alone;
+
+    make_sysfs();
+    sysfs_device("/dev/null", "pci10000:e0/10000:e0:06.0/10000:e1:00.0");
+    sysfs_device("/dev/zero", "pci0000:e0/0000:e0:01.0/0000:e1:00.0");
+
+    ck_assert_uint_eq(enumerate(&vmd, 1, f), 1);
+    vmd_alone = f[0];
+    ck_assert_str_eq(vmd_alone.location, "pci-10000:e1:00.0");
+    expect_address(&vmd_alone, 0xe1, 0, 0);
+    ck_assert_uint_eq(enumerate(&plain, 1, f), 1);
+    plain_alone = f[0];
+    ck_assert_str_eq(plain_alone.location, "pci-0000:e1:00.0");
+    expect_address(&plain_alone, 0xe1, 0, 0);
+    ck_assert(!same_luid(vmd_alone.luid, plain_alone.luid));
+
+    ck_assert_uint_eq(enumerate(both, 2, f), 2);
+    ck_assert_str_eq(f[0].location, "pci-0000:e1:00.0");        /* in bus id order */
+    ck_assert_str_eq(f[1].location, "pci-10000:e1:00.0");
+    ck_assert(same_luid(f[0].luid, plain_alone.luid));
+    ck_assert(same_luid(f[1].luid, vmd_alone.luid));
+    remove_sysfs();
+}
+END_TEST
+
+/* A domain up to 0xffff keeps the bus id it always had (its LUID with
+ * it); so does any device when sysfs cannot say (no link, a name that is no
+ * PCI address) or says something libdrm does not agree with.  virtio_gpu's
+ * device is the virtio device, whose parent is the PCI function. */
+START_TEST(pci_bus_id_is_unchanged_up_to_16_bits_and_without_sysfs)
+{
+    const struct fake_drm_pci_device devices[4] = {
+        { 0x0001, 0x03, 0x00, 0, "/dev/null" },      /* sysfs agrees */
+        { 0x0001, 0x00, 0x02, 0, "/dev/zero" },      /* virtio: the parent, domain 10001 */
+        { 0x0000, 0x04, 0x00, 1, "/dev/full" },      /* sysfs names another function */
+        { 0x0000, 0x05, 0x1f, 7, "/dev/random" },    /* no sysfs link */
+    };
+    struct found_adapter f[8];
+
+    make_sysfs();
+    sysfs_device("/dev/null", "pci0001:00/0001:00:01.0/0001:03:00.0");
+    sysfs_device("/dev/zero", "pci10001:00/10001:00:02.0/virtio3");
+    sysfs_device("/dev/full", "pci0000:00/0000:00:1c.0/0000:04:00.0");
+
+    ck_assert_uint_eq(enumerate(devices, 4, f), 4);
+    ck_assert_str_eq(f[0].location, "pci-0000:04:00.1");
+    expect_address(&f[0], 0x04, 0, 1);
+    ck_assert_str_eq(f[1].location, "pci-0000:05:1f.7");
+    expect_address(&f[1], 0x05, 0x1f, 7);
+    ck_assert_str_eq(f[2].location, "pci-0001:03:00.0");
+    expect_address(&f[2], 0x03, 0, 0);
+    ck_assert_str_eq(f[3].location, "pci-10001:00:02.0");
+    expect_address(&f[3], 0x00, 0x02, 0);
+    remove_sysfs();
+}
+END_TEST
+
 /* ---- dumb buffers ------------------------------------------------------- */
 
 /* The kernel computes a dumb buffer's pitch and size in 32 bits: 4 GiB or
@@ -712,6 +1054,95 @@ START_TEST(amdgpu_userptr_refused_for_shared_memory_is_a_copy)
 }
 END_TEST
 
+/* What the adapter does on its fd, all on one file: an allocation whose
+ * GEM handle is on a->fd (the handle the UMD is given with that fd), which
+ * locks and unlocks, and a kernel context on the same file. */
+static void allocate_on_one_file(void)
+{
+    unsigned file = fake_drm_file_of(adapter->fd);
+    KMT_DRM_ALLOCATION_DESC desc;
+    DXGK_ALLOCATIONINFO info;
+    DXGK_LOCKFLAGS flags = { .Value = 0 };
+    struct kdrm_context ctx = { 0 };
+
+    ck_assert_uint_ne(file, 0);
+    ck_assert_status(create(8192, 0, &desc, &info), STATUS_SUCCESS);
+    ck_assert_uint_eq(fake_drm.objects[desc.GemHandle].file, file);
+    write_through_lock(info.hAllocation, desc.GemHandle, 8192, flags);
+    ck_assert_int_eq(adapter->family->ctx_create(adapter, &ctx), 0);
+    ck_assert_uint_eq(fake_drm.context_file[ctx.kernel_ctx], file);
+    adapter->family->ctx_destroy(adapter, &ctx);
+    ck_assert_uint_eq(fake_drm.live_contexts, 0);
+    destroy(info.hAllocation);
+}
+
+/* Alone, the device libdrm_amdgpu makes is on a dup of the adapter's fd:
+ * the adapter's own file. */
+START_TEST(amdgpu_fresh_device_is_on_the_adapters_file)
+{
+    struct fake_drm_config c = { .driver = FAKE_AMDGPU };
+
+    start_config(&c);
+    ck_assert_uint_eq(fake_drm_file_of(adapter->fd), fake_drm_file_of(adapter->render_fd));
+    allocate_on_one_file();
+    stop();
+}
+END_TEST
+
+/* A UMD (or the program) opened the GPU through libdrm_amdgpu first, on an
+ * open of the node of its own: the adapter's initialize gets that device,
+ * whose buffers live on the UMD's file.  The adapter works on the device's
+ * fd, so the handles it reports, its contexts and the fd it names are one
+ * file. */
+START_TEST(amdgpu_device_opened_first_elsewhere_is_used_on_its_file)
+{
+    struct fake_drm_config c = { .driver = FAKE_AMDGPU };
+    amdgpu_device_handle umd_dev;
+    uint32_t major, minor;
+    int umd_fd = fake_drm_open(&c);
+
+    ck_assert_int_ge(umd_fd, 0);
+    ck_assert_int_eq(amdgpu_device_initialize(umd_fd, &major, &minor, &umd_dev), 0);
+    start_on(&c, fake_drm_open_file());
+    ck_assert_ptr_eq(adapter->family_data, umd_dev);                   /* the library's sharing */
+    ck_assert_uint_ne(fake_drm_file_of(adapter->render_fd), fake_drm_file_of(umd_fd));
+    ck_assert_uint_eq(fake_drm_file_of(adapter->fd), fake_drm_file_of(umd_fd));
+    allocate_on_one_file();
+    ck_assert_int_eq(amdgpu_device_deinitialize(umd_dev), 0);
+    stop();
+}
+END_TEST
+
+/* An adapter started again in the process (after a failed process start,
+ * a shutdown) while a UMD kept the library's device: the device still
+ * lives on the first adapter's file, through the library's dup, and the
+ * new adapter follows it there. */
+START_TEST(amdgpu_adapter_started_again_follows_the_librarys_device)
+{
+    struct fake_drm_config c = { .driver = FAKE_AMDGPU };
+    amdgpu_device_handle umd_dev;
+    uint32_t major, minor;
+    unsigned first;
+    int umd_fd;
+
+    start_config(&c);
+    first = fake_drm_file_of(adapter->render_fd);
+    umd_fd = fake_drm_open_file();
+    ck_assert_int_eq(amdgpu_device_initialize(umd_fd, &major, &minor, &umd_dev), 0);
+    ck_assert_ptr_eq(adapter->family_data, umd_dev);
+    stop_family();
+    fake_drm_close_fd(adapter->render_fd);
+    free(adapter);
+
+    start_on(&c, fake_drm_open_file());
+    ck_assert_uint_ne(fake_drm_file_of(adapter->render_fd), first);
+    ck_assert_uint_eq(fake_drm_file_of(adapter->fd), first);
+    allocate_on_one_file();
+    ck_assert_int_eq(amdgpu_device_deinitialize(umd_dev), 0);
+    stop();
+}
+END_TEST
+
 /* libdrm_amdgpu failing at the n-th alloc or export of a resource's
  * allocations (the miniport's fault hook names the library calls). */
 START_TEST(amdgpu_failure_half_way_leaves_no_object)
@@ -733,13 +1164,15 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("drm_families");
-    TCase *i915 = tcase_create("i915"), *xe = tcase_create("xe");
+    TCase *i915 = tcase_create("i915"), *xe = tcase_create("xe"), *watch = tcase_create("watch");
+    TCase *discovery = tcase_create("discovery");
 
     tcase_add_test(i915, i915_integrated_is_uma_and_maps_write_back_on_llc);
     tcase_add_test(i915, i915_write_combine_without_llc_or_when_asked);
     tcase_add_test(i915, i915_discrete_places_device_local_in_vram_with_cpu_access);
     tcase_add_test(i915, i915_lock_donotwait_on_a_busy_object_is_busy);
     tcase_add_test(i915, i915_existing_sysmem_is_userptr_or_a_copy_when_refused);
+    tcase_add_test(i915, i915_copy_of_unreadable_pages_is_refused);
     tcase_add_test(i915, i915_failure_half_way_leaves_no_object);
     tcase_add_test(i915, i915_lock_fails_cleanly_when_the_kernel_will_not_map);
     tcase_add_test(i915, i915_contexts_are_kernel_contexts);
@@ -751,8 +1184,14 @@ int main(void)
     tcase_add_test(xe, xe_failure_half_way_leaves_no_object);
     tcase_add_test(xe, xe_without_system_memory_does_not_start);
     tcase_add_test(xe, xe_copy_backed_object_follows_submissions);
+    tcase_add_test(watch, watcher_eventfd_number_is_not_used_after_close);
+    tcase_add_test(watch, watcher_stop_races_kicks_without_touching_a_reused_number);
+    tcase_add_test(discovery, pci_domain_above_16_bits_gets_its_own_bus_id_and_luid);
+    tcase_add_test(discovery, pci_bus_id_is_unchanged_up_to_16_bits_and_without_sysfs);
     suite_add_tcase(s, i915);
     suite_add_tcase(s, xe);
+    suite_add_tcase(s, watch);
+    suite_add_tcase(s, discovery);
 #ifdef KMT_HAVE_DRM_AMDGPU
     TCase *amdgpu = tcase_create("amdgpu");
 
@@ -761,6 +1200,9 @@ int main(void)
     tcase_add_test(amdgpu, amdgpu_donotwait_userptr_and_contexts);
     tcase_add_test(amdgpu, amdgpu_userptr_refused_for_shared_memory_is_a_copy);
     tcase_add_test(amdgpu, amdgpu_failure_half_way_leaves_no_object);
+    tcase_add_test(amdgpu, amdgpu_fresh_device_is_on_the_adapters_file);
+    tcase_add_test(amdgpu, amdgpu_device_opened_first_elsewhere_is_used_on_its_file);
+    tcase_add_test(amdgpu, amdgpu_adapter_started_again_follows_the_librarys_device);
     suite_add_tcase(s, amdgpu);
 #endif
     return kmt_test_run(s);

@@ -7,13 +7,28 @@
  * is opened only for families whose buffers live there (dumb buffers).
  * Enumeration opens each render node briefly to ask the driver's name; the
  * adapter's own fd is opened once, at DxgkDdiStartDevice.
+ *
+ * PCI domains: libdrm keeps a device's domain in 16 bits, and domains above
+ * 0xffff exist (Intel VMD puts its devices in 10000 and up), so two devices
+ * could get one bus id, and one LUID.  The full address comes from sysfs:
+ * the render node's /sys/dev/char/MAJ:MIN/device is the PCI function's
+ * directory, named by its address (for virtio_gpu it is the virtio device,
+ * whose parent is the PCI function).  It is taken only where it agrees
+ * with libdrm's bus, device, function and low 16 bits of the domain, and
+ * printed the same way, so a domain up to 0xffff keeps the bus id (and the
+ * LUID) it always had; without sysfs, libdrm's value stands.
+ * KMTSHIM_DRM_SYSFS (read when the miniport loads) moves the sysfs root
+ * elsewhere, for tests.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -51,12 +66,60 @@ const struct kdrm_family *kdrm_family_for_driver(const char *driver)
     return &kdrm_family_generic;
 }
 
+static char sysfs_root[PATH_MAX] = "/sys";
+
+void kdrm_set_sysfs_root(const char *root)
+{
+    snprintf(sysfs_root, sizeof(sysfs_root), "%s", root && *root ? root : "/sys");
+}
+
+/* A PCI address as sysfs names a function's directory: "10000:e1:00.0". */
+static bool parse_pci_address(const char *name, unsigned *domain, unsigned *bus, unsigned *dev, unsigned *func)
+{
+    int used = 0;
+
+    if (sscanf(name, "%8x:%2x:%2x.%1u%n", domain, bus, dev, func, &used) != 4 || name[used])
+        return false;
+    return *dev < 32 && *func < 8;
+}
+
+/* The full PCI domain of the device behind `node`, if sysfs knows it and it
+ * agrees with libdrm's (truncated) address. */
+static bool sysfs_pci_domain(const char *node, const drmPciBusInfo *pci, unsigned *domain)
+{
+    char link[PATH_MAX + 64], path[PATH_MAX], *slash;
+    unsigned bus, dev, func;
+    struct stat st;
+
+    if (stat(node, &st) || !S_ISCHR(st.st_mode))
+        return false;
+    snprintf(link, sizeof(link), "%s/dev/char/%u:%u/device", sysfs_root, major(st.st_rdev), minor(st.st_rdev));
+    if (!realpath(link, path))
+        return false;
+    /* the device's own directory, or its parent (virtio_gpu: virtioN) */
+    for (int up = 0; up < 2 && (slash = strrchr(path, '/')); up++, *slash = 0) {
+        if (!parse_pci_address(slash + 1, domain, &bus, &dev, &func))
+            continue;
+        return (*domain & 0xffff) == pci->domain && bus == pci->bus && dev == pci->dev && func == pci->func;
+    }
+    return false;
+}
+
+static void pci_location(const drmDevice *dev, const char *node, char *out, size_t size)
+{
+    const drmPciBusInfo *pci = dev->businfo.pci;
+    unsigned domain;
+
+    if (!sysfs_pci_domain(node, pci, &domain))
+        domain = pci->domain;
+    snprintf(out, size, "pci-%04x:%02x:%02x.%u", domain, pci->bus, pci->dev, pci->func);
+}
+
 static bool location_of(const drmDevice *dev, char *out, size_t size)
 {
     switch (dev->bustype) {
     case DRM_BUS_PCI:
-        snprintf(out, size, "pci-%04x:%02x:%02x.%u", dev->businfo.pci->domain, dev->businfo.pci->bus,
-                 dev->businfo.pci->dev, dev->businfo.pci->func);
+        pci_location(dev, dev->nodes[DRM_NODE_RENDER], out, size);
         return true;
     case DRM_BUS_PLATFORM:
         snprintf(out, size, "platform-%.54s", dev->businfo.platform->fullname);

@@ -193,5 +193,6 @@ NTSTATUS APIENTRY KmtDrmMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KMT
     };
 
     kdrm_fault_arm_from_env();
+    kdrm_set_sysfs_root(getenv("KMTSHIM_DRM_SYSFS"));
     return dxgkrnl->DxgkInitialize(driver, &init);
 }

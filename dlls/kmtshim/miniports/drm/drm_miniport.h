@@ -71,6 +71,8 @@
  * undo a failed release.  A negative errno stalls the call after it instead
  * (-errno ms); "submitted", a stall point and never a failure, is the moment
  * the kernel took a submission and the miniport has yet to record it.
+ * KMTSHIM_DRM_SYSFS=<dir> (read when the miniport loads) looks PCI addresses
+ * up under <dir> instead of /sys (drm_discovery.c).
  */
 #ifndef KMTSHIM_DRM_MINIPORT_H
 #define KMTSHIM_DRM_MINIPORT_H
@@ -214,7 +216,7 @@ struct kdrm_exec {
     UINT64 unrecorded_point;             /* the oldest one's ring point */
     bool fences_held;                    /* the watcher waits for a recording */
     unsigned contexts;
-    int evfd;                            /* the watcher's eventfd, -1 until started */
+    int evfd;                            /* the watcher's eventfd, -1 when none; under `lock` */
     pthread_t thread;
     bool watching;
     bool stop;
@@ -300,6 +302,8 @@ NTSTATUS APIENTRY kdrm_enum_physical_devices(PVOID ctx, UINT *count, KMT_PHYSICA
 const struct kdrm_family *kdrm_family_for_driver(const char *driver);
 int kdrm_open_nodes(struct kdrm_adapter *a);
 void kdrm_close_nodes(struct kdrm_adapter *a);
+/* Where enumeration reads sysfs (NULL or "": /sys); a test hook. */
+void kdrm_set_sysfs_root(const char *root);
 
 /* drm_query.c */
 NTSTATUS APIENTRY kdrm_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYADAPTERINFO *q);
@@ -372,8 +376,9 @@ void kdrm_exec_init(struct kdrm_adapter *a);
 int kdrm_watch_start_locked(struct kdrm_adapter *a);
 /* Stops it and frees what is left; no lock held. */
 void kdrm_exec_stop(struct kdrm_adapter *a);
-/* Makes the watcher look again (a record it may have missed). */
-void kdrm_watch_kick(struct kdrm_adapter *a);
+/* Makes the watcher look again (a record it may have missed); exec.lock
+ * held (the eventfd's number is read under it). */
+void kdrm_watch_kick_locked(struct kdrm_adapter *a);
 /* Keeps a SYNCOBJ_EVENTFD registration pending for the oldest submission
  * and for an exported fence's next point; exec.lock held. */
 void kdrm_watch_arm_ring_locked(struct kdrm_adapter *a);

@@ -172,11 +172,11 @@ static NTSTATUS submit_plan(struct kdrm_adapter *a, struct kdrm_context *c, UINT
         c->block->submissions++;
     if (!--x->unrecorded && x->fences_held) {
         x->fences_held = false;
-        kdrm_watch_kick(a);              /* it may retire now, then raise the fences */
+        kdrm_watch_kick_locked(a);       /* it may retire now, then raise the fences */
     }
     kdrm_watch_arm_ring_locked(a);
     if (err || null_rendering)
-        kdrm_watch_kick(a);              /* its point may have signalled long ago */
+        kdrm_watch_kick_locked(a);       /* its point may have signalled long ago */
     pthread_mutex_unlock(&x->lock);
     return STATUS_SUCCESS;
 }

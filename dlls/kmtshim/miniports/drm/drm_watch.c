@@ -19,6 +19,13 @@
  * read, the watcher polls every millisecond instead of sleeping, so no
  * completion is ever lost.
  * Interrupts are raised with no lock held.
+ *
+ * The eventfd's number: everyone but the watcher itself reads it under
+ * exec.lock (kicks, registrations), and it is set to -1 under the lock
+ * before it is closed, once the watcher was joined; the watcher reads it
+ * unlocked, but it only runs while the number is live.  So nothing writes
+ * into, or registers, a number the process may have handed to another file
+ * since.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,7 +56,7 @@ void kdrm_raise(struct kdrm_adapter *a, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *i
         a->dxgkrnl.DxgkCbNotifyInterrupt(a->dxgkrnl.DeviceHandle, irq);
 }
 
-void kdrm_watch_kick(struct kdrm_adapter *a)
+void kdrm_watch_kick_locked(struct kdrm_adapter *a)
 {
     UINT64 one = 1;
 
@@ -65,7 +72,7 @@ static bool arm(struct kdrm_adapter *a, UINT32 syncobj, UINT64 point)
         kdrm_trace(a, KMT_TRACE_WARN, __func__, "SYNCOBJ_EVENTFD(%u, %llu): %s; polling\n", syncobj,
                    (unsigned long long)point, strerror(-err));
         a->exec.degraded = true;
-        kdrm_watch_kick(a);
+        kdrm_watch_kick_locked(a);
         return false;
     }
     return true;
@@ -80,7 +87,7 @@ void kdrm_watch_arm_ring_locked(struct kdrm_adapter *a)
         return;
     oldest = LIST_ENTRY(x->inflight.next, struct kdrm_submission, entry);
     if (!oldest->point) {
-        kdrm_watch_kick(a);                  /* completes with nothing before it */
+        kdrm_watch_kick_locked(a);           /* completes with nothing before it */
         return;
     }
     if (arm(a, x->ring, oldest->point))
@@ -278,12 +285,26 @@ int kdrm_watch_start_locked(struct kdrm_adapter *a)
         return -errno;
     x->stop = false;
     if ((err = pthread_create(&x->thread, NULL, watch_thread, a))) {
-        close(x->evfd);
+        close(x->evfd);                  /* under the lock: nobody can read it meanwhile */
         x->evfd = -1;
         return -err;
     }
     x->watching = true;
     return 0;
+}
+
+/* After the watcher is gone: the number is dropped under the lock first, so
+ * a kick or registration that comes later sees -1, never a reused number. */
+static void close_eventfd(struct kdrm_exec *x)
+{
+    int evfd;
+
+    pthread_mutex_lock(&x->lock);
+    evfd = x->evfd;
+    x->evfd = -1;
+    pthread_mutex_unlock(&x->lock);
+    if (evfd >= 0)
+        close(evfd);
 }
 
 void kdrm_exec_stop(struct kdrm_adapter *a)
@@ -293,7 +314,7 @@ void kdrm_exec_stop(struct kdrm_adapter *a)
 
     pthread_mutex_lock(&x->lock);
     x->stop = true;
-    kdrm_watch_kick(a);
+    kdrm_watch_kick_locked(a);
     pthread_mutex_unlock(&x->lock);
     if (x->watching) {
         /* the core may drop the adapter from an interrupt of the watcher itself */
@@ -305,9 +326,7 @@ void kdrm_exec_stop(struct kdrm_adapter *a)
         }
         x->watching = false;
     }
-    if (x->evfd >= 0)
-        close(x->evfd);
-    x->evfd = -1;
+    close_eventfd(x);
     /* the core destroys fences and contexts before the adapter: normally empty */
     LIST_FOR_EACH_ENTRY_SAFE(f, next, &x->fences, struct kdrm_fence, entry) {
         kdrm_trace(a, KMT_TRACE_ERR, __func__, "fence %p left at adapter stop\n", (void *)f);

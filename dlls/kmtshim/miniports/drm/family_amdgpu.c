@@ -16,12 +16,26 @@
  *                 kmtshim (CS with an IB at a GPU VA and timeline syncobj
  *                 chunks) is not written yet: it faults with
  *                 STATUS_NOT_SUPPORTED
- * libdrm_amdgpu keeps its own dup of the adapter's fd (amdgpu_device); a
- * dup shares the DRM file, so context ids are the same on both.
+ * The device's file: libdrm_amdgpu keeps one amdgpu_device per GPU in the
+ * process, on a dup of the fd its first amdgpu_device_initialize was given.
+ * A later initialize with any fd of the same GPU gets that device again,
+ * and its objects live on that first file: where a UMD or the program
+ * itself opened the GPU through libdrm_amdgpu before the adapter started
+ * (or an adapter started again while such a user kept the old device),
+ * the adapter's own open of the node is another file, whose GEM handle,
+ * context and syncobj namespace the buffers are not in.  So the adapter
+ * works on the device's fd (amdgpu_device_get_fd, valid until the
+ * deinitialize) from start to stop: GEM handles, contexts, syncobjs, the
+ * fd the UMD is told and the fdinfo usage are all one file.  When the
+ * device is fresh, its fd is a dup of the adapter's: the same file.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
 #include <xf86drm.h>
 #include <amdgpu.h>
 #include <amdgpu_drm.h>
@@ -33,20 +47,51 @@ static amdgpu_device_handle dev_of(struct kdrm_adapter *a)
     return a->family_data;
 }
 
+/* The fd the adapter opened itself (the render node here). */
+static int node_fd(const struct kdrm_adapter *a)
+{
+    return a->card_fd >= 0 ? a->card_fd : a->render_fd;
+}
+
+/* Whether two fds are one open file (kcmp: 0 when they are; true too when
+ * it cannot tell: the answer only chooses what the trace says). */
+static bool same_file(int fd1, int fd2)
+{
+#ifdef SYS_kcmp
+    pid_t me = getpid();
+
+    return syscall(SYS_kcmp, me, me, KCMP_FILE, fd1, fd2) <= 0;
+#else
+    return true;
+#endif
+}
+
 static int amd_start(struct kdrm_adapter *a)
 {
     amdgpu_device_handle dev;
     uint32_t major, minor;
-    int err = kdrm_fault_check("amdgpu_device_initialize");
+    int err = kdrm_fault_check("amdgpu_device_initialize"), fd;
 
     if (err || (err = amdgpu_device_initialize(a->fd, &major, &minor, &dev)))
         return err < 0 ? err : -err;
+    if ((fd = amdgpu_device_get_fd(dev)) < 0) {
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "libdrm_amdgpu's device has no fd (%d)\n", fd);
+        amdgpu_device_deinitialize(dev);
+        return -ENODEV;
+    }
+    if (!same_file(fd, a->fd))
+        kdrm_trace(a, KMT_TRACE_TRACE, __func__,
+                   "libdrm_amdgpu already had this GPU open on another file: buffers, contexts and "
+                   "syncobjs go on its fd %d, not on the adapter's fd %d\n", fd, a->fd);
     a->family_data = dev;
+    a->fd = fd;
     return 0;
 }
 
+/* The device's fd may close with it: the adapter's own fd comes back first. */
 static void amd_stop(struct kdrm_adapter *a)
 {
+    a->fd = node_fd(a);
     amdgpu_device_deinitialize(dev_of(a));
     a->family_data = NULL;
 }

@@ -673,6 +673,21 @@ void kmtc_create_allocation(void)
     ROW(b->ca.pAllocationInfo = NULL, STATUS_INVALID_PARAMETER);
     ROW(b->ca.pStandardAllocation = NULL, STATUS_INVALID_PARAMETER);
 
+    /* The heap must be committed memory, as Windows probes and locks it: a
+     * heap whose last page is only reserved (PROT_NONE under Wine) is
+     * refused, and taken once that page is committed. */
+    {
+        BYTE *part = VirtualAlloc(NULL, HEAP_SIZE, MEM_RESERVE, PAGE_NOACCESS);
+
+        ok(part != NULL, "VirtualAlloc(MEM_RESERVE) failed\n");
+        ok(VirtualAlloc(part, HEAP_SIZE - 0x1000, MEM_COMMIT, PAGE_READWRITE) == part, "commit failed\n");
+        ROW(b->info[0].pSystemMem = part, STATUS_INVALID_PARAMETER);
+        ok(VirtualAlloc(part + HEAP_SIZE - 0x1000, 0x1000, MEM_COMMIT, PAGE_READWRITE) != NULL,
+           "commit of the last page failed\n");
+        ROW(b->info[0].pSystemMem = part, STATUS_SUCCESS);
+        VirtualFree(part, 0, MEM_RELEASE);
+    }
+
     /* CreateResource: the resource's handle, then its allocation's */
     base_case_init(&b, f.device);
     b.ca.Flags.CreateResource = 1;

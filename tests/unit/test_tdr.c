@@ -374,6 +374,53 @@ START_TEST(destroy_context_gives_up_a_wait_never_satisfied)
 }
 END_TEST
 
+/* DestroyContext racing the thread that satisfies the wait, around the
+ * moment it gives the queue up: whichever wins, a signal never claims work
+ * that did not run (ran 0 with `after` at 3), and nothing is lost or freed
+ * twice (ThreadSanitizer and ASan watch the lanes' runs of this). */
+START_TEST(destroy_context_racing_the_wait_never_claims_lost_work)
+{
+    D3DKMT_HANDLE device = setup("30");
+    unsigned outcomes[3] = { 0 };
+
+    for (unsigned i = 0; i < 24; i++) {
+        struct cpu_signal_later later;
+        struct gated g;
+        pthread_t t;
+        UINT64 ran, after;
+
+        gated_queue(device, &g);
+        later = (struct cpu_signal_later){ device, g.gate.handle, (i * 7) % 60 };
+        ck_assert_int_eq(pthread_create(&t, NULL, signal_later, &later), 0);
+        ck_assert_status(kmt_exec_destroy_context(g.ctx), STATUS_SUCCESS);
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        /* final: a command buffer that went in completed before the destroy returned */
+        ran = *g.ran.cpu;
+        after = *g.after.cpu;
+        if (ran == 1 && after == 3)
+            outcomes[0]++;                   /* the wait was satisfied in time */
+        else if (ran == 1 && after == UINT64_MAX)
+            outcomes[1]++;                   /* given up after the command buffer went in */
+        else if (ran == 0 && after == UINT64_MAX)
+            outcomes[2]++;                   /* given up before it */
+        else
+            ck_abort_msg("iteration %u: ran %llu, after %#llx", i, (unsigned long long)ran,
+                         (unsigned long long)after);
+        ck_assert_uint_eq(*g.keep.cpu, after == 3 ? 3 : 0);
+        kmt_ring_destroy(device, &g.ring);
+        ck_assert_status(kmt_syncobj_destroy(g.gate.handle), STATUS_SUCCESS);
+        ck_assert_status(kmt_syncobj_destroy(g.ran.handle), STATUS_SUCCESS);
+        ck_assert_status(kmt_syncobj_destroy(g.after.handle), STATUS_SUCCESS);
+        ck_assert_status(kmt_syncobj_destroy(g.keep.handle), STATUS_SUCCESS);
+    }
+    /* both sides of the race were reached */
+    ck_assert_uint_gt(outcomes[0], 0);
+    ck_assert_uint_gt(outcomes[1] + outcomes[2], 0);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 /* Destroying the hung device after the reset frees everything. */
 START_TEST(hung_device_can_be_destroyed)
 {
@@ -424,6 +471,7 @@ int main(void)
     tcase_add_test(tc, hung_device_signals_behind_the_hang_do_not_claim_completion);
     tcase_add_test(tc, destroy_context_waits_for_a_wait_satisfied_in_time);
     tcase_add_test(tc, destroy_context_gives_up_a_wait_never_satisfied);
+    tcase_add_test(tc, destroy_context_racing_the_wait_never_claims_lost_work);
     tcase_add_test(tc, hung_device_can_be_destroyed);
     tcase_add_test(tc, destroy_during_a_hang_ends_after_the_reset);
     suite_add_tcase(s, tc);

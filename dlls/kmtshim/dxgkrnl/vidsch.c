@@ -95,6 +95,23 @@ struct deferred {
     struct dxgk_packet *submit;          /* at most one DDI submission per pass */
 };
 
+static void deferred_init(struct deferred *d)
+{
+    list_init(&d->done_packets);
+    d->nfire = 0;
+    d->submit = NULL;
+}
+
+static void fire_signal(struct dxgk_signal_op *op);
+
+/* With sched->lock released: fires the ops, then frees the packets. */
+static void deferred_finish(struct deferred *d)
+{
+    for (unsigned i = 0; i < d->nfire; i++)
+        fire_signal(d->fire[i]);
+    free_packets(&d->done_packets);
+}
+
 static bool context_idle(const struct dxgk_sched *s, const struct dxgk_context *ctx)
 {
     return s->completed[ctx->node] >= ctx->last_submitted;
@@ -390,7 +407,7 @@ static UINT64 tdr_deadline(const struct dxgk_sched *s)
  * front of its context's queue (new fence ids at resubmission), except the
  * hung device's, which is dropped.  s->lock held. */
 static void requeue_after_reset(struct dxgk_sched *s, UINT node, UINT64 last_aborted,
-                                const struct dxgk_device *culprit, struct deferred *d, struct list *retired)
+                                const struct dxgk_device *culprit, struct deferred *d)
 {
     struct list dropped = LIST_INIT(dropped);
     UINT64 done = last_aborted > s->completed[node] && last_aborted <= s->next_fence[node]
@@ -401,7 +418,7 @@ static void requeue_after_reset(struct dxgk_sched *s, UINT node, UINT64 last_abo
 
         list_remove(&p->entry);
         if (p->submit.fence_id <= done || p->context->device == culprit || p->submit.refused)
-            list_add_tail(retired, &p->entry);
+            list_add_tail(&d->done_packets, &p->entry);
         else
             list_add_tail(&dropped, &p->entry);
     }
@@ -423,11 +440,10 @@ static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dx
 {
     const DRIVER_INITIALIZATION_DATA *ddi = s->adapter->ddi;
     DXGKARG_RESETENGINE reset = { .NodeOrdinal = node };
-    struct deferred d = { .nfire = 0, .submit = NULL };
-    struct list retired = LIST_INIT(retired);
+    struct deferred d;
     bool lost;
 
-    list_init(&d.done_packets);
+    deferred_init(&d);
     /* HUNG before the requeue: the signals the reset makes ready behind the
      * aborted work are aborted too (take_signal) */
     lost = device_lose(culprit, D3DKMT_DEVICEEXECUTION_HUNG, 0);
@@ -448,7 +464,7 @@ static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dx
         pthread_mutex_lock(&s->lock);
         if (!status)
             requeue_after_reset(s, node, widen_fence(s->completed[node], reset.LastAbortedFenceId), culprit,
-                                &d, &retired);
+                                &d);
         s->submitting = false;
         pthread_cond_broadcast(&s->idle);
         pthread_mutex_unlock(&s->lock);
@@ -461,10 +477,7 @@ static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dx
     /* after the reset: the engine must not see the culprit's fences jump */
     if (lost)
         dxgk_device_fences_to_max(culprit);
-    for (unsigned i = 0; i < d.nfire; i++)
-        fire_signal(d.fire[i]);
-    list_move_tail(&d.done_packets, &retired);
-    free_packets(&retired);
+    deferred_finish(&d);
 }
 
 /* Handles every node whose head packet ran past TdrDelay.  s->lock held;
@@ -499,11 +512,11 @@ static void *sched_thread(void *arg)
 
     pthread_mutex_lock(&s->lock);
     while (!s->stop) {
-        struct deferred d = { .nfire = 0, .submit = NULL };
         struct dxgk_context *ctx, *next;
+        struct deferred d;
         bool moved = false;
 
-        list_init(&d.done_packets);
+        deferred_init(&d);
         LIST_FOR_EACH_ENTRY_SAFE(ctx, next, &s->active, struct dxgk_context, active_entry) {
             moved |= run_context(s, ctx, &d);
             deactivate(s, ctx);
@@ -530,9 +543,7 @@ static void *sched_thread(void *arg)
         pthread_mutex_unlock(&s->lock);
         if (d.submit)
             submit_to_miniport(s, d.submit);
-        for (unsigned i = 0; i < d.nfire; i++)
-            fire_signal(d.fire[i]);
-        free_packets(&d.done_packets);
+        deferred_finish(&d);
         pthread_mutex_lock(&s->lock);
         if (d.submit)
             s->submitting = false;
@@ -649,17 +660,15 @@ NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count)
     /* A signal on a context whose work already completed runs now, from
      * the caller's thread (waiters wake without a hop to the scheduler). */
     if (packets[0]->type == DXGK_PACKET_SIGNAL || packets[0]->type == DXGK_PACKET_CPU_EVENT) {
-        struct deferred d = { .nfire = 0, .submit = NULL };
+        struct deferred d;
 
-        list_init(&d.done_packets);
+        deferred_init(&d);
         for (UINT i = 0; i < count; i++)
             take_ready_signals(s, packets[i]->context, &d);
         if (thread_has_work(s))
             pthread_cond_signal(&s->cond);
         pthread_mutex_unlock(&s->lock);
-        for (unsigned i = 0; i < d.nfire; i++)
-            fire_signal(d.fire[i]);
-        free_packets(&d.done_packets);
+        deferred_finish(&d);
         return STATUS_SUCCESS;
     }
     pthread_cond_signal(&s->cond);
@@ -812,7 +821,7 @@ static void device_faulted(struct dxgk_device *device, D3DKMT_DEVICEEXECUTION_ST
  * done): retires what completed, in fence order, and takes the signals that
  * became ready.  A refused packet completes only once every packet before
  * it did: its fence id does not say the earlier work is done.  s->lock held. */
-static void node_progress_locked(struct dxgk_sched *s, UINT node, struct list *retired, struct deferred *d)
+static void node_progress_locked(struct dxgk_sched *s, UINT node, struct deferred *d)
 {
     bool moved = false;
 
@@ -825,7 +834,7 @@ static void node_progress_locked(struct dxgk_sched *s, UINT node, struct list *r
             s->completed[node] = p->submit.fence_id;
         }
         list_remove(&p->entry);
-        list_add_tail(retired, &p->entry);
+        list_add_tail(&d->done_packets, &p->entry);
         moved = true;
     }
     if (moved && !list_empty(&s->inflight[node]))   /* the next one starts */
@@ -840,11 +849,10 @@ static void node_progress_locked(struct dxgk_sched *s, UINT node, struct list *r
  * packet never runs, and retires when the work before it did. */
 static void submission_refused(struct dxgk_sched *s, UINT node, UINT64 fence_id)
 {
-    struct list retired = LIST_INIT(retired);
-    struct deferred d = { .nfire = 0, .submit = NULL };
     struct dxgk_packet *p;
+    struct deferred d;
 
-    list_init(&d.done_packets);
+    deferred_init(&d);
     pthread_mutex_lock(&s->lock);
     LIST_FOR_EACH_ENTRY(p, &s->inflight[node], struct dxgk_packet, entry) {
         if (p->submit.fence_id == fence_id) {
@@ -852,25 +860,21 @@ static void submission_refused(struct dxgk_sched *s, UINT node, UINT64 fence_id)
             break;
         }
     }
-    node_progress_locked(s, node, &retired, &d);
+    node_progress_locked(s, node, &d);
     pthread_mutex_unlock(&s->lock);
-    for (unsigned i = 0; i < d.nfire; i++)
-        fire_signal(d.fire[i]);
-    list_move_tail(&d.done_packets, &retired);
-    free_packets(&retired);
+    deferred_finish(&d);
 }
 
 void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *data)
 {
     struct dxgk_sched *s = __atomic_load_n(&adapter->sched, __ATOMIC_ACQUIRE);
-    struct list retired = LIST_INIT(retired);
-    struct deferred d = { .nfire = 0, .submit = NULL };
     struct dxgk_device *faulted = NULL;
     D3DKMT_DEVICEEXECUTION_STATE fault_state = D3DKMT_DEVICEEXECUTION_ACTIVE;
     D3DGPU_VIRTUAL_ADDRESS fault_va = 0;
+    struct deferred d;
     UINT node;
 
-    list_init(&d.done_packets);
+    deferred_init(&d);
     if (data->InterruptType == DXGK_INTERRUPT_MONITORED_FENCE_SIGNALED) {
         dxgk_fences_changed(adapter);
         return;
@@ -889,10 +893,8 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
         fence = widen_fence(s->completed[node], data->DmaCompleted.SubmissionFenceId);
         if (fence > s->completed[node] && fence <= s->next_fence[node])
             s->completed[node] = fence;
-        node_progress_locked(s, node, &retired, &d);
+        node_progress_locked(s, node, &d);
         pthread_mutex_unlock(&s->lock);
-        for (unsigned i = 0; i < d.nfire; i++)
-            fire_signal(d.fire[i]);
         break;
     }
     case DXGK_INTERRUPT_DMA_FAULTED:
@@ -921,8 +923,7 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
         device_faulted(faulted, fault_state, fault_va);
         device_return(s, faulted);
     }
-    list_move_tail(&d.done_packets, &retired);
-    free_packets(&retired);
+    deferred_finish(&d);
 }
 
 static void APIENTRY cb_notify_interrupt(HANDLE hAdapter, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *data)

@@ -9,7 +9,7 @@ KMT_JOBS=${KMT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 # Wine for the Windows side, QEMU for the real-kernel DRM lane (with Xvfb and
 # Mesa for its virgl pass, where the "GPU" executes command buffers).
 KMT_PACKAGES="build-essential autoconf automake libtool pkg-config check libdrm-dev
-  mingw-w64 wine64 wine64-tools libwine-dev qemu-system-x86 qemu-system-gui xvfb xauth
+  mingw-w64 wine wine64 wine64-tools libwine-dev qemu-system-x86 qemu-system-gui xvfb xauth
   libgl1-mesa-dri zstd xz-utils ca-certificates"
 
 kmt_log() { printf '%s: %s\n' "${KMT_SCRIPT:-kmtshim}" "$*" >&2; }
@@ -70,9 +70,14 @@ kmt_build() {
         { tail -40 "$dir/make.out" >&2; kmt_die "build failed (full log: $dir/make.out)"; }
 }
 
+# The main build always has its Windows half: the packages above bring Wine
+# and mingw-w64, so a configure that does not find them is an error here, never
+# a silently skipped lane (KMT_CONFIGURE_ARGS=--disable-wine opts out).
 kmt_prepare() {
     kmt_install_packages
     kmt_bootstrap
-    kmt_configure "$KMT_BUILD"
+    local args=${KMT_CONFIGURE_ARGS-"--enable-wine"}
+    # shellcheck disable=SC2086 # several arguments
+    kmt_configure "$KMT_BUILD" $args
     kmt_build "$KMT_BUILD"
 }

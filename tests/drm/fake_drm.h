@@ -101,6 +101,11 @@ int fake_drm_close_object(unsigned file, uint32_t handle);
 /* The live object behind a handle, whichever file owns it (the test's view). */
 struct fake_drm_object *fake_drm_object(uint32_t handle);
 
+/* The text /proc/<pid>/fdinfo/<fd> holds for the device's file as the
+ * driver prints it (its live objects' bytes per region, engine clocks); the
+ * length written, at most size - 1. */
+size_t fake_drm_fdinfo(char *buf, size_t size);
+
 /* The nth (1-based) call of ioctl number nr fails with err. */
 void fake_drm_fail(unsigned long request, unsigned nth, int err);
 

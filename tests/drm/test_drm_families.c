@@ -608,6 +608,58 @@ START_TEST(xe_failure_half_way_leaves_no_object)
 }
 END_TEST
 
+/* What this process has in the driver's regions, from the fdinfo text the
+ * fake prints as the driver does (fake_drm_fdinfo). */
+static void expect_fdinfo(UINT64 local, UINT64 nonlocal)
+{
+    char text[2048];
+    size_t n = fake_drm_fdinfo(text, sizeof(text));
+    FILE *f = fmemopen(text, n, "r");
+    UINT64 got_local = ~0ull, got_nonlocal = ~0ull;
+
+    ck_assert_uint_lt(n, sizeof(text) - 1);
+    ck_assert_ptr_nonnull(f);
+    ck_assert(kdrm_fdinfo_parse(f, &got_local, &got_nonlocal));
+    fclose(f);
+    ck_assert_uint_eq(got_local, local);
+    ck_assert_uint_eq(got_nonlocal, nonlocal);
+}
+
+/* Two objects, one asked for in device-local memory, and what fdinfo says
+ * of them: xe since Linux 6.11 prints drm-total-cycles-<engine> (a GPU
+ * clock) beside its drm-total-<region> bytes, i915 6.8 its regions by
+ * uAPI name, amdgpu before 6.9 only its own drm-memory-* keys. */
+static void fdinfo_of_two_objects(UINT64 local, UINT64 nonlocal)
+{
+    KMT_DRM_ALLOCATION_DESC desc[2];
+    DXGK_ALLOCATIONINFO info[2];
+
+    expect_fdinfo(0, 0);
+    ck_assert_status(create(65536, KMT_DRM_ALLOCATION_DEVICE_LOCAL, &desc[0], &info[0]), STATUS_SUCCESS);
+    ck_assert_status(create(131072, 0, &desc[1], &info[1]), STATUS_SUCCESS);
+    expect_fdinfo(local, nonlocal);
+    destroy(info[0].hAllocation);
+    destroy(info[1].hAllocation);
+    stop();
+}
+
+START_TEST(fdinfo_counts_region_bytes_not_engine_clocks)
+{
+    start(FAKE_XE, true, false);
+    fdinfo_of_two_objects(65536, 131072);
+    start(FAKE_I915, true, false);
+    fdinfo_of_two_objects(65536, 131072);
+#ifdef KMT_HAVE_DRM_AMDGPU
+    {
+        struct fake_drm_config c = { .driver = FAKE_AMDGPU };
+
+        start_config(&c);
+        fdinfo_of_two_objects(65536, 131072);
+    }
+#endif
+}
+END_TEST
+
 START_TEST(unknown_ioctls_and_handles_get_the_kernels_errno)
 {
     struct drm_gem_close close_args = { .handle = 7 };
@@ -1177,6 +1229,7 @@ int main(void)
     tcase_add_test(i915, i915_lock_fails_cleanly_when_the_kernel_will_not_map);
     tcase_add_test(i915, i915_contexts_are_kernel_contexts);
     tcase_add_test(i915, unknown_ioctls_and_handles_get_the_kernels_errno);
+    tcase_add_test(i915, fdinfo_counts_region_bytes_not_engine_clocks);
     tcase_add_test(i915, dumb_buffer_of_4_gib_is_no_video_memory);
     tcase_add_test(xe, xe_integrated_creates_write_back_system_objects);
     tcase_add_test(xe, xe_discrete_device_local_is_visible_vram_write_combined);

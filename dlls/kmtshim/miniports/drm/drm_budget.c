@@ -59,14 +59,16 @@ static bool region_is_local(const char *region)
     return !strncmp(region, "vram", 4) || !strncmp(region, "local", 5);
 }
 
-/* One "drm-total-<region>:\t<n> <unit>" line (or drm-memory-, older). */
+/* One "<prefix><region>:\t<n>[ <unit>]" memory line.  drm-total-cycles-<engine>
+ * (xe since Linux 6.11, drm-usage-stats.rst) shares the drm-total- prefix
+ * but is an engine's GPU clock, not a region's bytes. */
 static bool parse_fdinfo_line(const char *line, const char *prefix, bool *local, UINT64 *bytes)
 {
     char region[32], unit[8] = "";
     unsigned long long v;
     size_t n = strlen(prefix);
 
-    if (strncmp(line, prefix, n))
+    if (strncmp(line, prefix, n) || !strncmp(line + n, "cycles-", 7))
         return false;
     if (sscanf(line + n, "%31[^:]: %llu %7s", region, &v, unit) < 2)
         return false;
@@ -75,29 +77,45 @@ static bool parse_fdinfo_line(const char *line, const char *prefix, bool *local,
     return true;
 }
 
-bool kdrm_fdinfo_usage(int fd, UINT64 *local, UINT64 *nonlocal)
+bool kdrm_fdinfo_parse(FILE *f, UINT64 *local, UINT64 *nonlocal)
 {
-    static const char *const prefixes[] = { "drm-total-", "drm-memory-" };
-    char path[64], line[160];
-    bool found = false;
-    FILE *f;
+    /* [0] drm-total-<region>, [1] drm-memory-<region>: amdgpu's own keys,
+     * the only ones before Linux 6.9 and kept beside the common ones since */
+    static const char *const prefixes[2] = { "drm-total-", "drm-memory-" };
+    UINT64 sum[2][2] = { { 0 } };
+    bool found[2] = { false, false };
+    char line[160];
 
-    snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-    for (size_t p = 0; p < 2 && !found; p++) {
-        if (!(f = fopen(path, "re")))
-            return false;
-        *local = *nonlocal = 0;
-        while (fgets(line, sizeof(line), f)) {
+    while (fgets(line, sizeof(line), f))
+        for (size_t p = 0; p < 2; p++) {
             bool is_local;
             UINT64 bytes;
 
-            if (!parse_fdinfo_line(line, prefixes[p], &is_local, &bytes))
-                continue;
-            *(is_local ? local : nonlocal) += bytes;
-            found = true;
+            if (parse_fdinfo_line(line, prefixes[p], &is_local, &bytes)) {
+                sum[p][is_local] += bytes;
+                found[p] = true;
+            }
         }
-        fclose(f);
-    }
+    for (size_t p = 0; p < 2; p++)
+        if (found[p]) {
+            *local = sum[p][1];
+            *nonlocal = sum[p][0];
+            return true;
+        }
+    return false;
+}
+
+bool kdrm_fdinfo_usage(int fd, UINT64 *local, UINT64 *nonlocal)
+{
+    char path[64];
+    bool found;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+    if (!(f = fopen(path, "re")))
+        return false;
+    found = kdrm_fdinfo_parse(f, local, nonlocal);
+    fclose(f);
     return found;
 }
 

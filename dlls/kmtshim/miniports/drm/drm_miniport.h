@@ -84,6 +84,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <xf86drm.h>
 
 #include "kmtshim/d3dkmddi.h"
@@ -315,6 +316,8 @@ UINT64 kdrm_system_share(void);
 /* Bytes the process has in the driver's buckets, from fdinfo; false if the
  * driver does not report them. */
 bool kdrm_fdinfo_usage(int fd, UINT64 *local, UINT64 *nonlocal);
+/* The same from an fdinfo text already open. */
+bool kdrm_fdinfo_parse(FILE *f, UINT64 *local, UINT64 *nonlocal);
 
 /* drm_allocation.c */
 NTSTATUS APIENTRY kdrm_create_allocation(HANDLE hAdapter, DXGKARG_CREATEALLOCATION *args);

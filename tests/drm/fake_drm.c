@@ -495,6 +495,9 @@ static int xe_device_query(struct fake_xe_device_query *q)
 static int xe_gem_create(struct fake_xe_gem_create *args)
 {
     uint32_t valid = FAKE_XE_SYSTEM_MASK | (fake_drm.config.discrete ? FAKE_XE_VRAM_MASK : 0);
+    /* xe_gem_create_ioctl wants a PAGE_SIZE multiple; ___xe_bo_create_locked
+     * 64 KiB more only with VRAM among the placements on parts whose VRAM
+     * needs it (the region query's min_page_size) */
     uint64_t page = args->placement & FAKE_XE_VRAM_MASK ? fake_drm.config.vram_min_page : 4096;
     int err;
 

@@ -481,9 +481,12 @@ START_TEST(xe_discrete_device_local_is_visible_vram_write_combined)
     write_through_lock(info.hAllocation, desc.GemHandle, 4096, flags);
     destroy(info.hAllocation);
 
+    /* system memory only: its own page, not VRAM's 64 KiB */
     ck_assert_status(create(4096, 0, &desc, &info), STATUS_SUCCESS);
     ck_assert_uint_eq(fake_drm.objects[desc.GemHandle].placement, 1);
     ck_assert_uint_eq(info.SupportedReadSegmentSet, 2);
+    ck_assert_uint_eq(desc.AllocatedSize, 4096);
+    ck_assert_uint_eq(fake_drm.objects[desc.GemHandle].size, 4096);
     destroy(info.hAllocation);
     stop();
 }

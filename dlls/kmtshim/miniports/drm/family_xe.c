@@ -84,7 +84,11 @@ _Static_assert(sizeof(struct kxe_gem_create) == 56, "xe uAPI layout");
 
 struct xe_state {
     uint32_t system_mask, vram_mask;       /* placement bits */
-    uint32_t min_page;                     /* largest min_page_size of the placements */
+    /* Largest min_page_size of each class.  The kernel wants a size the page
+     * divides, and 64 KiB only where VRAM is among the placements
+     * (xe_bo.c, ___xe_bo_create_locked: XE_VRAM_FLAGS_NEED64K applies to
+     * VRAM and stolen placements): system-only objects are not padded. */
+    uint32_t system_page, vram_page;
 };
 
 static struct xe_state *state(struct kdrm_adapter *a)
@@ -156,9 +160,10 @@ static int xe_start(struct kdrm_adapter *a)
         free(r);
         return -ENOMEM;
     }
-    s->min_page = a->page_size;
+    s->system_page = s->vram_page = a->page_size;
     for (UINT i = 0; i < r->num_mem_regions && i < 32; i++) {
         const struct kxe_mem_region *g = &r->mem_regions[i];
+        uint32_t *page = g->mem_class == KXE_MEM_CLASS_VRAM ? &s->vram_page : &s->system_page;
 
         if (g->instance >= 32)
             continue;
@@ -166,8 +171,8 @@ static int xe_start(struct kdrm_adapter *a)
             s->vram_mask |= 1u << g->instance;
         else
             s->system_mask |= 1u << g->instance;
-        if (g->min_page_size > s->min_page)
-            s->min_page = g->min_page_size;
+        if (g->min_page_size > *page)
+            *page = g->min_page_size;
     }
     free(r);
     if (!s->system_mask) {               /* nowhere to put buffers; a failed start is not stopped */
@@ -188,8 +193,9 @@ static int xe_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
 {
     struct xe_state *s = state(a);
     bool vram = s->vram_mask && (bo->flags & KMT_DRM_ALLOCATION_DEVICE_LOCAL);
+    uint64_t page = vram && s->vram_page > s->system_page ? s->vram_page : s->system_page;
     struct kxe_gem_create args = {
-        .size = (bo->size + s->min_page - 1) & ~(uint64_t)(s->min_page - 1),
+        .size = (bo->size + page - 1) & ~(page - 1),
         .placement = s->system_mask | (vram ? s->vram_mask : 0),
         .flags = vram ? KXE_CREATE_NEEDS_VISIBLE_VRAM : 0,
         /* VRAM placements must be WC; so is an explicit request */

@@ -414,8 +414,12 @@ static int i915_gem_wait(struct drm_i915_gem_wait *args)
     return 0;
 }
 
+/* i915_gem_context_create_ioctl: a GPU without logical (hardware) contexts,
+ * gen5 and older, has none to give: ENODEV, before the arguments are read. */
 static int i915_context_create(struct drm_i915_gem_context_create_ext *args)
 {
+    if (fake_drm.config.no_logical_contexts)
+        return -ENODEV;
     if (args->flags || args->extensions)
         return -EINVAL;
     return context_new(&args->ctx_id);

@@ -431,6 +431,27 @@ START_TEST(i915_contexts_are_kernel_contexts)
 }
 END_TEST
 
+/* i915 answers ENODEV to GEM_CONTEXT_CREATE on a GPU with no hardware
+ * contexts (before Sandy Bridge): the GPU is there, contexts are not, and
+ * CreateContext says STATUS_NOT_SUPPORTED, not STATUS_DEVICE_REMOVED. */
+START_TEST(i915_without_hardware_contexts_is_not_supported)
+{
+    struct fake_drm_config c = { .driver = FAKE_I915, .no_logical_contexts = true };
+    struct kdrm_device device = { 0 };
+    DXGKARG_CREATECONTEXT cc = { 0 };
+    struct kdrm_context ctx = { 0 };
+
+    start_config(&c);
+    adapter->caps |= KMT_DRM_CAP_FENCES;
+    device.adapter = adapter;
+    ck_assert_int_eq(adapter->family->ctx_create(adapter, &ctx), -EOPNOTSUPP);
+    ck_assert_status(kdrm_create_context(&device, &cc), STATUS_NOT_SUPPORTED);
+    ck_assert_ptr_null(cc.hContext);
+    ck_assert_uint_eq(fake_drm.live_contexts, 0);
+    stop();
+}
+END_TEST
+
 /* ---- xe ----------------------------------------------------------------- */
 
 static void expect_xe_object(UINT32 handle, UINT32 placement, uint16_t caching, UINT32 flags)
@@ -1231,6 +1252,7 @@ int main(void)
     tcase_add_test(i915, i915_failure_half_way_leaves_no_object);
     tcase_add_test(i915, i915_lock_fails_cleanly_when_the_kernel_will_not_map);
     tcase_add_test(i915, i915_contexts_are_kernel_contexts);
+    tcase_add_test(i915, i915_without_hardware_contexts_is_not_supported);
     tcase_add_test(i915, unknown_ioctls_and_handles_get_the_kernels_errno);
     tcase_add_test(i915, fdinfo_counts_region_bytes_not_engine_clocks);
     tcase_add_test(i915, dumb_buffer_of_4_gib_is_no_video_memory);

@@ -204,13 +204,15 @@ static int i915_cpu_begin(struct kdrm_adapter *a, struct kdrm_bo *bo, DXGK_LOCKF
     return kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_WAIT, &w, "I915_GEM_WAIT");
 }
 
+/* ENODEV is i915's answer for a GPU without hardware contexts (gen5 and
+ * older: i915_gem_context_create_ioctl), not a lost device. */
 static int i915_ctx_create(struct kdrm_adapter *a, struct kdrm_context *c)
 {
     struct drm_i915_gem_context_create_ext args = { .flags = 0 };
     int err = kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT, &args, "I915_GEM_CONTEXT_CREATE_EXT");
 
     if (err < 0)
-        return err;
+        return err == -ENODEV ? -EOPNOTSUPP : err;
     c->kernel_ctx = args.ctx_id;
     return 0;
 }

@@ -379,21 +379,39 @@ static int i915_gem_userptr(struct drm_i915_gem_userptr *args)
     return 0;
 }
 
-/* Discrete parts take FIXED only (the kernel picks the mode); userptr
- * objects cannot be mapped through the device. */
+/* i915_gem_mmap_offset_ioctl and __assign_mmap_offset (i915_gem_mman.c):
+ * pad is never checked (old userspace left garbage there); a mode this
+ * machine lacks is ENODEV: GTT without a mappable aperture (discrete
+ * parts), WC and UC without PAT, anything but FIXED on a discrete part
+ * (its objects are TTM's, which pick the mode), FIXED on an integrated
+ * one; an unknown mode is EINVAL.  Userptr objects are never mapped
+ * through the device (ENODEV). */
 static int i915_mmap_offset(struct drm_i915_gem_mmap_offset *args)
 {
     struct fake_drm_object *o = owned(caller, args->handle);
 
-    if (args->extensions || args->pad)
+    if (args->extensions)
         return -EINVAL;
+    switch (args->flags) {
+    case I915_MMAP_OFFSET_GTT:
+        if (fake_drm.config.discrete)
+            return -ENODEV;
+        break;
+    case I915_MMAP_OFFSET_WC:
+    case I915_MMAP_OFFSET_UC:
+        if (fake_drm.config.no_pat)
+            return -ENODEV;
+        break;
+    case I915_MMAP_OFFSET_WB:
+    case I915_MMAP_OFFSET_FIXED:
+        break;
+    default:
+        return -EINVAL;
+    }
     if (!o)
         return -ENOENT;
-    if (o->userptr)
+    if (o->userptr || fake_drm.config.discrete != (args->flags == I915_MMAP_OFFSET_FIXED))
         return -ENODEV;
-    if (fake_drm.config.discrete ? args->flags != I915_MMAP_OFFSET_FIXED
-                                 : args->flags == I915_MMAP_OFFSET_FIXED || args->flags > I915_MMAP_OFFSET_UC)
-        return fake_drm.config.discrete ? -ENODEV : -EINVAL;
     o->mmap_flags = (uint32_t)args->flags;
     args->offset = window_of(args->handle);
     return 0;

@@ -44,6 +44,7 @@ struct fake_drm_config {
     bool has_llc;                       /* i915 */
     bool userptr_refused;               /* i915: GEM_USERPTR answers ENODEV */
     bool no_logical_contexts;           /* i915: a GPU before Sandy Bridge */
+    bool no_pat;                        /* i915: x86 PAT is off (nopat, Xen PV): no WC or UC maps */
     bool apu;                           /* amdgpu: a FUSION part (UMA) */
     uint32_t vram_min_page;             /* xe: 64 KiB on discrete parts */
     bool no_system_region;              /* xe: the region query lists VRAM only */

@@ -229,6 +229,36 @@ START_TEST(i915_discrete_places_device_local_in_vram_with_cpu_access)
 }
 END_TEST
 
+/* Without PAT (the nopat boot option, Xen PV guests) i915 refuses WC (and
+ * UC) mappings with ENODEV.  The kernel's own dumb-buffer mapping then takes
+ * the GTT aperture; so does the lock on a part without LLC, and one with
+ * LLC maps write-back (coherent there): the lock works, it does not say
+ * the device was removed. */
+START_TEST(i915_without_pat_maps_through_the_aperture_or_write_back)
+{
+    struct fake_drm_config c = { .driver = FAKE_I915, .no_pat = true };
+    KMT_DRM_ALLOCATION_DESC desc;
+    DXGK_ALLOCATIONINFO info;
+    DXGK_LOCKFLAGS flags = { .Value = 0 };
+
+    start_config(&c);                    /* no LLC: WC was the choice */
+    ck_assert_status(create(8192, 0, &desc, &info), STATUS_SUCCESS);
+    write_through_lock(info.hAllocation, desc.GemHandle, 8192, flags);
+    ck_assert_uint_eq(fake_drm.objects[desc.GemHandle].mmap_flags, I915_MMAP_OFFSET_GTT);
+    write_through_lock(info.hAllocation, desc.GemHandle, 8192, flags);     /* the offset is kept */
+    destroy(info.hAllocation);
+    stop();
+
+    c.has_llc = true;                    /* WC only when asked for */
+    start_config(&c);
+    ck_assert_status(create(4096, KMT_DRM_ALLOCATION_WRITECOMBINE, &desc, &info), STATUS_SUCCESS);
+    write_through_lock(info.hAllocation, desc.GemHandle, 4096, flags);
+    ck_assert_uint_eq(fake_drm.objects[desc.GemHandle].mmap_flags, I915_MMAP_OFFSET_WB);
+    destroy(info.hAllocation);
+    stop();
+}
+END_TEST
+
 /* A lock with DonotWait on an object the GPU still uses is busy and maps
  * nothing; without it the lock waits (an unbounded wait: timeout -1). */
 static void lock_busy_object(const KMT_DRM_ALLOCATION_DESC *desc, HANDLE allocation)
@@ -1246,6 +1276,7 @@ int main(void)
     tcase_add_test(i915, i915_integrated_is_uma_and_maps_write_back_on_llc);
     tcase_add_test(i915, i915_write_combine_without_llc_or_when_asked);
     tcase_add_test(i915, i915_discrete_places_device_local_in_vram_with_cpu_access);
+    tcase_add_test(i915, i915_without_pat_maps_through_the_aperture_or_write_back);
     tcase_add_test(i915, i915_lock_donotwait_on_a_busy_object_is_busy);
     tcase_add_test(i915, i915_existing_sysmem_is_userptr_or_a_copy_when_refused);
     tcase_add_test(i915, i915_copy_of_unreadable_pages_is_refused);

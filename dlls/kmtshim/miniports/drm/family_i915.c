@@ -8,6 +8,7 @@
  *   existing sysmem  GEM_USERPTR over the caller's pages (zero copy)
  *   map           GEM_MMAP_OFFSET: FIXED on discrete parts (the kernel
  *                 picks), WB on LLC parts, WC otherwise or when asked
+ *                 (without PAT: WB with LLC, else the GTT aperture)
  *   lock waits    GEM_WAIT (timeout 0 with DonotWait: ETIME -> busy)
  *   memory        DRM_I915_QUERY_MEMORY_REGIONS: probed and unallocated
  *                 sizes of local and system memory
@@ -175,19 +176,30 @@ static int i915_create_userptr(struct kdrm_adapter *a, struct kdrm_bo *bo, void 
     return 0;
 }
 
+static int mmap_offset(struct kdrm_adapter *a, struct drm_i915_gem_mmap_offset *args, UINT64 mode)
+{
+    args->flags = mode;
+    return kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, args, "I915_GEM_MMAP_OFFSET");
+}
+
+/* WC needs the CPU's PAT: without it (nopat, Xen PV) i915 answers ENODEV
+ * (i915_gem_mmap_offset_ioctl).  Its own dumb-buffer mapping then uses the
+ * GTT aperture (i915_gem_dumb_mmap_offset); an LLC part maps write-back,
+ * coherent there. */
 static int i915_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr)
 {
     if (!bo->has_offset) {
         struct drm_i915_gem_mmap_offset args = { .handle = bo->handle };
+        bool llc = state(a)->has_llc;
         int err;
 
         if (state(a)->discrete)
-            args.flags = I915_MMAP_OFFSET_FIXED;
-        else if (state(a)->has_llc && !(bo->flags & KMT_DRM_ALLOCATION_WRITECOMBINE))
-            args.flags = I915_MMAP_OFFSET_WB;
-        else
-            args.flags = I915_MMAP_OFFSET_WC;
-        if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_MMAP_OFFSET, &args, "I915_GEM_MMAP_OFFSET")) < 0)
+            err = mmap_offset(a, &args, I915_MMAP_OFFSET_FIXED);
+        else if (llc && !(bo->flags & KMT_DRM_ALLOCATION_WRITECOMBINE))
+            err = mmap_offset(a, &args, I915_MMAP_OFFSET_WB);
+        else if ((err = mmap_offset(a, &args, I915_MMAP_OFFSET_WC)) == -ENODEV)
+            err = mmap_offset(a, &args, llc ? I915_MMAP_OFFSET_WB : I915_MMAP_OFFSET_GTT);
+        if (err < 0)
             return err;
         bo->mmap_offset = args.offset;
         bo->has_offset = true;

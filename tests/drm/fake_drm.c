@@ -294,6 +294,11 @@ static int i915_query(struct drm_i915_query *q)
             continue;
         }
         out = (void *)(uintptr_t)items[i].data_ptr;
+        /* query_memregion_info: the caller's num_regions and rsvd are MBZ */
+        if (out->num_regions || out->rsvd[0] || out->rsvd[1] || out->rsvd[2]) {
+            items[i].length = -EINVAL;
+            continue;
+        }
         memset(out, 0, (size_t)size);
         out->num_regions = n;
         memcpy(out->regions, regions, n * sizeof(regions[0]));
@@ -350,7 +355,10 @@ static int i915_gem_create_ext(struct drm_i915_gem_create_ext *args)
             placement |= bit;
         }
     }
-    if ((args->flags & I915_GEM_CREATE_EXT_FLAG_NEEDS_CPU_ACCESS) && !(placement & FAKE_I915_SYSTEM))
+    /* i915_gem_create_ext_ioctl: CPU access needs two placements or more,
+     * system memory among them (to spill what the BAR cannot show) */
+    if ((args->flags & I915_GEM_CREATE_EXT_FLAG_NEEDS_CPU_ACCESS) &&
+        (!(placement & FAKE_I915_SYSTEM) || placement == FAKE_I915_SYSTEM))
         return -EINVAL;
     if (placement & FAKE_I915_LOCAL)
         page = 65536;                    /* local memory's minimum page on DG2 */
@@ -457,15 +465,18 @@ static int amdgpu_ctx(union drm_amdgpu_ctx *args)
 
     switch (args->in.op) {
     case AMDGPU_CTX_OP_ALLOC_CTX:
-        if (args->in.priority < AMDGPU_CTX_PRIORITY_VERY_LOW || args->in.priority > AMDGPU_CTX_PRIORITY_VERY_HIGH)
-            return -EINVAL;
+        /* amdgpu_ctx.c: garbage priorities are taken as NORMAL (old
+         * userspace left the field unset); above NORMAL needs CAP_SYS_NICE
+         * or DRM master, which a test process has neither of */
+        if (args->in.priority == AMDGPU_CTX_PRIORITY_HIGH || args->in.priority == AMDGPU_CTX_PRIORITY_VERY_HIGH)
+            return -EACCES;
         if ((err = context_new(&id)) < 0)
             return err;
         memset(&args->out, 0, sizeof(args->out));
         args->out.alloc.ctx_id = id;
         return 0;
     case AMDGPU_CTX_OP_FREE_CTX:
-        return context_free(args->in.ctx_id);
+        return context_free(args->in.ctx_id) ? -EINVAL : 0;    /* amdgpu_ctx_free */
     }
     return -EINVAL;
 }
@@ -502,7 +513,7 @@ static int xe_device_query(struct fake_xe_device_query *q)
         q->size = size;
         return 0;
     }
-    if (q->size < size)
+    if (q->size != size)                 /* xe_query.c: exactly the size it said */
         return -EINVAL;
     out = (void *)(uintptr_t)q->data;
     out[0] = n;
@@ -523,7 +534,7 @@ static int xe_gem_create(struct fake_xe_gem_create *args)
     uint64_t page = args->placement & FAKE_XE_VRAM_MASK ? fake_drm.config.vram_min_page : 4096;
     int err;
 
-    if (args->extensions || args->vm_id || args->pad[0] || args->pad[1] || args->pad[2] ||
+    if (args->extensions || args->vm_id || args->handle || args->pad[0] || args->pad[1] || args->pad[2] ||
         args->reserved[0] || args->reserved[1])
         return -EINVAL;
     if (!args->placement || (args->placement & ~valid))

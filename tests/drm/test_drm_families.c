@@ -728,6 +728,93 @@ START_TEST(unknown_ioctls_and_handles_get_the_kernels_errno)
 END_TEST
 
 
+/* The fake's own rules where the kernel's differ from the obvious guess
+ * (the miniport keeps them; a later change that does not must fail here
+ * first).  Each is the kernel's errno for that call. */
+struct xe_query_args { uint64_t extensions; uint32_t query, size; uint64_t data, reserved[2]; };
+struct xe_create_args {
+    uint64_t extensions, size;
+    uint32_t placement, flags, vm_id, handle;
+    uint16_t cpu_caching, pad[3];
+    uint64_t reserved[2];
+};
+#define XE_QUERY_IOCTL DRM_IOWR(DRM_COMMAND_BASE + 0x00, struct xe_query_args)
+#define XE_CREATE_IOCTL DRM_IOWR(DRM_COMMAND_BASE + 0x01, struct xe_create_args)
+
+static int raw_ioctl(unsigned long request, void *arg)
+{
+    return drmIoctl(adapter->fd, request, arg) ? -errno : 0;
+}
+
+START_TEST(fake_kernel_refuses_what_the_kernel_refuses)
+{
+    struct drm_i915_gem_memory_class_instance sys = { I915_MEMORY_CLASS_SYSTEM, 0 };
+    struct drm_i915_gem_create_ext_memory_regions one = {
+        .base = { .name = I915_GEM_CREATE_EXT_MEMORY_REGIONS }, .num_regions = 1, .regions = (uintptr_t)&sys };
+    struct drm_i915_gem_create_ext ext = { .size = 4096, .flags = I915_GEM_CREATE_EXT_FLAG_NEEDS_CPU_ACCESS,
+                                           .extensions = (uintptr_t)&one };
+    struct drm_i915_gem_create create4k = { .size = 4096 };
+    struct drm_i915_gem_mmap_offset mo = { .flags = I915_MMAP_OFFSET_FIXED };
+    struct { uint32_t num_regions, rsvd[3]; uint8_t regions[512]; } regions = { .num_regions = 1 };
+    struct drm_i915_query_item item = { .query_id = DRM_I915_QUERY_MEMORY_REGIONS, .length = sizeof(regions),
+                                        .data_ptr = (uintptr_t)&regions };
+    struct drm_i915_query q = { .num_items = 1, .items_ptr = (uintptr_t)&item };
+    struct xe_query_args xq = { .query = 1 };
+    struct xe_create_args xc = { .size = 4096, .placement = 1, .handle = 5, .cpu_caching = 1 };
+    uint8_t big[512];
+
+    /* i915 (i915_query.c, i915_gem_create.c, i915_gem_mman.c) */
+    start(FAKE_I915, true, false);
+    ck_assert_int_eq(raw_ioctl(DRM_IOCTL_I915_QUERY, &q), 0);
+    ck_assert_int_eq(item.length, -EINVAL);                     /* caller's num_regions MBZ */
+    ck_assert_int_eq(raw_ioctl(DRM_IOCTL_I915_GEM_CREATE_EXT, &ext), -EINVAL);   /* CPU access, one place */
+    stop();
+    start(FAKE_I915, false, true);
+    ck_assert_int_eq(raw_ioctl(DRM_IOCTL_I915_GEM_CREATE, &create4k), 0);
+    mo.handle = create4k.handle;
+    mo.pad = 0xdead;                                            /* never checked */
+    ck_assert_int_eq(raw_ioctl(DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), -ENODEV);  /* FIXED, integrated */
+    mo.flags = I915_MMAP_OFFSET_WB;
+    ck_assert_int_eq(raw_ioctl(DRM_IOCTL_I915_GEM_MMAP_OFFSET, &mo), 0);
+    ck_assert_int_eq(kdrm_gem_close(adapter->fd, create4k.handle), 0);
+    stop();
+
+    /* xe (xe_query.c, xe_bo.c) */
+    start(FAKE_XE, false, false);
+    ck_assert_int_eq(raw_ioctl(XE_QUERY_IOCTL, &xq), 0);
+    ck_assert_uint_gt(xq.size, 8);
+    xq.size += 8;                                               /* exactly the size, not more */
+    xq.data = (uintptr_t)big;
+    ck_assert_int_eq(raw_ioctl(XE_QUERY_IOCTL, &xq), -EINVAL);
+    ck_assert_int_eq(raw_ioctl(XE_CREATE_IOCTL, &xc), -EINVAL);                 /* handle MBZ */
+    stop();
+
+#ifdef KMT_HAVE_DRM_AMDGPU
+    {
+        /* amdgpu_ctx.c: above NORMAL needs CAP_SYS_NICE or master; garbage is NORMAL */
+        struct fake_drm_config c = { .driver = FAKE_AMDGPU };
+        union drm_amdgpu_ctx ctx;
+        uint32_t id;
+
+        start_config(&c);
+        memset(&ctx, 0, sizeof(ctx));
+        ctx.in.op = AMDGPU_CTX_OP_ALLOC_CTX;
+        ctx.in.priority = AMDGPU_CTX_PRIORITY_HIGH;
+        ck_assert_int_eq(raw_ioctl(DRM_IOCTL_AMDGPU_CTX, &ctx), -EACCES);
+        ctx.in.priority = 77;
+        ck_assert_int_eq(raw_ioctl(DRM_IOCTL_AMDGPU_CTX, &ctx), 0);
+        id = ctx.out.alloc.ctx_id;                              /* out overlays in */
+        memset(&ctx, 0, sizeof(ctx));
+        ctx.in.op = AMDGPU_CTX_OP_FREE_CTX;
+        ctx.in.ctx_id = id;
+        ck_assert_int_eq(raw_ioctl(DRM_IOCTL_AMDGPU_CTX, &ctx), 0);
+        ck_assert_int_eq(raw_ioctl(DRM_IOCTL_AMDGPU_CTX, &ctx), -EINVAL);   /* amdgpu_ctx_free */
+        stop();
+    }
+#endif
+}
+END_TEST
+
 /* ---- the watcher's eventfd ------------------------------------------------ */
 
 /* What the watcher needs of an adapter: its exec state and a fake kernel
@@ -1286,6 +1373,7 @@ int main(void)
     tcase_add_test(i915, i915_without_hardware_contexts_is_not_supported);
     tcase_add_test(i915, unknown_ioctls_and_handles_get_the_kernels_errno);
     tcase_add_test(i915, fdinfo_counts_region_bytes_not_engine_clocks);
+    tcase_add_test(i915, fake_kernel_refuses_what_the_kernel_refuses);
     tcase_add_test(i915, dumb_buffer_of_4_gib_is_no_video_memory);
     tcase_add_test(xe, xe_integrated_creates_write_back_system_objects);
     tcase_add_test(xe, xe_discrete_device_local_is_visible_vram_write_combined);

@@ -257,8 +257,10 @@ static int i915_getparam(struct drm_i915_getparam *gp)
 static void i915_region_list(struct drm_i915_memory_region_info *out, unsigned *n)
 {
     *n = 0;
+    /* intel_memory_region_avail (and mr->avail before 6.2): i915 keeps no
+     * account of system memory, whose unallocated size is its probed size */
     out[(*n)++] = (struct drm_i915_memory_region_info){
-        .region = { I915_MEMORY_CLASS_SYSTEM, 0 }, .probed_size = 8 * GIB, .unallocated_size = 6 * GIB };
+        .region = { I915_MEMORY_CLASS_SYSTEM, 0 }, .probed_size = 8 * GIB, .unallocated_size = 8 * GIB };
     if (fake_drm.config.discrete) {
         struct drm_i915_memory_region_info local = {
             .region = { I915_MEMORY_CLASS_DEVICE, 0 }, .probed_size = 4 * GIB, .unallocated_size = 3 * GIB };

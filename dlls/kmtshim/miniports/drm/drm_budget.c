@@ -4,7 +4,8 @@
  * Sizes and free memory come from the kernel where the driver reports them
  * (amdgpu heap info, i915/xe memory-region queries); for UMA devices
  * without such a query (virtio_gpu, vgem) the local segment is half of RAM
- * (Windows' share for integrated GPUs) and "free" is MemAvailable.
+ * (Windows' share for integrated GPUs) and "free" is MemAvailable, as it is
+ * for i915's system memory (its region query reports no free size there).
  * What this process uses comes from the driver's fdinfo (drm-total-* /
  * drm-memory-* keys) where it prints them, else from our own accounting.
  * Budget = min(segment size, used by us + free now).
@@ -28,7 +29,7 @@ UINT64 kdrm_system_share(void)
     return (UINT64)si.totalram * si.mem_unit / 2;
 }
 
-static UINT64 mem_available(void)
+UINT64 kdrm_system_free(void)
 {
     char line[128];
     unsigned long long kib = 0;
@@ -124,7 +125,7 @@ static void system_memory(struct kdrm_memory *m)
 {
     memset(m, 0, sizeof(*m));
     m->local_size = kdrm_system_share();
-    m->local_free = mem_available();
+    m->local_free = kdrm_system_free();
 }
 
 static void current_memory(struct kdrm_adapter *a, struct kdrm_memory *m)

@@ -313,6 +313,7 @@ NTSTATUS APIENTRY kdrm_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYAD
 void kdrm_memory_probe(struct kdrm_adapter *a);
 NTSTATUS kdrm_memory_budget(struct kdrm_adapter *a, UINT group, KMT_MEMORY_BUDGET *out);
 UINT64 kdrm_system_share(void);
+UINT64 kdrm_system_free(void);           /* MemAvailable */
 /* Bytes the process has in the driver's buckets, from fdinfo; false if the
  * driver does not report them. */
 bool kdrm_fdinfo_usage(int fd, UINT64 *local, UINT64 *nonlocal);

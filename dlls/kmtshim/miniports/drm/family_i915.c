@@ -11,7 +11,8 @@
  *                 (without PAT: WB with LLC, else the GTT aperture)
  *   lock waits    GEM_WAIT (timeout 0 with DonotWait: ETIME -> busy)
  *   memory        DRM_I915_QUERY_MEMORY_REGIONS: probed and unallocated
- *                 sizes of local and system memory
+ *                 sizes of local memory; system memory's free is
+ *                 MemAvailable (i915 reports its probed size there)
  *   contexts      GEM_CONTEXT_CREATE_EXT / GEM_CONTEXT_DESTROY, one per D3D
  *                 context (its id goes to the UMD); submission through
  *                 kmtshim (EXECBUFFER2 with timeline fences) is not written
@@ -58,10 +59,13 @@ static int query_regions(struct kdrm_adapter *a, struct drm_i915_query_memory_re
     return 0;
 }
 
+/* Local memory's unallocated size is what i915 has left (the probed size
+ * again without CAP_PERFMON).  System memory's is always its probed size:
+ * i915 keeps no account of it (intel_memory_region_avail), so what is free
+ * there is what Linux has available. */
 static int i915_memory(struct kdrm_adapter *a, struct kdrm_memory *m)
 {
     struct drm_i915_query_memory_regions *r;
-    UINT64 sys_free = 0;
     int err;
 
     if ((err = query_regions(a, &r)) < 0)
@@ -75,17 +79,15 @@ static int i915_memory(struct kdrm_adapter *a, struct kdrm_memory *m)
             m->local_size += info->probed_size;
             m->local_free += info->unallocated_size;
             m->local_visible += info->probed_cpu_visible_size;
-        } else if (info->region.memory_class == I915_MEMORY_CLASS_SYSTEM) {
-            sys_free += info->unallocated_size;
         }
     }
     free(r);
     if (m->discrete) {
         m->nonlocal_size = kdrm_system_share();
-        m->nonlocal_free = sys_free;
+        m->nonlocal_free = kdrm_system_free();
     } else {
         m->local_size = kdrm_system_share();   /* integrated: UMA */
-        m->local_free = sys_free;
+        m->local_free = kdrm_system_free();
     }
     return 0;
 }

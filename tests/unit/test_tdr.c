@@ -397,6 +397,20 @@ START_TEST(destroy_context_racing_the_wait_never_claims_lost_work)
         /* final: a command buffer that went in completed before the destroy returned */
         ran = *g.ran.cpu;
         after = *g.after.cpu;
+        if (kmt_exec_state(device) == D3DKMT_DEVICEEXECUTION_HUNG) {
+            /* On a loaded machine the engine thread may not run for 30 ms
+             * while the command buffer is on it: a real TDR, whose rule puts
+             * every fence of the device at its maximum.  Not this race's
+             * outcome; go on with a fresh device. */
+            D3DKMT_DESTROYDEVICE dd = { .hDevice = device };
+
+            ck_assert_uint_eq(ran, UINT64_MAX);
+            ck_assert_uint_eq(after, UINT64_MAX);
+            ck_assert_uint_eq(*g.keep.cpu, 0);
+            ck_assert_status(D3DKMTDestroyDevice(&dd), STATUS_SUCCESS);
+            device = second_device();
+            continue;
+        }
         if (ran == 1 && after == 3)
             outcomes[0]++;                   /* the wait was satisfied in time */
         else if (ran == 1 && after == UINT64_MAX)

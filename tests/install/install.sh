@@ -42,13 +42,14 @@ tap_skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
 
 cleanup() {
     if [ -n "$WINEPREFIX" ] && [ -d "$WINEPREFIX" ]; then
-        WINEPREFIX=$WINEPREFIX "$WINESERVER" -k >/dev/null 2>&1
-        WINEPREFIX=$WINEPREFIX "$WINESERVER" -w >/dev/null 2>&1
+        WINEPREFIX=$WINEPREFIX timeout 30 "$WINESERVER" -k >/dev/null 2>&1
+        WINEPREFIX=$WINEPREFIX timeout 30 "$WINESERVER" -w >/dev/null 2>&1
     fi
     [ -n "$KMTSHIM_KEEP_PREFIX" ] || rm -rf "$run"
 }
 WINEPREFIX=
-[ -d "$run/prefix" ] && WINEPREFIX=$run/prefix "$WINESERVER" -k >/dev/null 2>&1
+# a run that was killed may have left its persistent server behind
+[ -d "$run/prefix" ] && WINEPREFIX=$run/prefix timeout 30 "$WINESERVER" -k >/dev/null 2>&1
 rm -rf "$run"
 mkdir -p "$logs" "$run/home" || { echo "1..0 # SKIP cannot create $run"; exit 0; }
 trap cleanup EXIT
@@ -197,7 +198,7 @@ else
     unset WINEDLLPATH
     mkdir -p "$WINEPREFIX"
     # a persistent server: ~40 ms a program instead of ~0.5 s (stopped in cleanup)
-    "$WINESERVER" -p >"$logs/wineserver.log" 2>&1
+    timeout 30 "$WINESERVER" -p >"$logs/wineserver.log" 2>&1
     log=$logs/kmtshim-prefix.log
     timeout 120 "$bin/kmtshim-prefix" --prefix "$WINEPREFIX" --dllpath "$pkglib" >"$log" 2>&1
     rc=$?

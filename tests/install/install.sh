@@ -20,7 +20,9 @@
 # KMTSHIM_KEEP_PREFIX=1 keeps tests/install/run for a look after.
 
 builddir=${KMTSHIM_TEST_BUILDDIR:-$(pwd)}
-srcdir=${KMTSHIM_TEST_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+srcdir=${KMTSHIM_TEST_SRCDIR:-$(dirname "$0")/../..}
+# (make check gives .../_build/sub/../.. under distcheck: compare real paths)
+srcdir=$(cd "$srcdir" && pwd -P) builddir=$(cd "$builddir" && pwd -P)
 . "$srcdir/tests/wine/wine-harness.sh"
 for env in "$builddir/tests/install/install-tests.env" "$builddir/tests/wine/wine-tests.env"; do
     if [ ! -r "$env" ]; then
@@ -109,17 +111,19 @@ else
 fi
 
 # Build and stage paths must not reach what is installed: not in the
-# scripts, the .pc, the .la, nor an RPATH/RUNPATH.
+# scripts, the .pc, the .la, nor an RPATH/RUNPATH.  The configured prefix
+# is taken out first: it may lie inside the source tree (distcheck's does).
 leaks=
+no_prefix() { sed "s|$prefix||g" "$@"; }
 for f in "$bin/kmtshim-prefix" "$lib/pkgconfig/kmtshim.pc" "$lib/libkmtshim.la"; do
     [ -f "$f" ] || continue
     for p in "$builddir" "$srcdir" "$stage"; do
-        grep -q -F "$p" "$f" && leaks="$leaks ${f#$stage}:$p"
+        no_prefix "$f" | grep -q -F "$p" && leaks="$leaks ${f#$stage}:$p"
     done
 done
 for f in "$bin/kmtinfo" "$lib/libkmtshim.so.0.0.0" "$pkglib/x86_64-unix/kmtshim.so"; do
     [ -f "$f" ] || continue
-    rpath=$(readelf -d "$f" 2>/dev/null | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]/\1/p')
+    rpath=$(readelf -d "$f" 2>/dev/null | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]/\1/p' | no_prefix)
     case ":$rpath:" in *"$builddir"*|*"$srcdir"*|*"$stage"*) leaks="$leaks ${f#$stage}:rpath=$rpath" ;; esac
 done
 if [ -z "$leaks" ]; then

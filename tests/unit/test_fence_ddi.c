@@ -8,6 +8,7 @@
  * then DXGK_INTERRUPT_MONITORED_FENCE_SIGNALED with no lock held.
  */
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 
 #include "exec_util.h"
@@ -36,6 +37,10 @@ static struct {
     bool memory_only;                    /* CreateFence succeeds with NULL */
     unsigned creates;                    /* CreateFence calls, failed ones too */
     unsigned bad_destroys;               /* DestroyFence of an unknown or dead fence */
+    /* SignalFence of this fence posts `stalled` and waits for `resume`
+     * (the core holds the fence's lock meanwhile) */
+    struct test_fence *stall;
+    sem_t stalled, resume;
     pthread_mutex_t lock;
 } mp = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -79,6 +84,12 @@ static NTSTATUS APIENTRY fd_signal_fence(HANDLE hAdapter, HANDLE hDriverFence, U
         f->stored[f->nsignals++] = atomic_load(f->value);
     }
     pthread_mutex_unlock(&mp.lock);
+    if (f && f == mp.stall) {
+        mp.stall = NULL;
+        sem_post(&mp.stalled);
+        while (sem_wait(&mp.resume))
+            ;
+    }
     return f ? STATUS_SUCCESS : STATUS_INVALID_PARAMETER;
 }
 
@@ -369,6 +380,68 @@ START_TEST(hardware_signal_wakes_a_cpu_waiter)
 }
 END_TEST
 
+struct any_waiter {
+    D3DKMT_HANDLE fences[2];
+    NTSTATUS status;
+};
+
+static void *wait_any_thread(void *arg)
+{
+    struct any_waiter *w = arg;
+    D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU wait = { 0 };
+    UINT64 values[2] = { 100, 100 };
+
+    wait.hDevice = device;
+    wait.ObjectCount = 2;
+    wait.ObjectHandleArray = w->fences;
+    wait.FenceValueArray = values;
+    wait.Flags.WaitAny = 1;
+    w->status = KmtWaitForSynchronizationObjectFromCpuTimeout(&wait, KMT_EXEC_WAIT_MS);
+    return NULL;
+}
+
+static void *signal_thread(void *arg)
+{
+    struct kmt_fence *k = arg;
+
+    kmt_fence_signal(device, k->handle, 1, 0);
+    return NULL;
+}
+
+/* A wait on A and B ends (A is destroyed) while a signal of B holds B's
+ * lock.  The waiter unlinks from A, then waits for B's lock; the signal
+ * then looks at every waiter of B, the ended wait included, and reads A's
+ * value: A must still be alive (a sanitizer build sees the read).  The
+ * DDI's stall holds the signal there. */
+START_TEST(signal_reads_no_fence_freed_by_an_ending_wait)
+{
+    struct any_waiter w = { .status = STATUS_PENDING };
+    struct kmt_fence a, b;
+    pthread_t waiter, signaler;
+
+    use_fencedrv();
+    ck_assert_int_eq(sem_init(&mp.stalled, 0, 0), 0);
+    ck_assert_int_eq(sem_init(&mp.resume, 0, 0), 0);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &a), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &b), STATUS_SUCCESS);
+    w.fences[0] = a.handle;
+    w.fences[1] = b.handle;
+    ck_assert_int_eq(pthread_create(&waiter, NULL, wait_any_thread, &w), 0);
+    kmt_sleep_ms(50);                      /* linked to both */
+    mp.stall = last_fence();
+    ck_assert_int_eq(pthread_create(&signaler, NULL, signal_thread, &b), 0);
+    ck_assert_int_eq(sem_wait(&mp.stalled), 0);
+    ck_assert_status(kmt_syncobj_destroy(a.handle), STATUS_SUCCESS);
+    kmt_sleep_ms(50);                      /* A dropped, the waiter blocked on B's lock */
+    sem_post(&mp.resume);
+    ck_assert_int_eq(pthread_join(signaler, NULL), 0);
+    ck_assert_int_eq(pthread_join(waiter, NULL), 0);
+    ck_assert_status(w.status, STATUS_ABANDONED);
+    ck_assert_uint_eq(*b.cpu, 1);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 START_TEST(cpu_signal_never_lowers_a_hardware_value)
 {
     static const UINT64 expected[] = { 30 };
@@ -428,6 +501,7 @@ int main(void)
     tcase_add_test(tc, null_driver_fence_is_memory_only);
     tcase_add_test(tc, handle_data_finds_the_driver_fence);
     tcase_add_test(tc, hardware_signal_wakes_a_cpu_waiter);
+    tcase_add_test(tc, signal_reads_no_fence_freed_by_an_ending_wait);
     tcase_add_test(tc, cpu_signal_never_lowers_a_hardware_value);
     tcase_add_test(tc, device_fault_signals_max);
     suite_add_tcase(s, tc);

@@ -107,8 +107,11 @@ static void wait_unlink(struct dxgk_cpu_wait *w)
         pthread_mutex_lock(&link->obj->lock);
         list_remove(&link->entry);
         pthread_mutex_unlock(&link->obj->lock);
-        dxgk_syncobj_put(link->obj);
     }
+    /* Only now: until unlinked from the last object, a signaler of that
+     * object may still evaluate this wait, which reads every object. */
+    for (UINT i = 0; i < w->count; i++)
+        dxgk_syncobj_put(w->links[i].obj);
     pthread_cond_destroy(&w->cond);
     pthread_mutex_destroy(&w->mutex);
 }

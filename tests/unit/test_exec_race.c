@@ -527,6 +527,46 @@ START_TEST(submit_races_with_destroy_context)
 }
 END_TEST
 
+/* Broadcasts naming contexts of two devices in both orders.  A device's
+ * lock is taken for each context; without one order between two devices'
+ * locks the two calls take them in opposite orders, which ThreadSanitizer
+ * reports as a lock-order inversion (so this fails in the TSan lane). */
+START_TEST(broadcasts_lock_two_devices_in_one_order)
+{
+    D3DKMT_HANDLE other, ab[2], ba[2];
+    struct kmt_fence f;
+    UINT64 value = 1;
+
+    setup_device();
+    other = kmt_test_create_device(NULL);
+    ab[0] = ba[1] = kmt_exec_virtual_context(device);
+    ab[1] = ba[0] = kmt_exec_virtual_context(other);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    for (int round = 0; round < 2; round++) {
+        const D3DKMT_HANDLE *order = round ? ba : ab;
+        D3DKMT_SUBMITCOMMAND sc = { 0 };
+        D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 s = { 0 };
+
+        /* one submission is for one device's contexts */
+        sc.Commands = 0x100000000ull;
+        sc.CommandLength = 8;
+        sc.BroadcastContextCount = 2;
+        memcpy(sc.BroadcastContext, order, sizeof(ab));
+        ck_assert_status(D3DKMTSubmitCommand(&sc), STATUS_INVALID_PARAMETER);
+        /* a signal may come from contexts of two devices of the adapter */
+        s.ObjectCount = 1;
+        s.ObjectHandleArray = &f.handle;
+        s.BroadcastContextCount = 2;
+        s.BroadcastContextArray = order;
+        s.MonitoredFenceValueArray = &value;
+        ck_assert_status(D3DKMTSignalSynchronizationObjectFromGpu2(&s), STATUS_SUCCESS);
+        ck_assert_status(kmt_fence_wait(device, f.handle, value, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+        value++;
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("exec_race");
@@ -549,6 +589,7 @@ int main(void)
     tcase_add_test(destroy, signal_and_wait_race_with_destroy);
     tcase_add_test(destroy, async_wait_any_races_with_signal);
     tcase_add_test(destroy, submit_races_with_destroy_context);
+    tcase_add_test(destroy, broadcasts_lock_two_devices_in_one_order);
     suite_add_tcase(s, destroy);
     return kmt_test_run(s);
 }

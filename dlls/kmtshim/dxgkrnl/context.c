@@ -38,10 +38,14 @@ void dxgk_context_put(struct dxgk_context *ctx)
     kmt_object_put(&ctx->obj);
 }
 
+struct dxgk_context *dxgk_context_lookup(D3DKMT_HANDLE h)
+{
+    return (struct dxgk_context *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_CONTEXT);
+}
+
 struct dxgk_context *dxgk_context_acquire(D3DKMT_HANDLE h)
 {
-    struct dxgk_context *ctx =
-        (struct dxgk_context *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_CONTEXT);
+    struct dxgk_context *ctx = dxgk_context_lookup(h);
 
     if (!ctx)
         return NULL;
@@ -52,6 +56,31 @@ struct dxgk_context *dxgk_context_acquire(D3DKMT_HANDLE h)
         return NULL;
     }
     return ctx;
+}
+
+/* Devices' locks in address order, whatever the order of the handles: two
+ * broadcasts naming contexts of the same two devices in opposite orders
+ * must not take their locks in opposite orders (a lock-order inversion). */
+bool dxgk_contexts_acquire(struct dxgk_context *const *ctxs, UINT n)
+{
+    struct dxgk_context *sorted[D3DDDI_MAX_BROADCAST_CONTEXT];
+
+    for (UINT i = 0; i < n; i++) {
+        UINT j = i;
+
+        for (; j && (uintptr_t)sorted[j - 1]->device > (uintptr_t)ctxs[i]->device; j--)
+            sorted[j] = sorted[j - 1];
+        sorted[j] = ctxs[i];
+    }
+    for (UINT i = 0; i < n; i++)
+        kmt_rwlock_rdlock(&sorted[i]->device->rwlock);      /* read locks nest: a device twice is fine */
+    for (UINT i = 0; i < n; i++)
+        if (ctxs[i]->device->destroyed || ctxs[i]->destroyed) {
+            for (UINT j = 0; j < n; j++)
+                kmt_rwlock_unlock(&sorted[j]->device->rwlock);
+            return false;
+        }
+    return true;
 }
 
 void dxgk_context_release(struct dxgk_context *ctx)

@@ -50,6 +50,7 @@ NTSTATUS dxgk_gpu_signal(const D3DKMT_HANDLE *contexts, UINT ncontexts, const D3
     struct dxgk_packet *packets[D3DDDI_MAX_BROADCAST_CONTEXT] = { 0 };
     struct dxgk_signal_op *op;
     NTSTATUS status = STATUS_SUCCESS;
+    bool acquired;
     UINT n = 0;
 
     if (!ncontexts || ncontexts > D3DDDI_MAX_BROADCAST_CONTEXT || !contexts)
@@ -64,7 +65,7 @@ NTSTATUS dxgk_gpu_signal(const D3DKMT_HANDLE *contexts, UINT ncontexts, const D3
         return STATUS_NO_MEMORY;
 
     for (; n < ncontexts; n++) {
-        if (!(ctxs[n] = dxgk_context_acquire(contexts[n]))) {
+        if (!(ctxs[n] = dxgk_context_lookup(contexts[n]))) {
             status = STATUS_INVALID_PARAMETER;
             break;
         }
@@ -79,6 +80,9 @@ NTSTATUS dxgk_gpu_signal(const D3DKMT_HANDLE *contexts, UINT ncontexts, const D3
             break;
         }
     }
+    if (!status && !dxgk_contexts_acquire(ctxs, n))
+        status = STATUS_INVALID_PARAMETER;
+    acquired = !status;
     if (!status)
         status = lookup_objects(ctxs[0]->device->adapter, handles, nobjs, allowed, true, op->objs);
     if (!status) {
@@ -107,7 +111,10 @@ NTSTATUS dxgk_gpu_signal(const D3DKMT_HANDLE *contexts, UINT ncontexts, const D3
     for (UINT i = 0; i < n; i++) {
         if (status && packets[i])
             dxgk_packet_free(packets[i]);
-        dxgk_context_release(ctxs[i]);
+        if (acquired)
+            dxgk_context_release(ctxs[i]);
+        else
+            dxgk_context_put(ctxs[i]);
     }
     if (status)
         free(op);

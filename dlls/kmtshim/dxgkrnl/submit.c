@@ -38,6 +38,7 @@ NTSTATUS dxgk_submit_command(const D3DKMT_SUBMITCOMMAND *desc, const void *priva
     struct dxgk_packet *packets[D3DDDI_MAX_BROADCAST_CONTEXT] = { 0 };
     NTSTATUS status = STATUS_SUCCESS;
     UINT n = 0, flags;
+    bool acquired;
 
     memcpy(&flags, &desc->Flags, sizeof(flags));
     if (!desc->BroadcastContextCount || desc->BroadcastContextCount > D3DDDI_MAX_BROADCAST_CONTEXT ||
@@ -48,7 +49,7 @@ NTSTATUS dxgk_submit_command(const D3DKMT_SUBMITCOMMAND *desc, const void *priva
         return STATUS_INVALID_PARAMETER;
 
     for (; n < desc->BroadcastContextCount; n++) {
-        struct dxgk_context *ctx = dxgk_context_acquire(desc->BroadcastContext[n]);
+        struct dxgk_context *ctx = dxgk_context_lookup(desc->BroadcastContext[n]);
 
         if (!ctx) {
             status = STATUS_INVALID_PARAMETER;
@@ -65,6 +66,9 @@ NTSTATUS dxgk_submit_command(const D3DKMT_SUBMITCOMMAND *desc, const void *priva
             break;
         }
     }
+    if (!status && !dxgk_contexts_acquire(ctxs, n))
+        status = STATUS_INVALID_PARAMETER;
+    acquired = !status;
     /* build every packet before queuing any: all contexts get it or none */
     for (UINT i = 0; !status && i < n; i++) {
         struct dxgk_packet *p = calloc(1, sizeof(*p));
@@ -90,7 +94,10 @@ NTSTATUS dxgk_submit_command(const D3DKMT_SUBMITCOMMAND *desc, const void *priva
     for (UINT i = 0; i < n; i++) {
         if (status && packets[i])
             dxgk_packet_free(packets[i]);
-        dxgk_context_release(ctxs[i]);
+        if (acquired)
+            dxgk_context_release(ctxs[i]);
+        else
+            dxgk_context_put(ctxs[i]);
     }
     return status;
 }

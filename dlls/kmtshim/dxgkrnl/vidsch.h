@@ -147,6 +147,11 @@ NTSTATUS dxgk_create_context(D3DKMT_HANDLE hDevice, UINT node, UINT affinity,
 NTSTATUS dxgk_destroy_context(D3DKMT_HANDLE h);
 /* Looks a context up and acquires its device (shared); NULL if invalid. */
 struct dxgk_context *dxgk_context_acquire(D3DKMT_HANDLE h);
+/* The contexts of one call (a broadcast): looked up (referenced) first,
+ * then acquired together, their devices' locks taken in one order; false
+ * if one died meanwhile (nothing acquired, the references kept). */
+struct dxgk_context *dxgk_context_lookup(D3DKMT_HANDLE h);
+bool dxgk_contexts_acquire(struct dxgk_context *const *ctxs, UINT n);
 void dxgk_context_release(struct dxgk_context *ctx);
 void dxgk_context_put(struct dxgk_context *ctx);
 /* Frees the context allocations the miniport left behind for a context or

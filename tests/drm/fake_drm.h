@@ -31,6 +31,7 @@
 #define KMTSHIM_FAKE_DRM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define FAKE_DRM_MAX_OBJECTS 64
@@ -89,6 +90,12 @@ void fake_drm_close(void);
 int fake_drm_open_file(void);
 int fake_drm_dup(int fd);
 void fake_drm_close_fd(int fd);
+/* A path that opens the device again (/proc/<pid>/fd/N): a render node
+ * to list in fake_drm_set_devices, so that the miniport itself opens and
+ * drives the fake (its ioctls are answered, each fd a file of its own).
+ * Ioctls may then come from several threads: they are answered one at a
+ * time.  0, or -1 if `size` is too small. */
+int fake_drm_device_path(char *path, size_t size);
 /* The open file an fd refers to (1, 2, ...), 0: not the fake device's. */
 unsigned fake_drm_file_of(int fd);
 

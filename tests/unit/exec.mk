@@ -9,7 +9,8 @@ KMT_EXEC_TESTS = \
 	tests/unit/test_fence_wait \
 	tests/unit/test_exec_race \
 	tests/unit/test_fence_ddi \
-	tests/unit/test_tdr
+	tests/unit/test_tdr \
+	tests/unit/test_chaos
 
 check_PROGRAMS += $(KMT_EXEC_TESTS)
 TESTS += $(KMT_EXEC_TESTS)
@@ -47,3 +48,8 @@ tests_unit_test_fence_ddi_LDADD = $(KMT_UNIT_LDADD)
 tests_unit_test_tdr_SOURCES = tests/unit/test_tdr.c $(KMT_EXEC_UTIL)
 tests_unit_test_tdr_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_tdr_LDADD = $(KMT_UNIT_LDADD)
+
+# Randomized threads over one shared pool of handles (seed: KMT_CHAOS_SEED).
+tests_unit_test_chaos_SOURCES = tests/unit/test_chaos.c tests/unit/chaos.c tests/unit/chaos.h $(KMT_EXEC_UTIL)
+tests_unit_test_chaos_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_chaos_LDADD = $(KMT_UNIT_LDADD)

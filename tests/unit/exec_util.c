@@ -221,7 +221,8 @@ NTSTATUS kmt_fence_signal(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 valu
     return D3DKMTSignalSynchronizationObjectFromCpu(&s);
 }
 
-NTSTATUS kmt_fence_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value, int timeout_ms)
+NTSTATUS kmt_fence_wait_or_event(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value, HANDLE event,
+                                 int timeout_ms)
 {
     D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = { 0 };
 
@@ -229,7 +230,14 @@ NTSTATUS kmt_fence_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value,
     w.ObjectCount = 1;
     w.ObjectHandleArray = &fence;
     w.FenceValueArray = &value;
-    return KmtWaitForSynchronizationObjectFromCpuTimeout(&w, timeout_ms);
+    w.hAsyncEvent = event;
+    return event ? D3DKMTWaitForSynchronizationObjectFromCpu(&w)
+                 : KmtWaitForSynchronizationObjectFromCpuTimeout(&w, timeout_ms);
+}
+
+NTSTATUS kmt_fence_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value, int timeout_ms)
+{
+    return kmt_fence_wait_or_event(device, fence, value, NULL, timeout_ms);
 }
 
 NTSTATUS kmt_gpu_signal(D3DKMT_HANDLE context, D3DKMT_HANDLE fence, UINT64 value)

@@ -76,6 +76,9 @@ NTSTATUS kmt_fence_create(D3DKMT_HANDLE device, UINT64 initial, UINT flags, stru
 NTSTATUS kmt_fence_signal(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value, UINT flags);
 /* Waits for one fence with the Timeout extension. */
 NTSTATUS kmt_fence_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value, int timeout_ms);
+/* The same, or with `event` (non-NULL) an async wait that sets it later. */
+NTSTATUS kmt_fence_wait_or_event(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value, HANDLE event,
+                                 int timeout_ms);
 NTSTATUS kmt_gpu_signal(D3DKMT_HANDLE context, D3DKMT_HANDLE fence, UINT64 value);
 NTSTATUS kmt_gpu_wait(D3DKMT_HANDLE context, D3DKMT_HANDLE fence, UINT64 value);
 NTSTATUS kmt_syncobj_destroy(D3DKMT_HANDLE handle);

@@ -28,19 +28,6 @@ static void setup_device(void)
     device = kmt_test_create_device(&adapter);
 }
 
-static NTSTATUS wait_one(D3DKMT_HANDLE dev, D3DKMT_HANDLE h, UINT64 value, HANDLE event, int timeout_ms)
-{
-    D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = { 0 };
-
-    w.hDevice = dev;
-    w.ObjectCount = 1;
-    w.ObjectHandleArray = &h;
-    w.FenceValueArray = &value;
-    w.hAsyncEvent = event;
-    return event ? D3DKMTWaitForSynchronizationObjectFromCpu(&w)
-                 : KmtWaitForSynchronizationObjectFromCpuTimeout(&w, timeout_ms);
-}
-
 /* ---- producer / consumer ------------------------------------------------------------- */
 
 struct pc {
@@ -95,8 +82,8 @@ static NTSTATUS consumer_wait(struct pc *pc, UINT64 i, int fd)
     NTSTATUS status;
 
     if (!pc->async_consumers)
-        return wait_one(device, pc->ping.handle, i, NULL, KMT_EXEC_WAIT_MS);
-    if ((status = wait_one(device, pc->ping.handle, i, kmt_event_handle(fd), 0)))
+        return kmt_fence_wait_or_event(device, pc->ping.handle, i, NULL, KMT_EXEC_WAIT_MS);
+    if ((status = kmt_fence_wait_or_event(device, pc->ping.handle, i, kmt_event_handle(fd), 0)))
         return status;
     {
         struct pollfd p = { fd, POLLIN, 0 };
@@ -250,7 +237,7 @@ static void *submit_thread(void *arg)
             s->bad_status++;
             break;
         }
-        status = wait_one(s->device, s->fence.handle, i, NULL, KMT_EXEC_WAIT_MS);
+        status = kmt_fence_wait_or_event(s->device, s->fence.handle, i, NULL, KMT_EXEC_WAIT_MS);
         if (status == STATUS_TIMEOUT) {
             s->timeouts++;
             break;
@@ -339,7 +326,7 @@ static void *blocking_waiter(void *arg)
     struct victim *v = arg;
 
     while (!atomic_load(&v->stop)) {
-        NTSTATUS status = wait_one(device, v->fence, UINT64_MAX - 1, NULL, KMT_EXEC_WAIT_MS);
+        NTSTATUS status = kmt_fence_wait_or_event(device, v->fence, UINT64_MAX - 1, NULL, KMT_EXEC_WAIT_MS);
         if (status == STATUS_ABANDONED || status == STATUS_INVALID_PARAMETER)
             break;
         if (status == STATUS_TIMEOUT)
@@ -360,7 +347,7 @@ static void *async_waiter(void *arg)
         return NULL;
     }
     for (UINT64 i = 1; !atomic_load(&v->stop); i++) {
-        NTSTATUS status = wait_one(device, v->fence, i * 7, kmt_event_handle(fd), 0);
+        NTSTATUS status = kmt_fence_wait_or_event(device, v->fence, i * 7, kmt_event_handle(fd), 0);
         if (status == STATUS_INVALID_PARAMETER)
             break;
         if (status) {

@@ -1,0 +1,86 @@
+/*
+ * Chaos (tests/unit/chaos.h) over the DRM miniport, end to end on the fake
+ * kernel (fake_drm.c): the fake i915 device is listed with a render node
+ * that opens the fake again, so the miniport discovers, opens and drives
+ * it through its ioctls as it would a GPU.  One thread now and then arms
+ * a failure of one of the miniport's next kernel calls
+ * (KMT_DRM_ESCAPE_SET_FAULT); the calls that reach the kernel may then
+ * fail with what the miniport makes of ENOMEM or ENOSPC.  At the end the
+ * miniport holds nothing and the fake kernel has no object or context
+ * left.  No contexts: the fake has no timeline syncobjs, so the
+ * miniport makes none (STATUS_NOT_SUPPORTED) and runs no streams.
+ */
+#include "config.h"
+
+#include <errno.h>
+
+#include "chaos.h"
+#include "drm_test.h"
+#include "fake_drm.h"
+
+static UINT drm_desc(void *desc)
+{
+    KMT_DRM_ALLOCATION_DESC d = drm_test_desc(CHAOS_ALLOC_SIZE, 0);
+
+    memcpy(desc, &d, sizeof(d));
+    return sizeof(d);
+}
+
+static void drm_inject(D3DKMT_HANDLE adapter, unsigned random)
+{
+    /* one of the next 8 calls, of any name; refused when one is armed already */
+    drm_test_set_fault(adapter, "any", 1 + random % 8, random & 0x100 ? ENOMEM : ENOSPC);
+}
+
+static void drm_check_empty(D3DKMT_HANDLE adapter)
+{
+    KMT_DRM_STATS st;
+
+    drm_test_set_fault(adapter, "", 0, 0);
+    st = drm_test_stats(adapter);
+    ck_assert_uint_eq(st.Devices, 0);
+    ck_assert_uint_eq(st.Buffers, 0);
+    ck_assert_uint_eq(st.BytesAllocated, 0);
+    ck_assert_uint_eq(st.Mappings, 0);
+    ck_assert_uint_eq(st.Contexts, 0);
+    ck_assert_uint_eq(fake_drm.live_objects, 0);
+    ck_assert_uint_eq(fake_drm.live_contexts, 0);
+}
+
+START_TEST(chaos_drm_i915_with_faults)
+{
+    static const struct chaos_backend drm = {
+        .name = "drm (fake i915)",
+        .alloc_desc = drm_desc,
+        .no_contexts = true,             /* the fake has no timeline syncobjs */
+        .inject = drm_inject,
+        .fault_status = { STATUS_NO_MEMORY, STATUS_GRAPHICS_NO_VIDEO_MEMORY },
+        .check_empty = drm_check_empty,
+    };
+    const struct fake_drm_config c = { .driver = FAKE_I915, .has_llc = true };
+    struct fake_drm_pci_device dev = { 0, 3, 0, 0, NULL };
+    char path[64];
+
+    ck_assert_int_ge(fake_drm_open(&c), 0);
+    ck_assert_int_eq(fake_drm_device_path(path, sizeof(path)), 0);
+    dev.render_node = path;
+    fake_drm_set_devices(&dev, 1, "i915");
+    kmt_test_use_miniport("drm");
+    chaos_run(&drm);
+    ck_assert_uint_eq(fake_drm.live_objects, 0);
+    ck_assert_uint_eq(fake_drm.live_contexts, 0);
+    fake_drm_set_devices(NULL, 0, NULL);
+    fake_drm_close();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("drm_chaos");
+    TCase *tc = tcase_create("chaos");
+
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, chaos_drm_i915_with_faults);
+    suite_add_tcase(s, tc);
+    return kmt_test_run(s);
+}

@@ -3,11 +3,11 @@
  * kernel (fake_drm.c): the fake i915 device is listed with a render node
  * that opens the fake again, so the miniport discovers, opens and drives
  * it through its ioctls as it would a GPU.  One thread now and then arms
- * a failure of one of the miniport's next kernel calls
- * (KMT_DRM_ESCAPE_SET_FAULT); the calls that reach the kernel may then
- * fail with what the miniport makes of ENOMEM or ENOSPC.  At the end the
- * miniport holds nothing and the fake kernel has no object or context
- * left.  No contexts: the fake has no timeline syncobjs, so the
+ * a failure or a stall of a few milliseconds of one of the miniport's next
+ * kernel calls (KMT_DRM_ESCAPE_SET_FAULT); the calls that reach the kernel
+ * may then fail with what the miniport makes of ENOMEM or ENOSPC.  At the
+ * end the miniport holds nothing and the fake kernel has no object or
+ * context left.  No contexts: the fake has no timeline syncobjs, so the
  * miniport makes none (STATUS_NOT_SUPPORTED) and runs no streams.
  */
 #include "config.h"
@@ -28,8 +28,28 @@ static UINT drm_desc(void *desc)
 
 static void drm_inject(D3DKMT_HANDLE adapter, unsigned random)
 {
-    /* one of the next 8 calls, of any name; refused when one is armed already */
-    drm_test_set_fault(adapter, "any", 1 + random % 8, random & 0x100 ? ENOMEM : ENOSPC);
+    static const int errs[4] = { ENOMEM, ENOSPC, -2, -5 };
+
+    /* one of the next 8 calls, of any name, fails, or stalls for a few ms
+     * (which widens a race window and then goes through) */
+    drm_test_set_fault(adapter, "any", 1 + random % 8, errs[(random >> 8) % 4]);
+}
+
+/* The miniport's own lookups of core handles, racing their destruction. */
+static UINT drm_escape(void *data, D3DKMT_HANDLE allocation, D3DKMT_HANDLE syncobj, unsigned random)
+{
+    KMT_DRM_ESCAPE e = { .Code = KMT_DRM_ESCAPE_GET_STATS };
+
+    if (random % 3 == 1) {
+        e.Code = KMT_DRM_ESCAPE_QUERY_ALLOCATION;
+        e.Allocation.hAllocation = allocation;
+    } else if (random % 3 == 2) {
+        e.Code = KMT_DRM_ESCAPE_QUERY_FENCE;
+        e.Fence.hSyncObject = syncobj;
+    }
+    _Static_assert(sizeof(e) <= CHAOS_ESCAPE_MAX, "fits the engine's buffer");
+    memcpy(data, &e, sizeof(e));
+    return sizeof(e);
 }
 
 static void drm_check_empty(D3DKMT_HANDLE adapter)
@@ -54,6 +74,7 @@ START_TEST(chaos_drm_i915_with_faults)
         .alloc_desc = drm_desc,
         .no_contexts = true,             /* the fake has no timeline syncobjs */
         .inject = drm_inject,
+        .escape = drm_escape,
         .fault_status = { STATUS_NO_MEMORY, STATUS_GRAPHICS_NO_VIDEO_MEMORY },
         .check_empty = drm_check_empty,
     };

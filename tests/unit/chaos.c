@@ -19,6 +19,7 @@
 #define RESOURCE_SLOTS 8
 #define CONTEXT_SLOTS 8
 #define SYNC_SLOTS 16
+#define SESSION_SLOTS 2
 #define TALLIES 48                         /* names of calls, at most */
 
 /* A slot holds (owner << 32) | handle; local handles have their low 6 bits
@@ -44,6 +45,9 @@ enum {
     FAULT = 1u << 6,                       /* the backend's injected failures, in calls that reach the kernel */
     NO_CONTEXTS = 1u << 7,                 /* STATUS_NOT_SUPPORTED: contexts, where the adapter has none */
     BUSY = 1u << 8,                        /* STATUS_GRAPHICS_ALLOCATION_BUSY: DonotWait on queued work */
+    IN_USE = 1u << 9,                      /* STATUS_RESOURCE_IN_USE: the Miracast sink has a session */
+    NOT_CONNECTED = 1u << 10,              /* STATUS_DEVICE_NOT_CONNECTED: the session's context is gone */
+    DEVICE_STATE = 1u << 11,               /* STATUS_INVALID_DEVICE_STATE: another thread stops it */
 };
 
 static const struct chaos_backend *backend;
@@ -58,6 +62,9 @@ static unsigned status_bit(NTSTATUS s)
     case STATUS_ABANDONED: return ABANDONED;
     case STATUS_INVALID_HANDLE: return BAD_HANDLE;
     case STATUS_GRAPHICS_ALLOCATION_BUSY: return BUSY;
+    case STATUS_RESOURCE_IN_USE: return IN_USE;
+    case STATUS_DEVICE_NOT_CONNECTED: return NOT_CONNECTED;
+    case STATUS_INVALID_DEVICE_STATE: return DEVICE_STATE;
     case STATUS_NOT_SUPPORTED: return backend->no_contexts ? NO_CONTEXTS : 0;
     default:
         for (unsigned i = 0; i < sizeof(backend->fault_status) / sizeof(backend->fault_status[0]); i++)
@@ -76,8 +83,17 @@ struct world {
     _Atomic uint64_t resources[RESOURCE_SLOTS];
     _Atomic uint64_t contexts[CONTEXT_SLOTS];
     _Atomic uint64_t syncs[SYNC_SLOTS];    /* owner: the device it was made on */
+    _Atomic uint64_t sessions[SESSION_SLOTS];  /* Miracast */
     atomic_ullong fence_value;             /* values for monitored fence signals and waits */
     int notify_fd;                         /* the event of every CPU notification object */
+    /* A stale context handle of the pool may name a thread's legacy context
+     * once its index and generation come round again: DestroyContext would
+     * destroy it, and the buffers the thread writes with it.  So the pool's
+     * DestroyContext spares the handles in `legacy` (checked holding this
+     * shared), and a thread makes its context and enters it there holding
+     * it exclusively. */
+    pthread_rwlock_t legacy_guard;
+    _Atomic D3DKMT_HANDLE legacy[THREADS];
     UINT64 deadline_ns;
     atomic_bool stop;
 };
@@ -288,26 +304,40 @@ static void drop_device(struct worker *t, uint64_t v)
         CALL(t, "DestroyDevice", destroy_device(SLOT_HANDLE(v)), OK | INVALID);
 }
 
+/* SynchronousDestroy half of the time; AssumeNotInUse (which lets the
+ * memory go under queued work, faulting its device) more rarely. */
+static UINT destroy_flags(struct worker *t)
+{
+    return (pick(t, 8) ? 0 : 1) | (pick(t, 2) ? 2 : 0);
+}
+
 static void drop_alloc(struct worker *t, uint64_t v)
 {
     D3DKMT_HANDLE h = SLOT_HANDLE(v);
 
-    /* AssumeNotInUse and SynchronousDestroy in every combination */
     if (v)
-        CALL(t, "DestroyAllocation2", destroy_allocations(SLOT_OWNER(v), 0, &h, 1, pick(t, 4)), OK | INVALID);
+        CALL(t, "DestroyAllocation2", destroy_allocations(SLOT_OWNER(v), 0, &h, 1, destroy_flags(t)), OK | INVALID);
 }
 
 static void drop_resource(struct worker *t, uint64_t v)
 {
     if (v)
-        CALL(t, "DestroyAllocation2(resource)", destroy_allocations(SLOT_OWNER(v), SLOT_HANDLE(v), NULL, 0, pick(t, 4)),
+        CALL(t, "DestroyAllocation2(resource)", destroy_allocations(SLOT_OWNER(v), SLOT_HANDLE(v), NULL, 0, destroy_flags(t)),
              OK | INVALID);
 }
 
 static void drop_context(struct worker *t, uint64_t v)
 {
-    if (v)
+    bool spare = false;
+
+    if (!v)
+        return;
+    pthread_rwlock_rdlock(&t->w->legacy_guard);
+    for (unsigned i = 0; i < THREADS; i++)
+        spare |= atomic_load(&t->w->legacy[i]) == SLOT_HANDLE(v);
+    if (!spare)
         CALL(t, "DestroyContext", kmt_exec_destroy_context(SLOT_HANDLE(v)), OK | INVALID);
+    pthread_rwlock_unlock(&t->w->legacy_guard);
 }
 
 static void drop_sync(struct worker *t, uint64_t v)
@@ -400,7 +430,7 @@ static void op_destroy_alloc_list(struct worker *t)
     list[0] = SLOT_HANDLE(first);
     for (UINT i = 1; i < n; i++)
         list[i] = SLOT_HANDLE(any(t, t->w->allocs, ALLOC_SLOTS));
-    CALL(t, "DestroyAllocation2(list)", destroy_allocations(SLOT_OWNER(first), 0, list, n, pick(t, 4)), OK | INVALID);
+    CALL(t, "DestroyAllocation2(list)", destroy_allocations(SLOT_OWNER(first), 0, list, n, destroy_flags(t)), OK | INVALID);
 }
 
 static void op_destroy_alloc(struct worker *t)
@@ -527,12 +557,23 @@ static void make_render_device(struct worker *t)
     if (CALL(t, "CreateDevice(render)", D3DKMTCreateDevice(&cd), OK | FAULT))
         return;
     cc.hDevice = cd.hDevice;
-    if (CALL(t, "CreateContext(render)", D3DKMTCreateContext(&cc), OK | FAULT)) {
+    pthread_rwlock_wrlock(&t->w->legacy_guard);
+    if (!CALL(t, "CreateContext(render)", D3DKMTCreateContext(&cc), OK | FAULT))
+        atomic_store(&t->w->legacy[t->index], cc.hContext);
+    pthread_rwlock_unlock(&t->w->legacy_guard);
+    if (cc.hContext) {
+        t->render_device = cd.hDevice;
+        t->legacy = cc;
+    } else {
         CALL(t, "DestroyDevice(render)", destroy_device(cd.hDevice), OK);
-        return;
     }
-    t->render_device = cd.hDevice;
-    t->legacy = cc;
+}
+
+static void drop_render_device(struct worker *t)
+{
+    CALL(t, "DestroyDevice(render)", destroy_device(t->render_device), OK);
+    atomic_store(&t->w->legacy[t->index], 0);
+    t->render_device = 0;
 }
 
 /* Render on the thread's own legacy context, filling pool allocations
@@ -568,10 +609,8 @@ static void op_render(struct worker *t)
     r.AllocationCount = n;
     r.PatchLocationCount = n;
     /* an allocation of another device, or one destroyed: STATUS_INVALID_HANDLE */
-    if (CALL(t, "Render(allocations)", D3DKMTRender(&r), OK | BAD_HANDLE | REMOVED) == STATUS_DEVICE_REMOVED) {
-        CALL(t, "DestroyDevice(render)", destroy_device(t->render_device), OK);
-        t->render_device = 0;
-    }
+    if (CALL(t, "Render(allocations)", D3DKMTRender(&r), OK | BAD_HANDLE | REMOVED) == STATUS_DEVICE_REMOVED)
+        drop_render_device(t);
 }
 
 static void op_create_sync(struct worker *t)
@@ -707,6 +746,73 @@ static void op_gpu_sync(struct worker *t)
     }
 }
 
+/* Miracast sessions: one sink, so a start often finds it busy; IoControls,
+ * status queries and reports race the stop of their session. */
+static void drop_session(struct worker *t, uint64_t v)
+{
+    if (v)
+        CALL(t, "KmtMiracastStopSession", KmtMiracastStopSession(SLOT_HANDLE(v), NULL), OK | INVALID | DEVICE_STATE);
+}
+
+static void op_miracast(struct worker *t)
+{
+    uint64_t v = any(t, t->w->sessions, SESSION_SLOTS);
+    D3DKMT_HANDLE h = SLOT_HANDLE(v);
+
+    if (!backend->miracast_io)
+        return;
+    switch (pick(t, 6)) {
+    case 0: {
+        KMT_MIRACAST_SESSION_DESC d = { 0 };
+
+        d.hAdapter = any_adapter(t);
+        if (!CALL(t, "KmtMiracastStartSession", KmtMiracastStartSession(&d), OK | INVALID | IN_USE))
+            drop_session(t, put(t, t->w->sessions, SESSION_SLOTS, SLOT(0, d.hSession, 0)));
+        break;
+    }
+    case 1:
+        drop_session(t, take(t, t->w->sessions, SESSION_SLOTS));
+        break;
+    case 2: {
+        KMT_MIRACAST_SESSION_STATUS st;
+
+        CALL(t, "KmtMiracastQueryStatus", KmtMiracastQueryStatus(h, &st), OK | INVALID);
+        break;
+    }
+    case 3:
+        CALL(t, "KmtMiracastReportSessionStatus",
+             KmtMiracastReportSessionStatus(h, MIRACAST_STATUS_MISSING_KEEPALIVE, STATUS_TIMEOUT), OK | INVALID);
+        break;
+    default: {
+        UINT64 in[32], out[8];
+        UINT out_size, in_size = backend->miracast_io(in, &out_size, rnd(t)), returned;
+
+        CALL(t, "KmtMiracastIoControl", KmtMiracastIoControl(h, in, in_size, out, out_size, &returned),
+             OK | INVALID | NOT_CONNECTED | DEVICE_STATE);
+        break;
+    }
+    }
+}
+
+/* Driver-private escapes through any adapter handle, naming pool objects
+ * (the miniport looks them up while others destroy them). */
+static void op_escape(struct worker *t)
+{
+    UINT64 data[CHAOS_ESCAPE_MAX / 8];
+    D3DKMT_ESCAPE e = { 0 };
+
+    if (!backend->escape)
+        return;
+    e.hAdapter = any_adapter(t);
+    if (pick(t, 2))
+        e.hDevice = SLOT_HANDLE(any(t, t->w->devices, DEVICE_SLOTS));
+    e.Type = D3DKMT_ESCAPE_DRIVERPRIVATE;
+    e.pPrivateDriverData = data;
+    e.PrivateDriverDataSize = backend->escape(data, SLOT_HANDLE(any(t, t->w->allocs, ALLOC_SLOTS)),
+                                              SLOT_HANDLE(any(t, t->w->syncs, SYNC_SLOTS)), rnd(t));
+    CALL(t, "Escape", D3DKMTEscape(&e), OK | INVALID);
+}
+
 /* The backend's failures, armed by one thread: the miniport's next kernel
  * calls fail now and then. */
 static void op_inject(struct worker *t)
@@ -766,7 +872,7 @@ static const struct {
     { op_submit, 40 }, { op_render, 16 },
     { op_create_sync, 20 }, { op_destroy_sync, 12 },
     { op_cpu_signal, 24 }, { op_cpu_wait, 24 }, { op_gpu_sync, 32 },
-    { op_query, 16 }, { op_inject, 8 },
+    { op_query, 16 }, { op_escape, 8 }, { op_inject, 8 }, { op_miracast, 12 },
 };
 
 static void random_op(struct worker *t)
@@ -904,6 +1010,9 @@ static void destroy_pool(struct world *w, struct worker *t)
     for (unsigned i = 0; i < RESOURCE_SLOTS; i++)
         if (w->resources[i])
             destroy_allocations(SLOT_OWNER(w->resources[i]), SLOT_HANDLE(w->resources[i]), NULL, 0, 0);
+    for (unsigned i = 0; i < SESSION_SLOTS; i++)
+        if (w->sessions[i])
+            KmtMiracastStopSession(SLOT_HANDLE(w->sessions[i]), NULL);
     for (unsigned i = 0; i < DEVICE_SLOTS; i++)
         if (w->devices[i])
             destroy_device(SLOT_HANDLE(w->devices[i]));
@@ -913,8 +1022,10 @@ static void destroy_pool(struct world *w, struct worker *t)
     for (unsigned i = 0; i < THREADS; i++) {
         if (backend->streams_destroy)
             backend->streams_destroy(&t[i].streams);
-        if (t[i].render_device)
-            ck_assert_status(destroy_device(t[i].render_device), STATUS_SUCCESS);
+        if (t[i].render_device) {
+            drop_render_device(&t[i]);
+            ck_assert_msg(!t[i].what, "%s: 0x%08x", t[i].what, (unsigned)t[i].status);
+        }
         ck_assert_status(destroy_device(t[i].streams.device), STATUS_SUCCESS);
     }
 }
@@ -983,6 +1094,14 @@ void chaos_run(const struct chaos_backend *b)
     fprintf(stderr, "chaos %s: seed %u, %u threads, %u ops each (KMT_CHAOS_SEED, KMT_CHAOS_OPS)\n", name, seed,
             THREADS, ops);
     memset(&w, 0, sizeof(w));
+    {
+        pthread_rwlockattr_t writers_first;
+
+        /* a thread remaking its context is not starved by a stream of destroys */
+        pthread_rwlockattr_init(&writers_first);
+        pthread_rwlockattr_setkind_np(&writers_first, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+        pthread_rwlock_init(&w.legacy_guard, &writers_first);
+    }
     backend = b;
     /* a queue blocked by a GPU wait nobody satisfies is given up sooner */
     setenv("KMTSHIM_TDR_DELAY", "250", 1);
@@ -991,6 +1110,13 @@ void chaos_run(const struct chaos_backend *b)
     w.adapter = info[0].hAdapter;
     w.luid = info[0].AdapterLuid;
     w.notify_fd = kmt_eventfd();
+    if (b->miracast_io) {
+        /* the adapter's Miracast state lives as long as the adapter: make it now */
+        KMT_MIRACAST_SESSION_DESC d = { .hAdapter = w.adapter };
+
+        ck_assert_status(KmtMiracastStartSession(&d), STATUS_SUCCESS);
+        ck_assert_status(KmtMiracastStopSession(d.hSession, NULL), STATUS_SUCCESS);
+    }
     live = KmtLiveObjectCount();
     for (unsigned i = 0; i < THREADS; i++)
         worker_init(&t[i], &w, i, seed, ops);
@@ -1035,8 +1161,8 @@ void chaos_run(const struct chaos_backend *b)
 
     expect_async_waits_set(t);
     close(w.notify_fd);
-    ck_assert_uint_eq(KmtLiveObjectCount(), live);
     if (b->check_empty)
         b->check_empty(w.adapter);
+    ck_assert_uint_eq(KmtLiveObjectCount(), live);
     kmt_test_shutdown_no_leaks();
 }

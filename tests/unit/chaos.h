@@ -33,6 +33,7 @@
 
 #define CHAOS_ALLOC_SIZE 4096u
 #define CHAOS_DESC_MAX 64u                 /* bytes of an allocation's private driver data, at most */
+#define CHAOS_ESCAPE_MAX 256u
 
 /* A thread's command streams, in a device of its own: va[0..2] run, va[3]
  * faults the device. */
@@ -56,6 +57,12 @@ struct chaos_backend {
      * `delay_us`; returns its length and the offset of the address to
      * patch.  NULL: no Render with allocations. */
     UINT (*fill_patched)(void *buffer, UINT bytes, UINT delay_us, UINT *patch_offset);
+    /* Writes a driver-private escape (CHAOS_ESCAPE_MAX bytes at most) that
+     * may name a pool allocation and sync object; returns its size. */
+    UINT (*escape)(void *data, D3DKMT_HANDLE allocation, D3DKMT_HANDLE syncobj, unsigned random);
+    /* Writes a Miracast IoControl input for the adapter's sink (returns its
+     * size; *out_size: the output it wants).  NULL: no Miracast sessions. */
+    UINT (*miracast_io)(void *in, UINT *out_size, unsigned random);
     /* The adapter makes no contexts (CreateContext: STATUS_NOT_SUPPORTED). */
     bool no_contexts;
     /* Called now and then by one thread: arms a failure of the miniport's

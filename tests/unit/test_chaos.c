@@ -61,9 +61,58 @@ static void soft_streams_destroy(struct chaos_streams *s)
     ck_assert_status(kmt_buf_destroy(s->device, &s->ring, 0), STATUS_SUCCESS);
 }
 
+static UINT soft_escape(void *data, D3DKMT_HANDLE allocation, D3DKMT_HANDLE syncobj, unsigned random)
+{
+    KMT_SOFT_ESCAPE e = { .Code = KMT_SOFT_ESCAPE_GET_STATS };
+
+    (void)allocation, (void)syncobj, (void)random;
+    _Static_assert(sizeof(e) <= CHAOS_ESCAPE_MAX, "fits the engine's buffer");
+    memcpy(data, &e, sizeof(e));
+    return sizeof(e);
+}
+
+/* The sink's requests: its info, a monitor arriving or leaving, a chunk. */
+static UINT soft_miracast_io(void *in, UINT *out_size, unsigned random)
+{
+    KMT_SOFT_MIRACAST_HEADER *h = in;
+
+    switch (random % 3) {
+    case 0:
+        h->Code = KMT_SOFT_MIRACAST_GET_SINK_INFO;
+        h->Size = sizeof(*h);
+        *out_size = sizeof(KMT_SOFT_MIRACAST_SINK_INFO);
+        break;
+    case 1: {
+        KMT_SOFT_MIRACAST_SET_MONITOR_IN *m = in;
+
+        h->Code = KMT_SOFT_MIRACAST_SET_MONITOR;
+        h->Size = sizeof(*m);
+        m->Connected = (random >> 8) & 1;
+        m->MonitorType = 0;
+        *out_size = 0;
+        break;
+    }
+    default: {
+        KMT_SOFT_MIRACAST_CHUNK_IN *c = in;
+
+        memset(c, 0, sizeof(*c) + 64);
+        h->Code = KMT_SOFT_MIRACAST_SEND_CHUNK;
+        h->Size = sizeof(*c) + 64;
+        c->FrameNumber = random >> 8;
+        c->EncodeMicroseconds = random % 200;
+        c->DataSize = 64;
+        *out_size = sizeof(KMT_SOFT_MIRACAST_CHUNK_OUT);
+        break;
+    }
+    }
+    return h->Size;
+}
+
 static void soft_check_empty(D3DKMT_HANDLE adapter)
 {
     KMT_SOFT_ESCAPE st = kmt_test_soft_stats(adapter);
+    KMT_SOFT_ESCAPE e = kmt_test_soft_escape(adapter, KMT_SOFT_ESCAPE_GET_MIRACAST_STATS);
+    KMT_SOFT_MIRACAST_STATS sink;
 
     ck_assert_uint_eq(st.Stats.Devices, 0);
     ck_assert_uint_eq(st.Stats.Allocations, 0);
@@ -71,6 +120,13 @@ static void soft_check_empty(D3DKMT_HANDLE adapter)
     ck_assert_uint_eq(st.Stats.BytesAllocated, 0);
     ck_assert_uint_eq(st.Stats.OpenBindings, 0);
     ck_assert_uint_eq(st.Stats.Contexts, 0);
+    /* every session's context destroyed; none reached by a stale or overlapping call */
+    memcpy(&sink, e.Data, sizeof(sink));
+    ck_assert_uint_eq(sink.ContextsCreated, sink.ContextsDestroyed);
+    ck_assert_uint_eq(sink.StaleIoControls, 0);
+    ck_assert_uint_eq(sink.Overlaps, 0);
+    fprintf(stderr, "chaos soft: %llu Miracast sessions, %llu IoControls\n", (unsigned long long)sink.ContextsCreated,
+            (unsigned long long)sink.IoControls);
 }
 
 START_TEST(chaos_soft)
@@ -81,6 +137,8 @@ START_TEST(chaos_soft)
         .streams_create = soft_streams_create,
         .streams_destroy = soft_streams_destroy,
         .fill_patched = soft_fill_patched,
+        .escape = soft_escape,
+        .miracast_io = soft_miracast_io,
         .check_empty = soft_check_empty,
     };
 

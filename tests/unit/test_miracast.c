@@ -317,15 +317,9 @@ static KMT_MIRACAST_SESSION_STATUS query(D3DKMT_HANDLE session)
 
 static KMT_SOFT_MIRACAST_STATS soft_sink_stats(void)
 {
-    KMT_SOFT_ESCAPE e = { .Code = KMT_SOFT_ESCAPE_GET_MIRACAST_STATS };
-    D3DKMT_ESCAPE esc = { 0 };
+    KMT_SOFT_ESCAPE e = kmt_test_soft_escape(adapter, KMT_SOFT_ESCAPE_GET_MIRACAST_STATS);
     KMT_SOFT_MIRACAST_STATS stats;
 
-    esc.hAdapter = adapter;
-    esc.Type = D3DKMT_ESCAPE_DRIVERPRIVATE;
-    esc.pPrivateDriverData = &e;
-    esc.PrivateDriverDataSize = sizeof(e);
-    ck_assert_status(D3DKMTEscape(&esc), STATUS_SUCCESS);
     memcpy(&stats, e.Data, sizeof(stats));
     return stats;
 }

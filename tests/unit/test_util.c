@@ -81,7 +81,12 @@ NTSTATUS kmt_test_create_allocations(D3DKMT_HANDLE device, UINT count, UINT64 si
 
 KMT_SOFT_ESCAPE kmt_test_soft_stats(D3DKMT_HANDLE adapter)
 {
-    KMT_SOFT_ESCAPE e = { .Code = KMT_SOFT_ESCAPE_GET_STATS };
+    return kmt_test_soft_escape(adapter, KMT_SOFT_ESCAPE_GET_STATS);
+}
+
+KMT_SOFT_ESCAPE kmt_test_soft_escape(D3DKMT_HANDLE adapter, UINT code)
+{
+    KMT_SOFT_ESCAPE e = { .Code = code };
     D3DKMT_ESCAPE esc = { 0 };
 
     esc.hAdapter = adapter;

@@ -49,6 +49,8 @@ NTSTATUS kmt_test_create_allocations(D3DKMT_HANDLE device, UINT count, UINT64 si
 
 /* The software adapter's live object counts (KMT_SOFT_ESCAPE_GET_STATS). */
 KMT_SOFT_ESCAPE kmt_test_soft_stats(D3DKMT_HANDLE adapter);
+/* Any of its escapes (enum kmt_soft_escape_code), asserted to succeed. */
+KMT_SOFT_ESCAPE kmt_test_soft_escape(D3DKMT_HANDLE adapter, UINT code);
 
 /* Registers `name` as the software miniport with some DDIs replaced:
  * `patch` edits a copy of its DDI table (DriverName already set to `name`),

@@ -151,24 +151,7 @@ NTSTATUS drm_test_create(D3DKMT_HANDLE device, UINT count, UINT64 size, D3DKMT_H
 
 NTSTATUS drm_test_create_sysmem(D3DKMT_HANDLE device, void *mem, SIZE_T size, D3DKMT_HANDLE *alloc)
 {
-    D3DKMT_CREATESTANDARDALLOCATION std = { 0 };
-    D3DDDI_ALLOCATIONINFO info = { 0 };
-    D3DKMT_CREATEALLOCATION ca = { 0 };
-    NTSTATUS status;
-
-    std.Type = D3DKMT_STANDARDALLOCATIONTYPE_EXISTINGHEAP;
-    std.ExistingHeapData.Size = size;
-    info.pSystemMem = mem;
-    ca.hDevice = device;
-    ca.pStandardAllocation = &std;
-    ca.NumAllocations = 1;
-    ca.pAllocationInfo = &info;
-    ca.Flags.StandardAllocation = 1;
-    ca.Flags.ExistingSysMem = 1;
-    status = D3DKMTCreateAllocation(&ca);
-    if (!status)
-        *alloc = info.hAllocation;
-    return status;
+    return kmt_test_create_existing_heap(device, mem, size, alloc);
 }
 
 NTSTATUS drm_test_destroy(D3DKMT_HANDLE device, const D3DKMT_HANDLE *allocs, UINT count)

@@ -12,7 +12,8 @@
 
 #include "chaos.h"
 
-#define THREADS 6
+#define MAX_THREADS 8                      /* KMT_CHAOS_threads: 4 to 8, 6 by default */
+#define HEAP_PAGES 16
 #define ADAPTER_SLOTS 4
 #define DEVICE_SLOTS 4
 #define ALLOC_SLOTS 32
@@ -51,6 +52,7 @@ enum {
 };
 
 static const struct chaos_backend *backend;
+static unsigned threads;
 
 static unsigned status_bit(NTSTATUS s)
 {
@@ -93,7 +95,7 @@ struct world {
      * shared), and a thread makes its context and enters it there holding
      * it exclusively. */
     pthread_rwlock_t legacy_guard;
-    _Atomic D3DKMT_HANDLE legacy[THREADS];
+    _Atomic D3DKMT_HANDLE legacy[MAX_THREADS];
     UINT64 deadline_ns;
     atomic_bool stop;
 };
@@ -107,6 +109,7 @@ struct worker {
      * only this thread writes its buffers, what they name is in the pool */
     D3DKMT_HANDLE render_device;
     D3DKMT_CREATECONTEXT legacy;
+    void *heap;                            /* pages for existing-heap allocations, freed at the end */
     int async_fd;                          /* async CPU waits set this */
     unsigned async_started;
     _Atomic(const char *) current;         /* the call it is in, for the watchdog */
@@ -333,7 +336,7 @@ static void drop_context(struct worker *t, uint64_t v)
     if (!v)
         return;
     pthread_rwlock_rdlock(&t->w->legacy_guard);
-    for (unsigned i = 0; i < THREADS; i++)
+    for (unsigned i = 0; i < threads; i++)
         spare |= atomic_load(&t->w->legacy[i]) == SLOT_HANDLE(v);
     if (!spare)
         CALL(t, "DestroyContext", kmt_exec_destroy_context(SLOT_HANDLE(v)), OK | INVALID);
@@ -385,6 +388,18 @@ static void op_create_alloc(struct worker *t)
         dev = t->render_device;
     if (!CALL(t, "CreateAllocation2", create_allocations(dev, 1, false, NULL, &h, NULL), OK | FAULT | INVALID))
         drop_alloc(t, put(t, t->w->allocs, ALLOC_SLOTS, SLOT(dev, h, 0)));
+}
+
+/* An allocation over one of the thread's own pages (the core probes
+ * them; the miniport maps or copies them). */
+static void op_create_sysmem(struct worker *t)
+{
+    D3DKMT_HANDLE dev = SLOT_HANDLE(any(t, t->w->devices, DEVICE_SLOTS)), h;
+    char *page = (char *)t->heap + pick(t, HEAP_PAGES) * CHAOS_ALLOC_SIZE;
+
+    if (!CALL(t, "CreateAllocation(existing heap)", kmt_test_create_existing_heap(dev, page, CHAOS_ALLOC_SIZE, &h),
+              OK | FAULT | INVALID))
+        drop_alloc(t, put(t, t->w->allocs, ALLOC_SLOTS, SLOT(dev, h, 2)));
 }
 
 /* A resource; its allocations go to the allocation pool too, where others
@@ -663,8 +678,11 @@ static void op_cpu_signal(struct worker *t)
 {
     uint64_t v = find(t, t->w->syncs, SYNC_SLOTS, SYNC_MONITORED, SLOT_KIND_MASK);
     UINT64 value = atomic_fetch_add(&t->w->fence_value, 1) + 1;
+    UINT rewind = pick(t, 16) ? 0 : 4;      /* AllowFenceRewind, to a lower value */
 
-    CALL(t, "SignalSynchronizationObjectFromCpu", kmt_fence_signal(SLOT_OWNER(v), SLOT_HANDLE(v), value, 0),
+    if (rewind)
+        value -= 1 + pick(t, 8);
+    CALL(t, "SignalSynchronizationObjectFromCpu", kmt_fence_signal(SLOT_OWNER(v), SLOT_HANDLE(v), value, rewind),
          OK | INVALID);
 }
 
@@ -865,7 +883,7 @@ static const struct {
 } ops[] = {
     { op_open_adapter, 1 }, { op_close_adapter, 1 },
     { op_create_device, 6 }, { op_destroy_device, 1 },
-    { op_create_alloc, 32 }, { op_create_resource, 12 }, { op_join_resource, 6 }, { op_destroy_alloc, 16 },
+    { op_create_alloc, 28 }, { op_create_sysmem, 4 }, { op_create_resource, 12 }, { op_join_resource, 6 }, { op_destroy_alloc, 16 },
     { op_destroy_alloc_list, 4 }, { op_destroy_resource, 8 },
     { op_lock, 40 }, { op_lock1, 12 },
     { op_create_context, 12 }, { op_destroy_context, 8 },
@@ -931,6 +949,8 @@ static void worker_init(struct worker *t, struct world *w, unsigned index, unsig
     t->seed = seed * 2654435761u + index * 40503u + 1;
     t->ops = ops;
     t->async_fd = kmt_eventfd();
+    ck_assert_ptr_nonnull(t->heap = aligned_alloc(CHAOS_ALLOC_SIZE, HEAP_PAGES * CHAOS_ALLOC_SIZE));
+    memset(t->heap, 0, HEAP_PAGES * CHAOS_ALLOC_SIZE);
     atomic_init(&t->current, "not started");
     cd.hAdapter = w->adapter;
     ck_assert_status(D3DKMTCreateDevice(&cd), STATUS_SUCCESS);
@@ -1019,7 +1039,7 @@ static void destroy_pool(struct world *w, struct worker *t)
     for (unsigned i = 0; i < ADAPTER_SLOTS; i++)
         if (w->adapters[i])
             close_adapter(SLOT_HANDLE(w->adapters[i]));
-    for (unsigned i = 0; i < THREADS; i++) {
+    for (unsigned i = 0; i < threads; i++) {
         if (backend->streams_destroy)
             backend->streams_destroy(&t[i].streams);
         if (t[i].render_device) {
@@ -1032,7 +1052,7 @@ static void destroy_pool(struct world *w, struct worker *t)
 
 static void expect_async_waits_set(struct worker *t)
 {
-    for (unsigned i = 0; i < THREADS; i++) {
+    for (unsigned i = 0; i < threads; i++) {
         unsigned set = 0;
 
         for (unsigned waited = 0; set < t[i].async_started && waited < KMT_EXEC_WAIT_MS; waited++) {
@@ -1056,7 +1076,7 @@ static void print_tally(const struct worker *t)
     unsigned n = 0;
 
     memset(sum, 0, sizeof(sum));
-    for (unsigned i = 0; i < THREADS; i++)
+    for (unsigned i = 0; i < threads; i++)
         for (const struct tally *y = t[i].tally; y < t[i].tally + TALLIES && y->name; y++) {
             unsigned j = 0;
 
@@ -1080,7 +1100,7 @@ void chaos_run(const struct chaos_backend *b)
 {
     const char *name = b->name;
     static struct world w;
-    static struct worker t[THREADS];
+    static struct worker t[MAX_THREADS];
     struct watchdog d = { .lock = PTHREAD_MUTEX_INITIALIZER };
     pthread_condattr_t monotonic;
     unsigned seed = env_uint("KMT_CHAOS_SEED", 1), ops = env_uint("KMT_CHAOS_OPS", 30000);
@@ -1091,8 +1111,10 @@ void chaos_run(const struct chaos_backend *b)
     D3DKMT_ADAPTERINFO info[4];
     D3DKMT_ENUMADAPTERS2 e = { 4, info };
 
-    fprintf(stderr, "chaos %s: seed %u, %u threads, %u ops each (KMT_CHAOS_SEED, KMT_CHAOS_OPS)\n", name, seed,
-            THREADS, ops);
+    threads = env_uint("KMT_CHAOS_THREADS", 6);
+    threads = threads < 4 ? 4 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    fprintf(stderr, "chaos %s: seed %u, %u threads, %u ops each (KMT_CHAOS_SEED, KMT_CHAOS_THREADS, KMT_CHAOS_OPS)\n",
+            name, seed, threads, ops);
     memset(&w, 0, sizeof(w));
     {
         pthread_rwlockattr_t writers_first;
@@ -1118,7 +1140,7 @@ void chaos_run(const struct chaos_backend *b)
         ck_assert_status(KmtMiracastStopSession(d.hSession, NULL), STATUS_SUCCESS);
     }
     live = KmtLiveObjectCount();
-    for (unsigned i = 0; i < THREADS; i++)
+    for (unsigned i = 0; i < threads; i++)
         worker_init(&t[i], &w, i, seed, ops);
 
     fill_pool(&t[0]);
@@ -1127,20 +1149,20 @@ void chaos_run(const struct chaos_backend *b)
     w.deadline_ns = start + (UINT64)seconds * 1000000000ull;
     d.limit_ns = ((UINT64)seconds + 30) * 1000000000ull;
     d.workers = t;
-    d.n = THREADS;
+    d.n = threads;
     d.seed = seed;
     /* the deadline is on CLOCK_MONOTONIC, as now_ns() */
     pthread_condattr_init(&monotonic);
     pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
     pthread_cond_init(&d.cond, &monotonic);
     ck_assert_int_eq(pthread_create(&d.thread, NULL, watchdog_main, &d), 0);
-    for (unsigned i = 0; i < THREADS; i++)
+    for (unsigned i = 0; i < threads; i++)
         ck_assert_int_eq(pthread_create(&t[i].thread, NULL, worker_main, &t[i]), 0);
-    for (unsigned i = 0; i < THREADS; i++)
+    for (unsigned i = 0; i < threads; i++)
         ck_assert_int_eq(pthread_join(t[i].thread, NULL), 0);
     elapsed = (double)(now_ns() - start) / 1e9;
 
-    for (unsigned i = 0; i < THREADS; i++) {
+    for (unsigned i = 0; i < threads; i++) {
         if (t[i].done < t[i].ops)
             fprintf(stderr, "chaos %s: thread %u stopped at the time bound after %u ops\n", name, i, t[i].done);
         ck_assert_msg(!t[i].what, "seed %u thread %u op %u: %s returned 0x%08x", seed, i, t[i].at_op, t[i].what,
@@ -1160,6 +1182,8 @@ void chaos_run(const struct chaos_backend *b)
     ck_assert_int_eq(pthread_join(d.thread, NULL), 0);
 
     expect_async_waits_set(t);
+    for (unsigned i = 0; i < threads; i++)
+        free(t[i].heap);               /* no allocation over it is left */
     close(w.notify_fd);
     if (b->check_empty)
         b->check_empty(w.adapter);

@@ -79,6 +79,28 @@ NTSTATUS kmt_test_create_allocations(D3DKMT_HANDLE device, UINT count, UINT64 si
     return status;
 }
 
+NTSTATUS kmt_test_create_existing_heap(D3DKMT_HANDLE device, void *mem, SIZE_T size, D3DKMT_HANDLE *alloc)
+{
+    D3DKMT_CREATESTANDARDALLOCATION std = { 0 };
+    D3DDDI_ALLOCATIONINFO info = { 0 };
+    D3DKMT_CREATEALLOCATION ca = { 0 };
+    NTSTATUS status;
+
+    std.Type = D3DKMT_STANDARDALLOCATIONTYPE_EXISTINGHEAP;
+    std.ExistingHeapData.Size = size;
+    info.pSystemMem = mem;
+    ca.hDevice = device;
+    ca.pStandardAllocation = &std;
+    ca.NumAllocations = 1;
+    ca.pAllocationInfo = &info;
+    ca.Flags.StandardAllocation = 1;
+    ca.Flags.ExistingSysMem = 1;
+    status = D3DKMTCreateAllocation(&ca);
+    if (!status)
+        *alloc = info.hAllocation;
+    return status;
+}
+
 KMT_SOFT_ESCAPE kmt_test_soft_stats(D3DKMT_HANDLE adapter)
 {
     return kmt_test_soft_escape(adapter, KMT_SOFT_ESCAPE_GET_STATS);

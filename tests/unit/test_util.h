@@ -47,6 +47,10 @@ KMT_SOFT_ALLOCATION_DESC kmt_test_soft_desc(UINT64 size);
 NTSTATUS kmt_test_create_allocations(D3DKMT_HANDLE device, UINT count, UINT64 size,
                                      D3DKMT_HANDLE *allocations, D3DKMT_HANDLE *resource);
 
+/* A standard existing-heap allocation over `mem` (no Check assertions:
+ * threads may call it). */
+NTSTATUS kmt_test_create_existing_heap(D3DKMT_HANDLE device, void *mem, SIZE_T size, D3DKMT_HANDLE *alloc);
+
 /* The software adapter's live object counts (KMT_SOFT_ESCAPE_GET_STATS). */
 KMT_SOFT_ESCAPE kmt_test_soft_stats(D3DKMT_HANDLE adapter);
 /* Any of its escapes (enum kmt_soft_escape_code), asserted to succeed. */

@@ -53,6 +53,8 @@ enum {
 
 static const struct chaos_backend *backend;
 static unsigned threads;
+/* Slots in use, from the seed: fewer slots, more threads on each object. */
+static unsigned n_devices, n_allocs, n_resources, n_contexts, n_syncs;
 
 static unsigned status_bit(NTSTATUS s)
 {
@@ -369,57 +371,57 @@ static void op_create_device(struct worker *t)
 
     cd.hAdapter = any_adapter(t);
     if (!CALL(t, "CreateDevice", D3DKMTCreateDevice(&cd), OK | FAULT | INVALID))
-        drop_device(t, fill(t, t->w->devices, DEVICE_SLOTS, SLOT(0, cd.hDevice, 0), false));
+        drop_device(t, fill(t, t->w->devices, n_devices, SLOT(0, cd.hDevice, 0), false));
 }
 
 /* Out of the pool: an empty slot is refilled, a stale one would stay (its
  * children's slots keep stale devices anyway). */
 static void op_destroy_device(struct worker *t)
 {
-    drop_device(t, atomic_exchange(&t->w->devices[pick(t, DEVICE_SLOTS)], 0));
+    drop_device(t, atomic_exchange(&t->w->devices[pick(t, n_devices)], 0));
 }
 
 static void op_create_alloc(struct worker *t)
 {
-    D3DKMT_HANDLE dev = SLOT_HANDLE(any(t, t->w->devices, DEVICE_SLOTS)), h;
+    D3DKMT_HANDLE dev = SLOT_HANDLE(any(t, t->w->devices, n_devices)), h;
 
     /* some on the thread's own device, for its legacy context to render with */
     if (t->render_device && !pick(t, 4))
         dev = t->render_device;
     if (!CALL(t, "CreateAllocation2", create_allocations(dev, 1, false, NULL, &h, NULL), OK | FAULT | INVALID))
-        drop_alloc(t, put(t, t->w->allocs, ALLOC_SLOTS, SLOT(dev, h, 0)));
+        drop_alloc(t, put(t, t->w->allocs, n_allocs, SLOT(dev, h, 0)));
 }
 
 /* An allocation over one of the thread's own pages (the core probes
  * them; the miniport maps or copies them). */
 static void op_create_sysmem(struct worker *t)
 {
-    D3DKMT_HANDLE dev = SLOT_HANDLE(any(t, t->w->devices, DEVICE_SLOTS)), h;
+    D3DKMT_HANDLE dev = SLOT_HANDLE(any(t, t->w->devices, n_devices)), h;
     char *page = (char *)t->heap + pick(t, HEAP_PAGES) * CHAOS_ALLOC_SIZE;
 
     if (!CALL(t, "CreateAllocation(existing heap)", kmt_test_create_existing_heap(dev, page, CHAOS_ALLOC_SIZE, &h),
               OK | FAULT | INVALID))
-        drop_alloc(t, put(t, t->w->allocs, ALLOC_SLOTS, SLOT(dev, h, 2)));
+        drop_alloc(t, put(t, t->w->allocs, n_allocs, SLOT(dev, h, 2)));
 }
 
 /* A resource; its allocations go to the allocation pool too, where others
  * lock and destroy them while the resource is destroyed. */
 static void op_create_resource(struct worker *t)
 {
-    D3DKMT_HANDLE dev = SLOT_HANDLE(any(t, t->w->devices, DEVICE_SLOTS)), res, h[3];
+    D3DKMT_HANDLE dev = SLOT_HANDLE(any(t, t->w->devices, n_devices)), res, h[3];
     UINT n = 1 + pick(t, 3);
 
     if (CALL(t, "CreateAllocation2(resource)", create_allocations(dev, n, true, &res, h, NULL), OK | FAULT | INVALID))
         return;
     for (UINT i = 0; i < n; i++)
-        drop_alloc(t, put(t, t->w->allocs, ALLOC_SLOTS, SLOT(dev, h[i], 1)));
-    drop_resource(t, put(t, t->w->resources, RESOURCE_SLOTS, SLOT(dev, res, 0)));
+        drop_alloc(t, put(t, t->w->allocs, n_allocs, SLOT(dev, h[i], 1)));
+    drop_resource(t, put(t, t->w->resources, n_resources, SLOT(dev, res, 0)));
 }
 
 /* A new allocation joining a pool resource that others destroy meanwhile. */
 static void op_join_resource(struct worker *t)
 {
-    uint64_t r = any(t, t->w->resources, RESOURCE_SLOTS);
+    uint64_t r = any(t, t->w->resources, n_resources);
     UINT64 desc[CHAOS_DESC_MAX / 8];
     D3DDDI_ALLOCATIONINFO2 info = { 0 };
     D3DKMT_CREATEALLOCATION ca = { 0 };
@@ -431,7 +433,7 @@ static void op_join_resource(struct worker *t)
     ca.NumAllocations = 1;
     ca.pAllocationInfo2 = &info;
     if (!CALL(t, "CreateAllocation2(join)", D3DKMTCreateAllocation2(&ca), OK | FAULT | INVALID | BAD_HANDLE))
-        drop_alloc(t, put(t, t->w->allocs, ALLOC_SLOTS, SLOT(ca.hDevice, info.hAllocation, 1)));
+        drop_alloc(t, put(t, t->w->allocs, n_allocs, SLOT(ca.hDevice, info.hAllocation, 1)));
 }
 
 /* Several at once, all or nothing: any stale or foreign one refuses the
@@ -439,34 +441,34 @@ static void op_join_resource(struct worker *t)
 static void op_destroy_alloc_list(struct worker *t)
 {
     D3DKMT_HANDLE list[3];
-    uint64_t first = take(t, t->w->allocs, ALLOC_SLOTS);
+    uint64_t first = take(t, t->w->allocs, n_allocs);
     UINT n = 1 + pick(t, 3);
 
     list[0] = SLOT_HANDLE(first);
     for (UINT i = 1; i < n; i++)
-        list[i] = SLOT_HANDLE(any(t, t->w->allocs, ALLOC_SLOTS));
+        list[i] = SLOT_HANDLE(any(t, t->w->allocs, n_allocs));
     CALL(t, "DestroyAllocation2(list)", destroy_allocations(SLOT_OWNER(first), 0, list, n, destroy_flags(t)), OK | INVALID);
 }
 
 static void op_destroy_alloc(struct worker *t)
 {
-    drop_alloc(t, take(t, t->w->allocs, ALLOC_SLOTS));
+    drop_alloc(t, take(t, t->w->allocs, n_allocs));
 }
 
 static void op_destroy_resource(struct worker *t)
 {
-    drop_resource(t, take(t, t->w->resources, RESOURCE_SLOTS));
+    drop_resource(t, take(t, t->w->resources, n_resources));
 }
 
 /* Never touches the memory: another thread may destroy (and unmap) it. */
 static void op_lock(struct worker *t)
 {
-    uint64_t v = any(t, t->w->allocs, ALLOC_SLOTS);
+    uint64_t v = any(t, t->w->allocs, n_allocs);
     D3DKMT_LOCK2 l = { 0 };
     D3DKMT_UNLOCK2 u = { 0 };
 
     /* now and then on the wrong device */
-    l.hDevice = u.hDevice = pick(t, 8) ? SLOT_OWNER(v) : SLOT_HANDLE(any(t, t->w->devices, DEVICE_SLOTS));
+    l.hDevice = u.hDevice = pick(t, 8) ? SLOT_OWNER(v) : SLOT_HANDLE(any(t, t->w->devices, n_devices));
     l.hAllocation = u.hAllocation = SLOT_HANDLE(v);
     if (!CALL(t, "Lock2", D3DKMTLock2(&l), OK | FAULT | INVALID) && !l.pData && !t->what) {
         t->what = "Lock2 succeeded without an address";
@@ -479,7 +481,7 @@ static void op_lock(struct worker *t)
  * allocation) or IgnoreSync now and then; never touches the memory. */
 static void op_lock1(struct worker *t)
 {
-    uint64_t v = any(t, t->w->allocs, ALLOC_SLOTS);
+    uint64_t v = any(t, t->w->allocs, n_allocs);
     D3DKMT_LOCK l = { 0 };
     D3DKMT_UNLOCK u = { 0 };
     D3DKMT_HANDLE h = SLOT_HANDLE(v);
@@ -499,7 +501,7 @@ static void op_lock1(struct worker *t)
 
 static void op_create_context(struct worker *t)
 {
-    D3DKMT_HANDLE dev = SLOT_HANDLE(any(t, t->w->devices, DEVICE_SLOTS));
+    D3DKMT_HANDLE dev = SLOT_HANDLE(any(t, t->w->devices, n_devices));
     D3DKMT_HANDLE ctx;
     unsigned kind = pick(t, 4) ? CTX_VIRTUAL : CTX_LEGACY;
 
@@ -518,19 +520,19 @@ static void op_create_context(struct worker *t)
             return;
         ctx = cc.hContext;
     }
-    drop_context(t, fill(t, t->w->contexts, CONTEXT_SLOTS, SLOT(dev, ctx, kind), true));
+    drop_context(t, fill(t, t->w->contexts, n_contexts, SLOT(dev, ctx, kind), true));
 }
 
 static void op_destroy_context(struct worker *t)
 {
-    drop_context(t, take(t, t->w->contexts, CONTEXT_SLOTS));
+    drop_context(t, take(t, t->w->contexts, n_contexts));
 }
 
 /* One of the thread's fixed streams (never rewritten, so queued work reads
  * what was written), or now and then one that faults the device. */
 static void op_submit(struct worker *t)
 {
-    uint64_t v = any(t, t->w->contexts, CONTEXT_SLOTS);
+    uint64_t v = any(t, t->w->contexts, n_contexts);
     unsigned s = pick(t, 4);
 
     if (SLOT_KIND(v) == CTX_LEGACY) {
@@ -552,7 +554,7 @@ static void op_submit(struct worker *t)
         sc.CommandLength = t->streams.length[s];
         sc.BroadcastContextCount = 2;
         sc.BroadcastContext[0] = SLOT_HANDLE(v);
-        sc.BroadcastContext[1] = SLOT_HANDLE(any(t, t->w->contexts, CONTEXT_SLOTS));
+        sc.BroadcastContext[1] = SLOT_HANDLE(any(t, t->w->contexts, n_contexts));
         CALL(t, "SubmitCommand(broadcast)", D3DKMTSubmitCommand(&sc), OK | FAULT | INVALID | REMOVED);
         return;
     }
@@ -606,7 +608,7 @@ static void op_render(struct worker *t)
     if (!t->render_device && (make_render_device(t), !t->render_device))
         return;
     for (UINT i = 0; i < n; i++) {
-        uint64_t v = find(t, t->w->allocs, ALLOC_SLOTS, SLOT(t->render_device, 0, 0), SLOT_OWNER_MASK);
+        uint64_t v = find(t, t->w->allocs, n_allocs, SLOT(t->render_device, 0, 0), SLOT_OWNER_MASK);
         D3DDDI_PATCHLOCATIONLIST *p = &t->legacy.pPatchLocationList[i];
         UINT start = r.CommandLength, patch;
 
@@ -630,7 +632,7 @@ static void op_render(struct worker *t)
 
 static void op_create_sync(struct worker *t)
 {
-    D3DKMT_HANDLE dev = SLOT_HANDLE(any(t, t->w->devices, DEVICE_SLOTS));
+    D3DKMT_HANDLE dev = SLOT_HANDLE(any(t, t->w->devices, n_devices));
     D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
     unsigned kind = pick(t, SYNC_KINDS);
 
@@ -658,12 +660,12 @@ static void op_create_sync(struct worker *t)
         break;
     }
     if (!CALL(t, "CreateSynchronizationObject2", D3DKMTCreateSynchronizationObject2(&cs), OK | FAULT | INVALID))
-        drop_sync(t, put(t, t->w->syncs, SYNC_SLOTS, SLOT(dev, cs.hSyncObject, kind)));
+        drop_sync(t, put(t, t->w->syncs, n_syncs, SLOT(dev, cs.hSyncObject, kind)));
 }
 
 static void op_destroy_sync(struct worker *t)
 {
-    drop_sync(t, take(t, t->w->syncs, SYNC_SLOTS));
+    drop_sync(t, take(t, t->w->syncs, n_syncs));
 }
 
 /* A fence value near the latest: mostly reached already, sometimes not yet. */
@@ -676,7 +678,7 @@ static UINT64 near_value(struct worker *t)
 
 static void op_cpu_signal(struct worker *t)
 {
-    uint64_t v = find(t, t->w->syncs, SYNC_SLOTS, SYNC_MONITORED, SLOT_KIND_MASK);
+    uint64_t v = find(t, t->w->syncs, n_syncs, SYNC_MONITORED, SLOT_KIND_MASK);
     UINT64 value = atomic_fetch_add(&t->w->fence_value, 1) + 1;
     UINT rewind = pick(t, 16) ? 0 : 4;      /* AllowFenceRewind, to a lower value */
 
@@ -688,7 +690,7 @@ static void op_cpu_signal(struct worker *t)
 
 static void op_cpu_wait(struct worker *t)
 {
-    uint64_t v = find(t, t->w->syncs, SYNC_SLOTS, SYNC_MONITORED, SLOT_KIND_MASK);
+    uint64_t v = find(t, t->w->syncs, n_syncs, SYNC_MONITORED, SLOT_KIND_MASK);
 
     if (!pick(t, 4)) {
         NTSTATUS s = CALL(t, "WaitForSynchronizationObjectFromCpu(async)",
@@ -704,7 +706,7 @@ static void op_cpu_wait(struct worker *t)
         UINT64 values[3];
 
         for (unsigned i = 0; i < 3; i++) {
-            h[i] = SLOT_HANDLE(i ? find(t, t->w->syncs, SYNC_SLOTS, SYNC_MONITORED, SLOT_KIND_MASK) : v);
+            h[i] = SLOT_HANDLE(i ? find(t, t->w->syncs, n_syncs, SYNC_MONITORED, SLOT_KIND_MASK) : v);
             values[i] = near_value(t);
         }
         w.hDevice = SLOT_OWNER(v);
@@ -725,13 +727,13 @@ static void op_cpu_wait(struct worker *t)
  * others (mutexes, semaphores, fences, CPU notifications) the legacy way. */
 static void op_gpu_sync(struct worker *t)
 {
-    uint64_t c = any(t, t->w->contexts, CONTEXT_SLOTS), v = any(t, t->w->syncs, SYNC_SLOTS);
+    uint64_t c = any(t, t->w->contexts, n_contexts), v = any(t, t->w->syncs, n_syncs);
     D3DKMT_HANDLE ctx = SLOT_HANDLE(c), h = SLOT_HANDLE(v);
     bool signal = pick(t, 2);
 
     if (SLOT_KIND(v) == SYNC_MONITORED && !pick(t, 4)) {
         D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 s2 = { 0 };
-        D3DKMT_HANDLE ctxs[2] = { ctx, SLOT_HANDLE(any(t, t->w->contexts, CONTEXT_SLOTS)) };
+        D3DKMT_HANDLE ctxs[2] = { ctx, SLOT_HANDLE(any(t, t->w->contexts, n_contexts)) };
         UINT64 value = atomic_fetch_add(&t->w->fence_value, 1) + 1;
 
         /* one fence from two queues, or a CPU event when both passed it */
@@ -823,11 +825,11 @@ static void op_escape(struct worker *t)
         return;
     e.hAdapter = any_adapter(t);
     if (pick(t, 2))
-        e.hDevice = SLOT_HANDLE(any(t, t->w->devices, DEVICE_SLOTS));
+        e.hDevice = SLOT_HANDLE(any(t, t->w->devices, n_devices));
     e.Type = D3DKMT_ESCAPE_DRIVERPRIVATE;
     e.pPrivateDriverData = data;
-    e.PrivateDriverDataSize = backend->escape(data, SLOT_HANDLE(any(t, t->w->allocs, ALLOC_SLOTS)),
-                                              SLOT_HANDLE(any(t, t->w->syncs, SYNC_SLOTS)), rnd(t));
+    e.PrivateDriverDataSize = backend->escape(data, SLOT_HANDLE(any(t, t->w->allocs, n_allocs)),
+                                              SLOT_HANDLE(any(t, t->w->syncs, n_syncs)), rnd(t));
     CALL(t, "Escape", D3DKMTEscape(&e), OK | INVALID);
 }
 
@@ -854,7 +856,7 @@ static void op_query(struct worker *t)
     case 1: {
         D3DKMT_GETDEVICESTATE gs = { 0 };
 
-        unsigned i = pick(t, DEVICE_SLOTS);
+        unsigned i = pick(t, n_devices);
         uint64_t v = atomic_load(&t->w->devices[i]);
 
         gs.hDevice = SLOT_HANDLE(v);
@@ -910,15 +912,15 @@ static void random_op(struct worker *t)
 /* A first few of everything, so that the threads start on a full pool. */
 static void fill_pool(struct worker *t)
 {
-    for (unsigned i = 0; i < DEVICE_SLOTS; i++)
+    for (unsigned i = 0; i < n_devices; i++)
         op_create_device(t);
-    for (unsigned i = 0; i < ALLOC_SLOTS / 2; i++)
+    for (unsigned i = 0; i < n_allocs / 2; i++)
         op_create_alloc(t);
-    for (unsigned i = 0; i < RESOURCE_SLOTS / 2; i++)
+    for (unsigned i = 0; i < n_resources / 2; i++)
         op_create_resource(t);
-    for (unsigned i = 0; i < CONTEXT_SLOTS; i++)
+    for (unsigned i = 0; i < n_contexts; i++)
         op_create_context(t);
-    for (unsigned i = 0; i < SYNC_SLOTS; i++)
+    for (unsigned i = 0; i < n_syncs; i++)
         op_create_sync(t);
 }
 
@@ -1113,8 +1115,21 @@ void chaos_run(const struct chaos_backend *b)
 
     threads = env_uint("KMT_CHAOS_THREADS", 6);
     threads = threads < 4 ? 4 : threads > MAX_THREADS ? MAX_THREADS : threads;
-    fprintf(stderr, "chaos %s: seed %u, %u threads, %u ops each (KMT_CHAOS_SEED, KMT_CHAOS_THREADS, KMT_CHAOS_OPS)\n",
-            name, seed, threads, ops);
+    /* odd seeds use every slot, even ones fewer (from a hash of the seed) */
+    n_devices = DEVICE_SLOTS, n_allocs = ALLOC_SLOTS, n_resources = RESOURCE_SLOTS;
+    n_contexts = CONTEXT_SLOTS, n_syncs = SYNC_SLOTS;
+    if (!(seed & 1)) {
+        unsigned h = seed * 2654435761u;
+
+        n_devices = 1 + (h & 0xff) % DEVICE_SLOTS;
+        n_allocs = 4 + (h >> 8 & 0xff) % (ALLOC_SLOTS - 3);
+        n_resources = 1 + (h >> 16 & 0xf) % RESOURCE_SLOTS;
+        n_contexts = 1 + (h >> 20 & 0xf) % CONTEXT_SLOTS;
+        n_syncs = 2 + (h >> 24 & 0xff) % (SYNC_SLOTS - 1);
+    }
+    fprintf(stderr, "chaos %s: seed %u, %u threads, %u ops each (KMT_CHAOS_SEED, KMT_CHAOS_THREADS, KMT_CHAOS_OPS); "
+            "slots: %u devices, %u allocations, %u resources, %u contexts, %u sync objects\n",
+            name, seed, threads, ops, n_devices, n_allocs, n_resources, n_contexts, n_syncs);
     memset(&w, 0, sizeof(w));
     {
         pthread_rwlockattr_t writers_first;

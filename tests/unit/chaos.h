@@ -20,7 +20,8 @@
  *
  * Replay: the seed and the operation count are printed; KMT_CHAOS_SEED,
  * KMT_CHAOS_THREADS (4 to 8, 6 by default), KMT_CHAOS_OPS (per thread)
- * and KMT_CHAOS_SECONDS (a bound on the run) choose them.  The interleaving is not replayable, each thread's sequence
+ * and KMT_CHAOS_SECONDS (a bound on the run) choose them.  Odd seeds use
+ * every slot of the pool, even ones fewer (more threads on each object).  The interleaving is not replayable, each thread's sequence
  * of calls is.
  *
  * Worker threads never call ck_assert: they record the first unexpected

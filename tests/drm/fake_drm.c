@@ -35,6 +35,7 @@ static struct {
 } fds[MAX_FDS];
 static unsigned files_opened;
 static unsigned caller;                 /* the file of the ioctl being answered */
+static void timelines_reset(void);
 /* Ioctls from several threads (the chaos test) are answered one at a time. */
 static pthread_mutex_t answering = PTHREAD_MUTEX_INITIALIZER;
 
@@ -98,6 +99,7 @@ int fake_drm_open(const struct fake_drm_config *config)
 {
     fake_drm_close();
     memset(&fake_drm, 0, sizeof(fake_drm));
+    timelines_reset();
     fake_drm.config = *config;
     if (!fake_drm.config.vram_min_page)
         fake_drm.config.vram_min_page = 65536;
@@ -142,6 +144,7 @@ void fake_drm_close_fd(int fd)
 
 void fake_drm_close(void)
 {
+    timelines_reset();
     if (memory && memory != MAP_FAILED)
         munmap(memory, MEMFD_SIZE);
     memory = NULL;
@@ -649,9 +652,124 @@ static int mode_create_dumb(struct drm_mode_create_dumb *args)
 struct fake_syncobj_eventfd { uint32_t handle, flags; uint64_t point; int32_t fd; uint32_t pad; };
 #define FAKE_SYNCOBJ_EVENTFD DRM_IOWR(0xCF, struct fake_syncobj_eventfd)
 
+/* ---- timeline syncobjs (config.timelines) --------------------------------- */
+
+#define FAKE_MAX_SYNCOBJS 256
+#define FAKE_MAX_REGISTRATIONS 256
+
+static struct {
+    bool live;
+    unsigned file;
+    uint64_t value;
+} syncobjs[FAKE_MAX_SYNCOBJS + 1];                  /* by handle, 0 unused */
+
+/* SYNCOBJ_EVENTFD registrations: the kernel holds the eventfd's file, so
+ * the fake holds a duplicate of the number, closed once the point came. */
+static struct {
+    uint32_t handle;
+    uint64_t point;
+    int fd;                                         /* -1: free */
+} registrations[FAKE_MAX_REGISTRATIONS];
+
+static void timelines_reset(void)
+{
+    memset(syncobjs, 0, sizeof(syncobjs));
+    for (unsigned i = 0; i < FAKE_MAX_REGISTRATIONS; i++) {
+        if (registrations[i].fd > 0)
+            close(registrations[i].fd);
+        registrations[i].fd = -1;
+    }
+}
+
+static bool syncobj_owned(uint32_t handle)
+{
+    return handle && handle <= FAKE_MAX_SYNCOBJS && syncobjs[handle].live && syncobjs[handle].file == caller;
+}
+
+/* Sets the eventfds whose point has come (or, `all`, every one on the
+ * syncobj: it is being destroyed, and they go with it unset). */
+static void registrations_fire(uint32_t handle, bool all)
+{
+    static const uint64_t one = 1;
+
+    for (unsigned i = 0; i < FAKE_MAX_REGISTRATIONS; i++) {
+        if (registrations[i].fd < 0 || registrations[i].handle != handle)
+            continue;
+        if (!all && registrations[i].point > syncobjs[handle].value)
+            continue;
+        if (!all && write(registrations[i].fd, &one, sizeof(one)) != sizeof(one))
+            fake_drm.eventfd_calls += 0;             /* a full eventfd stays set: nothing lost */
+        close(registrations[i].fd);
+        registrations[i].fd = -1;
+    }
+}
+
+static int get_cap(struct drm_get_cap *args)
+{
+    if (!fake_drm.config.timelines)
+        return -ENOTTY;
+    args->value = args->capability == DRM_CAP_SYNCOBJ || args->capability == DRM_CAP_SYNCOBJ_TIMELINE;
+    return 0;
+}
+
+static int syncobj_create(struct drm_syncobj_create *args)
+{
+    if (!fake_drm.config.timelines)
+        return -ENOTTY;
+    if (args->flags)
+        return -EINVAL;
+    for (uint32_t h = 1; h <= FAKE_MAX_SYNCOBJS; h++)
+        if (!syncobjs[h].live) {
+            syncobjs[h].live = true;
+            syncobjs[h].file = caller;
+            syncobjs[h].value = 0;
+            fake_drm.live_syncobjs++;
+            args->handle = h;
+            return 0;
+        }
+    return -ENOMEM;
+}
+
+static int syncobj_destroy(struct drm_syncobj_destroy *args)
+{
+    if (!fake_drm.config.timelines)
+        return -ENOTTY;
+    if (args->pad || !syncobj_owned(args->handle))
+        return -EINVAL;
+    registrations_fire(args->handle, true);
+    syncobjs[args->handle].live = false;
+    fake_drm.live_syncobjs--;
+    return 0;
+}
+
+/* TIMELINE_SIGNAL, RESET and QUERY, one handle at a time. */
+static int syncobj_array(unsigned long request, uint64_t handles, uint64_t points, uint32_t count, uint32_t flags)
+{
+    const uint32_t *h = (const uint32_t *)(uintptr_t)handles;
+    uint64_t *p = (uint64_t *)(uintptr_t)points;
+
+    if (!fake_drm.config.timelines)
+        return -ENOTTY;
+    if (!count || (request != DRM_IOCTL_SYNCOBJ_QUERY && flags))
+        return -EINVAL;
+    for (uint32_t i = 0; i < count; i++)
+        if (!syncobj_owned(h[i]))
+            return -ENOENT;
+    for (uint32_t i = 0; i < count; i++) {
+        if (request == DRM_IOCTL_SYNCOBJ_QUERY) {
+            p[i] = syncobjs[h[i]].value;
+            continue;
+        }
+        syncobjs[h[i]].value = request == DRM_IOCTL_SYNCOBJ_RESET ? 0 : p[i];
+        registrations_fire(h[i], false);
+    }
+    return 0;
+}
+
 /* The kernel takes a reference to the eventfd behind the number at the
  * call: a closed number is EBADF, a number now naming another kind of file
- * EINVAL.  The fake keeps no syncobjs: any handle but 0 is taken. */
+ * EINVAL.  Without config.timelines the fake keeps no syncobjs: any handle
+ * but 0 is taken. */
 static int syncobj_eventfd(struct fake_syncobj_eventfd *args)
 {
     char link[64], target[64];
@@ -667,7 +785,22 @@ static int syncobj_eventfd(struct fake_syncobj_eventfd *args)
     if (strcmp(target, "anon_inode:[eventfd]"))
         return -EINVAL;
     fake_drm.last_eventfd = args->fd;
-    return 0;
+    if (!fake_drm.config.timelines)
+        return 0;
+    if (!syncobj_owned(args->handle))
+        return -ENOENT;
+    for (unsigned i = 0; i < FAKE_MAX_REGISTRATIONS; i++)
+        if (registrations[i].fd < 0) {
+            if ((registrations[i].fd = fcntl(args->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+                registrations[i].fd = -1;
+                return -EMFILE;
+            }
+            registrations[i].handle = args->handle;
+            registrations[i].point = args->point;
+            registrations_fire(args->handle, false);     /* the point may be there already */
+            return 0;
+        }
+    return -ENOMEM;
 }
 
 /* ---- fdinfo (drm-usage-stats.rst) ---------------------------------------- */
@@ -756,6 +889,20 @@ static int answer(unsigned long request, void *arg)
         return mode_create_dumb(arg);
     if (request == FAKE_SYNCOBJ_EVENTFD)
         return syncobj_eventfd(arg);
+    if (request == DRM_IOCTL_GET_CAP)
+        return get_cap(arg);
+    if (request == DRM_IOCTL_SYNCOBJ_CREATE)
+        return syncobj_create(arg);
+    if (request == DRM_IOCTL_SYNCOBJ_DESTROY)
+        return syncobj_destroy(arg);
+    if (request == DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL || request == DRM_IOCTL_SYNCOBJ_QUERY) {
+        struct drm_syncobj_timeline_array *t = arg;
+        return syncobj_array(request, t->handles, t->points, t->count_handles, t->flags);
+    }
+    if (request == DRM_IOCTL_SYNCOBJ_RESET) {
+        struct drm_syncobj_array *r = arg;
+        return syncobj_array(request, r->handles, 0, r->count_handles, r->pad);
+    }
     if (fake_drm.config.driver == FAKE_I915) {
         switch (request) {
         case DRM_IOCTL_I915_GETPARAM: return i915_getparam(arg);

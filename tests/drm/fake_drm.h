@@ -49,6 +49,12 @@ struct fake_drm_config {
     bool apu;                           /* amdgpu: a FUSION part (UMA) */
     uint32_t vram_min_page;             /* xe: 64 KiB on discrete parts */
     bool no_system_region;              /* xe: the region query lists VRAM only */
+    /* Timeline syncobjs: GET_CAP says SYNCOBJ and SYNCOBJ_TIMELINE, the
+     * SYNCOBJ ioctls keep syncobjs with a value, and SYNCOBJ_EVENTFD takes
+     * registrations on them and sets the eventfd when the value reaches the
+     * point.  Off: GET_CAP is unknown and SYNCOBJ_EVENTFD takes any handle
+     * but 0 without keeping anything. */
+    bool timelines;
 };
 
 struct fake_drm_object {
@@ -76,6 +82,7 @@ struct fake_drm {
     unsigned fail_nr, fail_nth, fail_errno;
     int64_t last_wait_timeout;
     unsigned eventfd_calls;             /* SYNCOBJ_EVENTFD calls, answered or refused */
+    unsigned live_syncobjs;             /* config.timelines */
     int last_eventfd;                   /* the fd the last registration took */
 };
 

@@ -1,14 +1,16 @@
 /*
  * Chaos (tests/unit/chaos.h) over the DRM miniport, end to end on the fake
- * kernel (fake_drm.c): the fake i915 device is listed with a render node
- * that opens the fake again, so the miniport discovers, opens and drives
- * it through its ioctls as it would a GPU.  One thread now and then arms
- * a failure or a stall of a few milliseconds of one of the miniport's next
- * kernel calls (KMT_DRM_ESCAPE_SET_FAULT); the calls that reach the kernel
- * may then fail with what the miniport makes of ENOMEM or ENOSPC.  At the
- * end the miniport holds nothing and the fake kernel has no object or
- * context left.  No contexts: the fake has no timeline syncobjs, so the
- * miniport makes none (STATUS_NOT_SUPPORTED) and runs no streams.
+ * kernel (fake_drm.c): the fake i915 device, with timeline syncobjs, is
+ * listed with a render node that opens the fake again, so the miniport
+ * discovers, opens and drives it through its ioctls as it would a GPU:
+ * GEM objects, GEM contexts, monitored fences as timeline syncobjs with
+ * eventfd registrations (QUERY_FENCE arms the watcher).  i915 submissions
+ * are not written yet: they fault the device, as a refused one does.  One
+ * thread now and then arms a failure or a stall of a few milliseconds of
+ * one of the miniport's next kernel calls (KMT_DRM_ESCAPE_SET_FAULT); the
+ * calls that reach the kernel may then fail with what the miniport makes
+ * of ENOMEM or ENOSPC.  At the end the miniport holds nothing and the fake
+ * kernel has no object, context or syncobj left.
  */
 #include "config.h"
 
@@ -72,13 +74,12 @@ START_TEST(chaos_drm_i915_with_faults)
     static const struct chaos_backend drm = {
         .name = "drm (fake i915)",
         .alloc_desc = drm_desc,
-        .no_contexts = true,             /* the fake has no timeline syncobjs */
         .inject = drm_inject,
         .escape = drm_escape,
         .fault_status = { STATUS_NO_MEMORY, STATUS_GRAPHICS_NO_VIDEO_MEMORY },
         .check_empty = drm_check_empty,
     };
-    const struct fake_drm_config c = { .driver = FAKE_I915, .has_llc = true };
+    const struct fake_drm_config c = { .driver = FAKE_I915, .has_llc = true, .timelines = true };
     struct fake_drm_pci_device dev = { 0, 3, 0, 0, NULL };
     char path[64];
 
@@ -90,6 +91,7 @@ START_TEST(chaos_drm_i915_with_faults)
     chaos_run(&drm);
     ck_assert_uint_eq(fake_drm.live_objects, 0);
     ck_assert_uint_eq(fake_drm.live_contexts, 0);
+    ck_assert_uint_eq(fake_drm.live_syncobjs, 0);
     fake_drm_set_devices(NULL, 0, NULL);
     fake_drm_close();
 }

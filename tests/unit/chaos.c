@@ -44,7 +44,6 @@ enum {
     ABANDONED = 1u << 4,                   /* the object was destroyed under the wait */
     BAD_HANDLE = 1u << 5,                  /* STATUS_INVALID_HANDLE: hResource names no resource of the device */
     FAULT = 1u << 6,                       /* the backend's injected failures, in calls that reach the kernel */
-    NO_CONTEXTS = 1u << 7,                 /* STATUS_NOT_SUPPORTED: contexts, where the adapter has none */
     BUSY = 1u << 8,                        /* STATUS_GRAPHICS_ALLOCATION_BUSY: DonotWait on queued work */
     IN_USE = 1u << 9,                      /* STATUS_RESOURCE_IN_USE: the Miracast sink has a session */
     NOT_CONNECTED = 1u << 10,              /* STATUS_DEVICE_NOT_CONNECTED: the session's context is gone */
@@ -69,7 +68,6 @@ static unsigned status_bit(NTSTATUS s)
     case STATUS_RESOURCE_IN_USE: return IN_USE;
     case STATUS_DEVICE_NOT_CONNECTED: return NOT_CONNECTED;
     case STATUS_INVALID_DEVICE_STATE: return DEVICE_STATE;
-    case STATUS_NOT_SUPPORTED: return backend->no_contexts ? NO_CONTEXTS : 0;
     default:
         for (unsigned i = 0; i < sizeof(backend->fault_status) / sizeof(backend->fault_status[0]); i++)
             if (backend->fault_status[i] && s == backend->fault_status[i])
@@ -509,14 +507,14 @@ static void op_create_context(struct worker *t)
         D3DKMT_CREATECONTEXTVIRTUAL cc = { 0 };
 
         cc.hDevice = dev;
-        if (CALL(t, "CreateContextVirtual", D3DKMTCreateContextVirtual(&cc), OK | FAULT | INVALID | REMOVED | NO_CONTEXTS))
+        if (CALL(t, "CreateContextVirtual", D3DKMTCreateContextVirtual(&cc), OK | FAULT | INVALID | REMOVED))
             return;
         ctx = cc.hContext;
     } else {
         D3DKMT_CREATECONTEXT cc = { 0 };
 
         cc.hDevice = dev;
-        if (CALL(t, "CreateContext", D3DKMTCreateContext(&cc), OK | FAULT | INVALID | REMOVED | NO_CONTEXTS))
+        if (CALL(t, "CreateContext", D3DKMTCreateContext(&cc), OK | FAULT | INVALID | REMOVED))
             return;
         ctx = cc.hContext;
     }
@@ -830,7 +828,7 @@ static void op_escape(struct worker *t)
     e.pPrivateDriverData = data;
     e.PrivateDriverDataSize = backend->escape(data, SLOT_HANDLE(any(t, t->w->allocs, n_allocs)),
                                               SLOT_HANDLE(any(t, t->w->syncs, n_syncs)), rnd(t));
-    CALL(t, "Escape", D3DKMTEscape(&e), OK | INVALID);
+    CALL(t, "Escape", D3DKMTEscape(&e), OK | FAULT | INVALID);    /* QUERY_FENCE asks the kernel */
 }
 
 /* The backend's failures, armed by one thread: the miniport's next kernel

@@ -64,8 +64,6 @@ struct chaos_backend {
     /* Writes a Miracast IoControl input for the adapter's sink (returns its
      * size; *out_size: the output it wants).  NULL: no Miracast sessions. */
     UINT (*miracast_io)(void *in, UINT *out_size, unsigned random);
-    /* The adapter makes no contexts (CreateContext: STATUS_NOT_SUPPORTED). */
-    bool no_contexts;
     /* Called now and then by one thread: arms a failure of the miniport's
      * kernel calls (NULL: none).  Calls that reach the kernel may then
      * return one of fault_status. */

@@ -197,6 +197,7 @@ static NTSTATUS create_allocations(D3DKMT_HANDLE dev, UINT n, bool resource, D3D
     ca.NumAllocations = n;
     ca.pAllocationInfo2 = info;
     ca.Flags.CreateResource = resource;
+    ca.Flags.CreateShared = resource && (n & 1);     /* a global handle too */
     if ((s = D3DKMTCreateAllocation2(&ca)))
         return s;
     for (UINT i = 0; i < n; i++) {
@@ -635,6 +636,7 @@ static void op_create_sync(struct worker *t)
     unsigned kind = pick(t, SYNC_KINDS);
 
     cs.hDevice = dev;
+    cs.Info.Flags.Shared = pick(t, 4) == 0;  /* a global handle too, gone with the object */
     switch (kind) {
     case SYNC_MUTEX:
         cs.Info.Type = D3DDDI_SYNCHRONIZATION_MUTEX;

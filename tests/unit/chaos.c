@@ -2,17 +2,15 @@
  * The chaos engine (chaos.h): threads over one shared pool of handles.
  */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "chaos.h"
 
-#define MAX_THREADS 8                      /* KMT_CHAOS_threads: 4 to 8, 6 by default */
+#define MAX_THREADS 8                      /* KMT_CHAOS_THREADS: 4 to 8, 6 by default */
 #define HEAP_PAGES 16
 #define ADAPTER_SLOTS 4
 #define DEVICE_SLOTS 4
@@ -44,10 +42,10 @@ enum {
     ABANDONED = 1u << 4,                   /* the object was destroyed under the wait */
     BAD_HANDLE = 1u << 5,                  /* STATUS_INVALID_HANDLE: hResource names no resource of the device */
     FAULT = 1u << 6,                       /* the backend's injected failures, in calls that reach the kernel */
-    BUSY = 1u << 8,                        /* STATUS_GRAPHICS_ALLOCATION_BUSY: DonotWait on queued work */
-    IN_USE = 1u << 9,                      /* STATUS_RESOURCE_IN_USE: the Miracast sink has a session */
-    NOT_CONNECTED = 1u << 10,              /* STATUS_DEVICE_NOT_CONNECTED: the session's context is gone */
-    DEVICE_STATE = 1u << 11,               /* STATUS_INVALID_DEVICE_STATE: another thread stops it */
+    BUSY = 1u << 7,                        /* STATUS_GRAPHICS_ALLOCATION_BUSY: DonotWait on queued work */
+    IN_USE = 1u << 8,                      /* STATUS_RESOURCE_IN_USE: the Miracast sink has a session */
+    NOT_CONNECTED = 1u << 9,               /* STATUS_DEVICE_NOT_CONNECTED: the session's context is gone */
+    DEVICE_STATE = 1u << 10,               /* STATUS_INVALID_DEVICE_STATE: another thread stops it */
 };
 
 static const struct chaos_backend *backend;
@@ -97,7 +95,6 @@ struct world {
     pthread_rwlock_t legacy_guard;
     _Atomic D3DKMT_HANDLE legacy[MAX_THREADS];
     UINT64 deadline_ns;
-    atomic_bool stop;
 };
 
 struct worker {
@@ -145,38 +142,35 @@ static unsigned pick(struct worker *t, unsigned n)
     return rnd(t) % n;
 }
 
-/* Records `s` against what `name` may return. */
-static void check(struct worker *t, const char *name, NTSTATUS s, unsigned allowed)
+/* Records `s` against what `name` may return, and returns it. */
+static NTSTATUS check(struct worker *t, const char *name, NTSTATUS s, unsigned allowed)
 {
     struct tally *y = t->tally;
 
     t->calls++;
     if (s == STATUS_SUCCESS)
         t->successes++;
-    /* per call, for the coverage line a run prints */
-    while (y->name && y->name != name && strcmp(y->name, name) && y < t->tally + TALLIES - 1)
+    /* per call, for the coverage lines a run prints */
+    while (y < t->tally + TALLIES && y->name && y->name != name && strcmp(y->name, name))
         y++;
-    y->name = name;
-    y->calls++;
-    y->ok += s == STATUS_SUCCESS;
-    y->invalid += s == STATUS_INVALID_PARAMETER;
-    y->other += s && s != STATUS_INVALID_PARAMETER;
+    if (y < t->tally + TALLIES) {
+        y->name = name;
+        y->calls++;
+        y->ok += s == STATUS_SUCCESS;
+        y->invalid += s == STATUS_INVALID_PARAMETER;
+        y->other += s && s != STATUS_INVALID_PARAMETER;
+    }
     if (!(status_bit(s) & allowed) && !t->what) {
         t->what = name;
         t->status = s;
         t->at_op = t->done;
     }
-}
-
-#define CALL(t, name, expr, allowed) \
-    (atomic_store_explicit(&(t)->current, name, memory_order_relaxed), \
-     check_ret(t, name, (expr), allowed))
-
-static NTSTATUS check_ret(struct worker *t, const char *name, NTSTATUS s, unsigned allowed)
-{
-    check(t, name, s, allowed);
     return s;
 }
+
+/* The call it is in is what the watchdog prints if the run hangs. */
+#define CALL(t, name, expr, allowed) \
+    (atomic_store_explicit(&(t)->current, name, memory_order_relaxed), check(t, name, (expr), allowed))
 
 /* ---- calls, with no Check assertions ---------------------------------------------------------- */
 
@@ -928,7 +922,7 @@ static void *worker_main(void *arg)
 {
     struct worker *t = arg;
 
-    for (t->done = 0; t->done < t->ops && !atomic_load(&t->w->stop); t->done++) {
+    for (t->done = 0; t->done < t->ops; t->done++) {
         if (!(t->done & 63) && now_ns() > t->w->deadline_ns)
             break;
         random_op(t);

@@ -8,6 +8,8 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -435,6 +437,118 @@ START_TEST(destroy_context_racing_the_wait_never_claims_lost_work)
 }
 END_TEST
 
+/* "stallsubmit": the soft miniport whose next DxgkDdiSubmitCommandVirtual,
+ * once armed, posts `entered`, waits for `resume` and then loses the
+ * submission (the scheduler thread stays inside it, holding the
+ * submission token; the lost work is caught by TDR only). */
+static DRIVER_INITIALIZATION_DATA soft;
+static sem_t entered, resume;
+static atomic_bool stall_armed;
+
+static NTSTATUS APIENTRY stalling_submit(HANDLE adapter_ctx, const DXGKARG_SUBMITCOMMANDVIRTUAL *args)
+{
+    if (atomic_exchange(&stall_armed, false)) {
+        sem_post(&entered);
+        while (sem_wait(&resume))
+            ;
+        return STATUS_SUCCESS;
+    }
+    return soft.DxgkDdiSubmitCommandVirtual(adapter_ctx, args);
+}
+
+static void stallsubmit_patch(DRIVER_INITIALIZATION_DATA *ddi)
+{
+    ddi->DxgkDdiSubmitCommandVirtual = stalling_submit;
+}
+
+struct destroyer {
+    D3DKMT_HANDLE ctx;
+    NTSTATUS status;
+    atomic_bool done;
+};
+
+static void *destroy_thread(void *arg)
+{
+    struct destroyer *d = arg;
+
+    d->status = kmt_exec_destroy_context(d->ctx);
+    atomic_store(&d->done, true);
+    return NULL;
+}
+
+/* DestroyContext's drain sleeps without a deadline while no GPU wait heads
+ * the queue.  Here a submission heads it, on a device that faulted
+ * meanwhile, with a wait nobody satisfies behind it; the scheduler drops
+ * the submission (its device takes no more work) and the wait is the head:
+ * the drain must hear of it and give the queue up TdrDelay later.  The
+ * stage: the scheduler thread is held inside a submission DDI of a second
+ * device's context (so the victim's submission is queued, not made
+ * directly) while the victim's device faults and the drain starts; that
+ * DDI then loses its work, so nothing wakes the drain until TDR catches
+ * the lost work one TdrDelay after it was submitted: a drain that did not
+ * hear of the wait returns a good second later than one that did.  The
+ * fences live on a third device, which neither fault raises. */
+START_TEST(destroy_context_hears_a_wait_come_to_the_head)
+{
+    D3DKMT_HANDLE victim_dev, holder_dev, fence_dev, victim, faulting, holder;
+    struct kmt_fence gate, never;
+    struct kmt_ring ring;
+    struct kmt_cmds cmds;
+    struct destroyer d = { 0 };
+    D3DGPU_VIRTUAL_ADDRESS nop;
+    pthread_t t;
+    UINT64 start;
+
+    setenv("KMTSHIM_TDR_DELAY", "2000", 1);
+    ck_assert_int_eq(sem_init(&entered, 0, 0), 0);
+    ck_assert_int_eq(sem_init(&resume, 0, 0), 0);
+    kmt_test_register_soft_variant("stallsubmit", stallsubmit_patch, &soft);
+    kmt_test_use_miniport("stallsubmit");
+    victim_dev = kmt_test_create_device(&adapter);
+    holder_dev = second_device();
+    fence_dev = second_device();
+    victim = kmt_exec_virtual_context(victim_dev);
+    faulting = kmt_exec_virtual_context(victim_dev);
+    holder = kmt_exec_virtual_context(holder_dev);
+    ck_assert_status(kmt_fence_create(fence_dev, 0, 0, &gate), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(fence_dev, 0, 0, &never), STATUS_SUCCESS);
+    kmt_ring_create(fence_dev, 4096, &ring);
+    kmt_cmds_init(&cmds);
+    kmt_cmd_nop(&cmds);
+    nop = kmt_ring_put(&ring, &cmds);
+
+    /* the victim's device faults in 300 ms, on the engine */
+    kmt_cmds_init(&cmds);
+    kmt_cmd_delay(&cmds, 300000);
+    kmt_cmd_fence(&cmds, KMT_SOFT_OP_WRITE64, 0x10000 /* no such address */, 1);
+    ck_assert_status(kmt_ring_submit(&ring, &faulting, 1, &cmds), STATUS_SUCCESS);
+    /* the scheduler thread submits the holder's work once the gate opens, and stays in the DDI */
+    ck_assert_status(kmt_gpu_wait(holder, gate.handle, 1), STATUS_SUCCESS);
+    ck_assert_status(kmt_submit_va(holder, nop, 8), STATUS_SUCCESS);
+    atomic_store(&stall_armed, true);
+    ck_assert_status(kmt_fence_signal(fence_dev, gate.handle, 1, 0), STATUS_SUCCESS);
+    ck_assert_int_eq(sem_wait(&entered), 0);
+    /* token held: the victim's submission is queued, a wait nobody satisfies behind it */
+    ck_assert_status(kmt_submit_va(victim, nop, 8), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_wait(victim, never.handle, 1), STATUS_SUCCESS);
+    ck_assert_int_eq(state_after(victim_dev, 5000), D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT);
+    d.ctx = victim;
+    ck_assert_int_eq(pthread_create(&t, NULL, destroy_thread, &d), 0);
+    kmt_sleep_ms(100);                     /* draining, the submission at the head */
+    start = kmt_test_now_ms();
+    sem_post(&resume);
+    /* TdrDelay (2 s) after the drop; not TdrDelay after the lost work's TDR (3.5 s) */
+    while (!atomic_load(&d.done) && kmt_test_now_ms() - start < 2800)
+        kmt_sleep_ms(10);
+    ck_assert_msg(atomic_load(&d.done), "DestroyContext still waits %llu ms after the wait came to the head",
+                  (unsigned long long)(kmt_test_now_ms() - start));
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_status(d.status, STATUS_SUCCESS);
+    ck_assert_uint_eq(*never.cpu, 0);      /* given up, not satisfied */
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 /* Destroying the hung device after the reset frees everything. */
 START_TEST(hung_device_can_be_destroyed)
 {
@@ -486,6 +600,7 @@ int main(void)
     tcase_add_test(tc, destroy_context_waits_for_a_wait_satisfied_in_time);
     tcase_add_test(tc, destroy_context_gives_up_a_wait_never_satisfied);
     tcase_add_test(tc, destroy_context_racing_the_wait_never_claims_lost_work);
+    tcase_add_test(tc, destroy_context_hears_a_wait_come_to_the_head);
     tcase_add_test(tc, hung_device_can_be_destroyed);
     tcase_add_test(tc, destroy_during_a_hang_ends_after_the_reset);
     suite_add_tcase(s, tc);

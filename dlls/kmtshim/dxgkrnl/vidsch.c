@@ -518,7 +518,14 @@ static void *sched_thread(void *arg)
 
         deferred_init(&d);
         LIST_FOR_EACH_ENTRY_SAFE(ctx, next, &s->active, struct dxgk_context, active_entry) {
-            moved |= run_context(s, ctx, &d);
+            bool ran = run_context(s, ctx, &d);
+
+            /* A draining context's head moved: a drain sleeps without a
+             * deadline unless a wait heads the queue, and nothing else may
+             * come to wake it (dropped submissions, taken signals). */
+            if (ran && ctx->closed)
+                pthread_cond_broadcast(&s->idle);
+            moved |= ran;
             deactivate(s, ctx);
             if (d.submit)
                 break;

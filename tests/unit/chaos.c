@@ -100,7 +100,8 @@ struct world {
 struct worker {
     struct world *w;
     pthread_t thread;
-    unsigned index, seed, ops, done;
+    unsigned index, seed, ops;
+    _Atomic unsigned done;                 /* ops done: the watchdog reads it */
     struct chaos_streams streams;          /* on a device of its own */
     /* a legacy context on another device of its own (remade when lost):
      * only this thread writes its buffers, what they name is in the pool */

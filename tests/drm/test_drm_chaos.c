@@ -73,6 +73,7 @@ START_TEST(chaos_drm_i915_with_faults)
 {
     static const struct chaos_backend drm = {
         .name = "drm (fake i915)",
+        .default_ops = 20000,            /* its stalls make each op dearer: ~5 s like the soft case */
         .alloc_desc = drm_desc,
         .inject = drm_inject,
         .escape = drm_escape,

@@ -1100,7 +1100,8 @@ void chaos_run(const struct chaos_backend *b)
     static struct worker t[MAX_THREADS];
     struct watchdog d = { .lock = PTHREAD_MUTEX_INITIALIZER };
     pthread_condattr_t monotonic;
-    unsigned seed = env_uint("KMT_CHAOS_SEED", 1), ops = env_uint("KMT_CHAOS_OPS", 30000);
+    unsigned seed = env_uint("KMT_CHAOS_SEED", 1);
+    unsigned ops = env_uint("KMT_CHAOS_OPS", b->default_ops ? b->default_ops : 30000);
     unsigned seconds = env_uint("KMT_CHAOS_SECONDS", 20), live;
     unsigned long long calls = 0, successes = 0;
     UINT64 start;

@@ -48,6 +48,7 @@ struct chaos_streams {
 /* What differs between miniports. */
 struct chaos_backend {
     const char *name;
+    unsigned default_ops;                  /* per thread without KMT_CHAOS_OPS; 0: 30000 */
     /* Writes the private driver data of one allocation of CHAOS_ALLOC_SIZE
      * bytes (8-byte aligned, CHAOS_DESC_MAX at most); returns its size. */
     UINT (*alloc_desc)(void *desc);

@@ -1,0 +1,133 @@
+/*
+ * The call-sequence fuzzer of the export layer (docs/fuzzing.md).
+ *
+ * One harness (fuzz_d3dkmt.c) reads an input as a program of D3DKMT calls;
+ * a target (fuzz_target_soft.c, fuzz_target_drm.c) picks the miniport it
+ * runs over; a driver runs it: libFuzzer (`make fuzz`) or the deterministic
+ * corpus-and-PRNG program of `make check` (fuzz_main.c).
+ */
+#ifndef KMTSHIM_FUZZ_H
+#define KMTSHIM_FUZZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kmtshim/kmtshim.h"
+
+/* ---- the input, read as a stream (reads past the end give zeros) ---------- */
+
+struct fuzz_input {
+    const uint8_t *data;
+    size_t size, pos;
+};
+
+uint8_t fuzz_u8(struct fuzz_input *in);
+uint32_t fuzz_u32(struct fuzz_input *in);
+uint64_t fuzz_u64(struct fuzz_input *in);
+bool fuzz_done(const struct fuzz_input *in);
+/* Copies up to n bytes of the input into dst, zero-filling the rest. */
+void fuzz_bytes(struct fuzz_input *in, void *dst, size_t n);
+
+/* ---- caller memory: an arena the library may read and write --------------- */
+
+/* A zeroed block of n bytes (n <= FUZZ_BLOCK_MAX), or NULL when the arena
+ * is full; blocks live until fuzz_arena_reset(). */
+#define FUZZ_BLOCK_MAX (160u * 1024u)
+void *fuzz_arena_alloc(size_t n);
+void fuzz_arena_reset(void);
+/* Whether p points into the arena (a block the harness may touch). */
+bool fuzz_in_arena(const void *p);
+/* A page the process has reserved but cannot read (PROT_NONE), for the
+ * memory the library documents it probes (ExistingSysMem). */
+void *fuzz_unreadable_page(void);
+
+/* ---- the handles a program made -------------------------------------------- */
+
+enum fuzz_kind {
+    FK_ADAPTER, FK_DEVICE, FK_RESOURCE, FK_ALLOCATION, FK_CONTEXT, FK_SYNC, FK_KINDS
+};
+
+struct fuzz_object {
+    D3DKMT_HANDLE handle;
+    enum fuzz_kind kind;
+    bool dead;                      /* destroyed (or its device was) */
+    D3DKMT_HANDLE device;           /* the device whose destruction takes it along */
+    D3DKMT_HANDLE resource;         /* allocations: the resource that does */
+    UINT64 size;                    /* allocations: bytes the harness may touch after Lock */
+    D3DGPU_VIRTUAL_ADDRESS gpu_va;  /* allocations (CreateAllocation2), monitored fences */
+    /* contexts: the legacy buffers Render reads (CreateContext's outputs) */
+    void *cmd;
+    UINT cmd_size;
+    D3DDDI_ALLOCATIONLIST *alist;
+    UINT alist_size;
+    D3DDDI_PATCHLOCATIONLIST *plist;
+    UINT plist_size;
+};
+
+#define FUZZ_MAX_OBJECTS 256
+
+struct fuzz_pool {
+    struct fuzz_object objects[FUZZ_MAX_OBJECTS];
+    unsigned count;
+};
+
+struct fuzz_object *fuzz_pool_add(struct fuzz_pool *pool, enum fuzz_kind kind, D3DKMT_HANDLE h,
+                                  D3DKMT_HANDLE device);
+/* A live object of that kind chosen by the input, or NULL. */
+struct fuzz_object *fuzz_pool_pick_live(struct fuzz_pool *pool, enum fuzz_kind kind, struct fuzz_input *in);
+/* A handle for a call that wants `kind`: live, stale, another type's, 0 or garbage. */
+D3DKMT_HANDLE fuzz_pool_handle(struct fuzz_pool *pool, enum fuzz_kind kind, struct fuzz_input *in);
+/* The object behind a handle the program made, or NULL. */
+struct fuzz_object *fuzz_pool_find(struct fuzz_pool *pool, D3DKMT_HANDLE h);
+/* Marks a destroyed object dead, with everything a destroyed device takes along. */
+void fuzz_pool_kill(struct fuzz_pool *pool, D3DKMT_HANDLE h);
+
+/* ---- targets ------------------------------------------------------------------ */
+
+struct fuzz_target {
+    const char *name;
+    /* Once per process, before the first D3DKMT call. */
+    void (*setup)(void);
+    /* An escape that makes the Nth call of the miniport fail (NULL: none). */
+    void (*arm_fault)(D3DKMT_HANDLE adapter, struct fuzz_input *in);
+    /* Leaves the miniport as the next input expects it (faults disarmed). */
+    void (*reset)(D3DKMT_HANDLE adapter);
+    /* Writes the miniport's allocation private data for `size` bytes into
+     * dst (room bytes); returns its size. */
+    UINT (*alloc_desc)(void *dst, size_t room, UINT64 size, UINT flags);
+};
+
+extern const struct fuzz_target fuzz_target;
+
+/* ---- steps: one D3DKMT call each, its arguments drawn from the input ------- */
+
+struct fuzz_prog {
+    struct fuzz_input in;
+    struct fuzz_pool pool;
+};
+
+/* The adapters' LUIDs and two eventfds, found at start-up. */
+extern LUID fuzz_luids[4];
+extern unsigned fuzz_nluids;
+extern int fuzz_eventfds[2];
+
+typedef void (*fuzz_step)(struct fuzz_prog *p);
+extern const fuzz_step fuzz_steps[];
+extern const unsigned fuzz_nsteps;
+
+/* Argument helpers (fuzz_args.c). */
+void *fuzz_ptr(struct fuzz_prog *p, size_t size, bool fill);
+UINT fuzz_size(struct fuzz_prog *p, UINT natural);
+UINT fuzz_count(struct fuzz_prog *p, UINT max);
+HANDLE fuzz_event(struct fuzz_prog *p);
+UINT64 fuzz_fence_value(struct fuzz_prog *p);
+
+/* ---- the harness -------------------------------------------------------------- */
+
+/* Runs one input; false (with a line on stderr) if it left objects alive. */
+bool fuzz_run_one(const uint8_t *data, size_t size);
+/* Brings the process up (the target's setup, the adapters started). */
+void fuzz_init(void);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * The steps of a fuzz program, one D3DKMT call each (fuzz_steps_*.c).
+ */
+#ifndef KMTSHIM_FUZZ_STEPS_H
+#define KMTSHIM_FUZZ_STEPS_H
+
+#include <string.h>
+
+#include "fuzz.h"
+
+/* Flags: mostly combinations of the low `bits` bits, sometimes any value. */
+UINT fuzz_flags(struct fuzz_prog *p, unsigned bits);
+/* Stores a UINT into a flags struct of bitfields (4 bytes, no .Value). */
+#define FUZZ_SET_FLAGS(dst, v) do {                                  \
+        UINT _v = (v);                                               \
+        _Static_assert(sizeof(dst) == sizeof(_v), "flags are 4 bytes"); \
+        memcpy(&(dst), &_v, sizeof(_v));                             \
+    } while (0)
+/* Writes a command stream for the miniport's engine; returns its length. */
+UINT fuzz_commands(struct fuzz_prog *p, void *dst, UINT room);
+
+void step_enum_adapters(struct fuzz_prog *p);
+void step_open_adapter(struct fuzz_prog *p);
+void step_close_adapter(struct fuzz_prog *p);
+void step_query_adapter_info(struct fuzz_prog *p);
+void step_query_video_memory(struct fuzz_prog *p);
+void step_create_device(struct fuzz_prog *p);
+void step_destroy_device(struct fuzz_prog *p);
+void step_get_device_state(struct fuzz_prog *p);
+void step_escape(struct fuzz_prog *p);
+
+void step_create_allocation(struct fuzz_prog *p);
+void step_destroy_allocation(struct fuzz_prog *p);
+void step_lock(struct fuzz_prog *p);
+void step_unlock(struct fuzz_prog *p);
+
+void step_create_context(struct fuzz_prog *p);
+void step_destroy_context(struct fuzz_prog *p);
+void step_submit(struct fuzz_prog *p);
+void step_render(struct fuzz_prog *p);
+
+void step_create_sync(struct fuzz_prog *p);
+void step_destroy_sync(struct fuzz_prog *p);
+void step_signal_gpu(struct fuzz_prog *p);
+void step_wait_gpu(struct fuzz_prog *p);
+void step_signal_cpu(struct fuzz_prog *p);
+void step_wait_cpu(struct fuzz_prog *p);
+
+#endif

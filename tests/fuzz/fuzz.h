@@ -85,14 +85,30 @@ void fuzz_pool_kill(struct fuzz_pool *pool, D3DKMT_HANDLE h);
 
 /* ---- targets ------------------------------------------------------------------ */
 
+/* What must come back to where it was after an input, besides the core's
+ * live objects: the miniport's own books, the process's fds. */
+#define FUZZ_MAX_COUNTS 16
+struct fuzz_counts {
+    unsigned n;
+    const char *name[FUZZ_MAX_COUNTS];
+    UINT64 value[FUZZ_MAX_COUNTS];
+};
+
+void fuzz_count_add(struct fuzz_counts *c, const char *name, UINT64 value);
+
 struct fuzz_target {
     const char *name;
     /* Once per process, before the first D3DKMT call. */
     void (*setup)(void);
-    /* An escape that makes the Nth call of the miniport fail (NULL: none). */
+    /* Arms a failure of the Nth call of the miniport or allocation of the
+     * library, from now on (NULL: none). */
     void (*arm_fault)(D3DKMT_HANDLE adapter, struct fuzz_input *in);
+    /* Disarms what arm_fault armed on this thread, before the cleanup. */
+    void (*disarm)(void);
     /* Leaves the miniport as the next input expects it (faults disarmed). */
     void (*reset)(D3DKMT_HANDLE adapter);
+    /* The miniport's live objects (its stats escape). */
+    void (*counts)(D3DKMT_HANDLE adapter, struct fuzz_counts *c);
     /* Writes the miniport's allocation private data for `size` bytes into
      * dst (room bytes); returns its size. */
     UINT (*alloc_desc)(void *dst, size_t room, UINT64 size, UINT flags);

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,99 @@ const fuzz_step fuzz_steps[] = {
 const unsigned fuzz_nsteps = sizeof(fuzz_steps) / sizeof(fuzz_steps[0]);
 
 static unsigned baseline;
+static struct fuzz_counts baseline_counts;
+
+void fuzz_count_add(struct fuzz_counts *c, const char *name, UINT64 value)
+{
+    if (c->n < FUZZ_MAX_COUNTS) {
+        c->name[c->n] = name;
+        c->value[c->n++] = value;
+    }
+}
+
+/* The process's fds, pipes left out: the library makes none, and the
+ * sanitizers' symbolizer (libFuzzer's NEW_FUNC lines) talks through two. */
+static unsigned open_fds(void)
+{
+    char path[300], target[64];
+    struct dirent *e;
+    DIR *d = opendir("/proc/self/fd");
+    unsigned n = 0;
+    ssize_t len;
+
+    while (d && (e = readdir(d))) {
+        snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+        len = readlink(path, target, sizeof(target) - 1);
+        n += len > 0 && strncmp(target, "pipe:", 5);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* What each fd is, for a report. */
+static void print_fds(void)
+{
+    char path[300], target[256];
+    struct dirent *e;
+    DIR *d = opendir("/proc/self/fd");
+    ssize_t n;
+
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+        n = readlink(path, target, sizeof(target) - 1);
+        target[n > 0 ? n : 0] = 0;
+        fprintf(stderr, "fuzz:   fd %s -> %s\n", e->d_name, target);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* The process's fds and the miniport's books, through an adapter handle
+ * of the harness's own; the target's reset runs on it first. */
+static void take_counts(struct fuzz_counts *c)
+{
+    D3DKMT_OPENADAPTERFROMLUID o = { fuzz_luids[0] };
+    D3DKMT_CLOSEADAPTER close_it;
+    uint64_t v;
+
+    memset(c, 0, sizeof(*c));
+    if (!D3DKMTOpenAdapterFromLuid(&o)) {
+        if (fuzz_target.reset)
+            fuzz_target.reset(o.hAdapter);
+        if (fuzz_target.counts)
+            fuzz_target.counts(o.hAdapter, c);
+        close_it.hAdapter = o.hAdapter;
+        D3DKMTCloseAdapter(&close_it);
+    }
+    for (int i = 0; i < 2; i++)
+        while (read(fuzz_eventfds[i], &v, sizeof(v)) == sizeof(v))
+            ;
+    fuzz_count_add(c, "open fds", open_fds());
+}
+
+/* What the process makes once and keeps (the monitored-fence page pool):
+ * made before the baseline, so only what an input leaves counts. */
+static void warm_up(D3DKMT_HANDLE adapter)
+{
+    D3DKMT_CREATEDEVICE cd = { .hAdapter = adapter };
+    D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
+    D3DKMT_DESTROYSYNCHRONIZATIONOBJECT ds;
+    D3DKMT_DESTROYDEVICE dd;
+
+    if (D3DKMTCreateDevice(&cd))
+        return;
+    cs.hDevice = cd.hDevice;
+    cs.Info.Type = D3DDDI_MONITORED_FENCE;
+    if (!D3DKMTCreateSynchronizationObject2(&cs)) {
+        ds.hSyncObject = cs.hSyncObject;
+        D3DKMTDestroySynchronizationObject(&ds);
+    }
+    dd.hDevice = cd.hDevice;
+    D3DKMTDestroyDevice(&dd);
+}
 
 void fuzz_init(void)
 {
@@ -59,8 +153,10 @@ void fuzz_init(void)
         D3DKMT_CLOSEADAPTER c = { info[i].hAdapter };
 
         fuzz_luids[fuzz_nluids++] = info[i].AdapterLuid;
+        warm_up(info[i].hAdapter);
         D3DKMTCloseAdapter(&c);
     }
+    take_counts(&baseline_counts);
     baseline = KmtLiveObjectCount();
 }
 
@@ -93,40 +189,45 @@ static void cleanup(struct fuzz_pool *pool)
     }
 }
 
-/* The target's reset needs an adapter handle of its own. */
-static void reset_target(void)
+/* False (with a line per difference unless quiet) if a count is not where it was. */
+static bool same_counts(const struct fuzz_counts *now, bool quiet)
 {
-    D3DKMT_OPENADAPTERFROMLUID o = { fuzz_luids[0] };
-    D3DKMT_CLOSEADAPTER c;
-    uint64_t v;
+    bool same = now->n == baseline_counts.n;
 
-    if (fuzz_target.reset && !D3DKMTOpenAdapterFromLuid(&o)) {
-        fuzz_target.reset(o.hAdapter);
-        c.hAdapter = o.hAdapter;
-        D3DKMTCloseAdapter(&c);
-    }
-    for (int i = 0; i < 2; i++)
-        while (read(fuzz_eventfds[i], &v, sizeof(v)) == sizeof(v))
-            ;
+    for (unsigned i = 0; i < now->n && i < baseline_counts.n; i++)
+        if (now->value[i] != baseline_counts.value[i]) {
+            if (!quiet)
+                fprintf(stderr, "fuzz: %s: %llu after the input, %llu before (%s)\n", now->name[i],
+                        (unsigned long long)now->value[i], (unsigned long long)baseline_counts.value[i],
+                        fuzz_target.name);
+            same = false;
+        }
+    return same;
 }
 
 /* Objects are reclaimed when their last user leaves, which may be a
- * scheduler thread finishing up: give it a moment before calling it a leak. */
-static unsigned settled_count(void)
+ * scheduler or watcher thread finishing up: give them two seconds before
+ * calling it a leak. */
+static bool settled(struct fuzz_counts *counts, unsigned *live)
 {
     struct timespec tick = { 0, 1000000 };
-    unsigned n = KmtLiveObjectCount();
 
-    for (int i = 0; i < 2000 && n != baseline; i++) {
+    for (int i = 0; i < 2000; i++) {
+        if ((*live = KmtLiveObjectCount()) == baseline) {
+            take_counts(counts);
+            if (same_counts(counts, true))
+                return true;
+        }
         nanosleep(&tick, NULL);
-        n = KmtLiveObjectCount();
     }
-    return n;
+    take_counts(counts);
+    return false;
 }
 
 bool fuzz_run_one(const uint8_t *data, size_t size)
 {
     static struct fuzz_prog prog;
+    struct fuzz_counts counts;
     unsigned live;
 
     fuzz_init();
@@ -135,15 +236,19 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
     fuzz_arena_reset();
     for (int step = 0; step < MAX_STEPS && !fuzz_done(&prog.in); step++)
         fuzz_steps[fuzz_u8(&prog.in) % fuzz_nsteps](&prog);
+    if (fuzz_target.disarm)
+        fuzz_target.disarm();
     cleanup(&prog.pool);
-    reset_target();
-    if ((live = settled_count()) != baseline) {
+    if (settled(&counts, &live))
+        return true;
+    if (live != baseline)
         fprintf(stderr, "fuzz: %u live objects after the input, %u before (%s)\n", live, baseline,
                 fuzz_target.name);
-        baseline = live;                /* one report per leak */
-        return false;
-    }
-    return true;
+    if (!same_counts(&counts, false))
+        print_fds();
+    baseline = live;                    /* one report per leak */
+    baseline_counts = counts;
+    return false;
 }
 
 

@@ -13,10 +13,26 @@ void step_enum_adapters(struct fuzz_prog *p)
 {
     UINT n = fuzz_count(p, 8);
     D3DKMT_ADAPTERINFO *info = fuzz_ptr(p, (n > 8 ? 8 : n) * sizeof(*info), false);
+    uint8_t how = fuzz_u8(&p->in) % 4;
     NTSTATUS s;
     UINT got;
 
-    if (fuzz_u8(&p->in) & 1) {
+    if (how == 3) {                     /* the legacy call: its own array of 16 */
+        D3DKMT_ENUMADAPTERS *e = fuzz_ptr(p, sizeof(*e), false);
+
+        if (D3DKMTEnumAdapters(e) || !fuzz_in_arena(e))
+            return;
+        for (UINT i = 0; i < e->NumAdapters && i < MAX_ENUM_ADAPTERS; i++)
+            fuzz_pool_add(&p->pool, FK_ADAPTER, e->Adapters[i].hAdapter, 0);
+        return;
+    }
+    if (how == 2) {
+        KMT_ADAPTER_DESCRIPTION *d = fuzz_ptr(p, sizeof(*d), false);
+
+        KmtQueryAdapterDescription(fuzz_pool_handle(&p->pool, FK_ADAPTER, &p->in), d);
+        return;
+    }
+    if (how == 1) {
         D3DKMT_ENUMADAPTERS3 e = { .NumAdapters = n, .pAdapters = info };
 
         e.Filter.Value = fuzz_flags(p, 2);
@@ -58,18 +74,32 @@ void step_close_adapter(struct fuzz_prog *p)
 
 void step_query_adapter_info(struct fuzz_prog *p)
 {
-    static const KMTQUERYADAPTERINFOTYPE types[] = {
-        KMTQAITYPE_UMDRIVERPRIVATE, KMTQAITYPE_UMDRIVERNAME, KMTQAITYPE_UMOPENGLINFO,
-        KMTQAITYPE_GETSEGMENTSIZE, KMTQAITYPE_ADAPTERADDRESS, KMTQAITYPE_CHECKDRIVERUPDATESTATUS,
-        KMTQAITYPE_DRIVERVERSION, KMTQAITYPE_ADAPTERTYPE, KMTQAITYPE_WDDM_2_7_CAPS,
-        KMTQAITYPE_NODEMETADATA, KMTQAITYPE_PHYSICALADAPTERCOUNT, KMTQAITYPE_PHYSICALADAPTERDEVICEIDS,
+    /* each type with the size it takes (0: the miniport's own) */
+    static const struct { KMTQUERYADAPTERINFOTYPE type; UINT size; } types[] = {
+        { KMTQAITYPE_UMDRIVERPRIVATE, 128 },
+        { KMTQAITYPE_UMDRIVERNAME, sizeof(D3DKMT_UMDFILENAMEINFO) },
+        { KMTQAITYPE_UMOPENGLINFO, sizeof(D3DKMT_OPENGLINFO) },
+        { KMTQAITYPE_GETSEGMENTSIZE, sizeof(D3DKMT_SEGMENTSIZEINFO) },
+        { KMTQAITYPE_ADAPTERADDRESS, sizeof(D3DKMT_ADAPTERADDRESS) },
+        { KMTQAITYPE_CHECKDRIVERUPDATESTATUS, sizeof(BOOL) },
+        { KMTQAITYPE_DRIVERVERSION, sizeof(D3DKMT_DRIVERVERSION) },
+        { KMTQAITYPE_ADAPTERTYPE, sizeof(D3DKMT_ADAPTERTYPE) },
+        { KMTQAITYPE_ADAPTERTYPE_RENDER, sizeof(D3DKMT_ADAPTERTYPE) },
+        { KMTQAITYPE_WDDM_2_7_CAPS, sizeof(D3DKMT_WDDM_2_7_CAPS) },
+        { KMTQAITYPE_NODEMETADATA, sizeof(D3DKMT_NODEMETADATA) },
+        { KMTQAITYPE_PHYSICALADAPTERCOUNT, sizeof(UINT) },
+        { KMTQAITYPE_PHYSICALADAPTERDEVICEIDS, sizeof(D3DKMT_QUERY_DEVICE_IDS) },
     };
     D3DKMT_QUERYADAPTERINFO q = { .hAdapter = fuzz_pool_handle(&p->pool, FK_ADAPTER, &p->in) };
     uint8_t t = fuzz_u8(&p->in);
+    UINT natural = types[t % (sizeof(types) / sizeof(types[0]))].size;
 
-    q.Type = t < 0xf0 ? types[t % (sizeof(types) / sizeof(types[0]))] : (KMTQUERYADAPTERINFOTYPE)fuzz_u32(&p->in);
-    q.PrivateDriverDataSize = fuzz_size(p, 64);
+    q.Type = t < 0xf0 ? types[t % (sizeof(types) / sizeof(types[0]))].type : (KMTQUERYADAPTERINFOTYPE)fuzz_u32(&p->in);
+    q.PrivateDriverDataSize = fuzz_size(p, natural);
     q.pPrivateDriverData = fuzz_ptr(p, q.PrivateDriverDataSize, true);
+    /* the in-fields (version, node and adapter index) mostly in range */
+    if (fuzz_in_arena(q.pPrivateDriverData) && q.PrivateDriverDataSize >= 4 && fuzz_u8(&p->in) % 2)
+        *(UINT *)q.pPrivateDriverData = fuzz_u8(&p->in) % 4;
     D3DKMTQueryAdapterInfo(&q);
 }
 

@@ -68,7 +68,7 @@ UINT fuzz_commands(struct fuzz_prog *p, void *dst, UINT room)
             c.fence = (KMT_SOFT_CMD_FENCE){ { op, sizeof(c.fence) }, pick_va(p), fuzz_fence_value(p) };
             break;
         case KMT_SOFT_OP_DELAY:
-            c.delay = (KMT_SOFT_CMD_DELAY){ { op, sizeof(c.delay) }, fuzz_u8(&p->in), 0 };
+            c.delay = (KMT_SOFT_CMD_DELAY){ { op, sizeof(c.delay) }, 40u * fuzz_u8(&p->in), 0 };   /* <= 10 ms */
             break;
         case 7:                                /* a bad opcode or size */
             c.h.Opcode = fuzz_u32(&p->in);

@@ -34,16 +34,22 @@ static void setup(void)
     unsetenv("KMTSHIM_DRM_FAULT");
 }
 
+static NTSTATUS escape(D3DKMT_HANDLE adapter, KMT_DRM_ESCAPE *e)
+{
+    D3DKMT_ESCAPE d = { .hAdapter = adapter, .Type = D3DKMT_ESCAPE_DRIVERPRIVATE,
+                        .pPrivateDriverData = e, .PrivateDriverDataSize = sizeof(*e) };
+
+    return D3DKMTEscape(&d);
+}
+
 static NTSTATUS set_fault(D3DKMT_HANDLE adapter, const char *call, UINT nth, INT err)
 {
     KMT_DRM_ESCAPE e = { .Code = KMT_DRM_ESCAPE_SET_FAULT };
-    D3DKMT_ESCAPE d = { .hAdapter = adapter, .Type = D3DKMT_ESCAPE_DRIVERPRIVATE,
-                        .pPrivateDriverData = &e, .PrivateDriverDataSize = sizeof(e) };
 
     snprintf(e.Fault.Call, sizeof(e.Fault.Call), "%s", call);
     e.Fault.Nth = nth;
     e.Fault.Errno = err;
-    return D3DKMTEscape(&d);
+    return escape(adapter, &e);
 }
 
 static void arm_fault(D3DKMT_HANDLE adapter, struct fuzz_input *in)
@@ -77,10 +83,30 @@ static UINT alloc_desc(void *dst, size_t room, UINT64 size, UINT flags)
     return sizeof(d);
 }
 
+static void counts(D3DKMT_HANDLE adapter, struct fuzz_counts *c)
+{
+    KMT_DRM_ESCAPE e = { .Code = KMT_DRM_ESCAPE_GET_STATS };
+
+    if (!escape(adapter, &e)) {
+        fuzz_count_add(c, "drm devices", e.Stats.Devices);
+        fuzz_count_add(c, "drm buffers", e.Stats.Buffers);
+        fuzz_count_add(c, "drm bytes", e.Stats.BytesAllocated);
+        fuzz_count_add(c, "drm bindings", e.Stats.Bindings);
+        fuzz_count_add(c, "drm mappings", e.Stats.Mappings);
+        fuzz_count_add(c, "drm contexts", e.Stats.Contexts);
+        fuzz_count_add(c, "drm fences", e.Stats.Fences);
+        fuzz_count_add(c, "drm syncobjs", e.Stats.Syncobjs);
+        fuzz_count_add(c, "drm submissions", e.Stats.Submissions);
+    }
+    fuzz_count_add(c, "kernel objects", fake_drm.live_objects);
+    fuzz_count_add(c, "kernel contexts", fake_drm.live_contexts);
+}
+
 const struct fuzz_target fuzz_target = {
     .name = "drm",
     .setup = setup,
     .arm_fault = arm_fault,
     .reset = reset,
+    .counts = counts,
     .alloc_desc = alloc_desc,
 };

@@ -1,11 +1,7 @@
 # Out of memory at every allocation of each D3DKMT call (fail_alloc.h): the
 # program is linked with --wrap for each allocator the library calls.
 
-KMT_FAIL_ALLOC = tests/unit/fail_alloc.c tests/unit/fail_alloc.h
-KMT_FAIL_ALLOC_LDFLAGS = \
-	-Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc -Wl,--wrap=strdup \
-	-Wl,--wrap=posix_memalign -Wl,--wrap=mmap -Wl,--wrap=memfd_create -Wl,--wrap=eventfd \
-	-Wl,--wrap=pthread_create
+# (KMT_FAIL_ALLOC, KMT_FAIL_ALLOC_LDFLAGS: tests/Makefile.inc, the fuzzer uses them too)
 
 check_PROGRAMS += tests/unit/test_out_of_memory
 TESTS += tests/unit/test_out_of_memory

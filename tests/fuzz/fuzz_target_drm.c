@@ -1,6 +1,8 @@
 /*
  * Fuzz target: the DRM miniport (i915 family) over the fake kernel of
- * tests/drm/fake_drm.c.  The fake lists one PCI device whose render node is
+ * tests/drm/fake_drm.c; built again with FUZZ_MIXED as the "mixed" target,
+ * where the soft adapter stands next to it, so handles of one adapter's
+ * objects reach the other's calls.  The fake lists one PCI device whose render node is
  * the fake's own memfd (/proc/self/fd/N), so the miniport opens, enumerates
  * and allocates through its real code paths; a step may arm the failure of
  * the Nth DRM call (KMT_DRM_ESCAPE_SET_FAULT, docs/drm.md).
@@ -15,6 +17,15 @@
 #include "fuzz.h"
 #include "fake_drm.h"
 #include "miniports/drm/kmtdrm.h"
+#include "kmtshim/kmtsoft.h"
+
+#ifdef FUZZ_MIXED
+#define MINIPORTS "drm,soft"
+#define NAME "mixed"
+#else
+#define MINIPORTS "drm"
+#define NAME "drm"
+#endif
 
 static void setup(void)
 {
@@ -30,7 +41,7 @@ static void setup(void)
     snprintf(node, sizeof(node), "/proc/self/fd/%d", fd);
     fake_drm_set_devices(&dev, 1, "i915");
     setenv("KMTSHIM_DRM_SYSFS", "/nonexistent", 1);
-    setenv("KMTSHIM_MINIPORT", "drm", 1);
+    setenv("KMTSHIM_MINIPORT", MINIPORTS, 1);
     unsetenv("KMTSHIM_DRM_FAULT");
 }
 
@@ -76,7 +87,15 @@ static UINT alloc_desc(void *dst, size_t room, UINT64 size, UINT flags)
 {
     KMT_DRM_ALLOCATION_DESC d = { .Magic = KMT_DRM_MAGIC, .Version = KMT_DRM_VERSION, .Size = size,
                                   .Flags = flags };
+#ifdef FUZZ_MIXED
+    static unsigned turn;               /* the two adapters' descriptors in turn */
+    KMT_SOFT_ALLOCATION_DESC soft = { KMT_SOFT_ALLOCATION_MAGIC, KMT_SOFT_ALLOCATION_VERSION, size, flags, 0 };
 
+    if (turn++ % 2 && room >= sizeof(soft)) {
+        memcpy(dst, &soft, sizeof(soft));
+        return sizeof(soft);
+    }
+#endif
     if (room < sizeof(d))
         return 0;
     memcpy(dst, &d, sizeof(d));
@@ -103,7 +122,7 @@ static void counts(D3DKMT_HANDLE adapter, struct fuzz_counts *c)
 }
 
 const struct fuzz_target fuzz_target = {
-    .name = "drm",
+    .name = NAME,
     .setup = setup,
     .arm_fault = arm_fault,
     .reset = reset,

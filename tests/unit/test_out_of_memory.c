@@ -356,9 +356,11 @@ END_TEST
 /* ---- allocations ---------------------------------------------------------------- */
 
 #define ALLOCS 3
+#define ALLOCS_PAST_BATCH 9             /* the thunk and the core keep 8 on the stack */
 
-static KMT_SOFT_ALLOCATION_DESC alloc_desc[ALLOCS];
-static D3DDDI_ALLOCATIONINFO2 alloc_info[ALLOCS];
+static unsigned alloc_count = ALLOCS;
+static KMT_SOFT_ALLOCATION_DESC alloc_desc[ALLOCS_PAST_BATCH];
+static D3DDDI_ALLOCATIONINFO2 alloc_info[ALLOCS_PAST_BATCH];
 static D3DKMT_CREATEALLOCATION alloc_args;
 static unsigned char runtime_data[64];
 static D3DKMT_HANDLE existing_res, existing_alloc;
@@ -367,13 +369,13 @@ static void alloc_prepare(void)
 {
     memset(alloc_info, 0, sizeof(alloc_info));
     memset(&alloc_args, 0, sizeof(alloc_args));
-    for (int i = 0; i < ALLOCS; i++) {
+    for (int i = 0; i < (int)alloc_count; i++) {
         alloc_desc[i] = kmt_test_soft_desc(4096 << i);
         alloc_info[i].pPrivateDriverData = &alloc_desc[i];
         alloc_info[i].PrivateDriverDataSize = sizeof(alloc_desc[i]);
     }
     alloc_args.hDevice = device;
-    alloc_args.NumAllocations = ALLOCS;
+    alloc_args.NumAllocations = alloc_count;
     alloc_args.pAllocationInfo2 = alloc_info;
     alloc_args.Flags.CreateResource = 1;
     alloc_args.pPrivateRuntimeData = runtime_data;
@@ -397,7 +399,7 @@ static void destroy_resource(D3DKMT_HANDLE res)
 static void alloc_failed(void)
 {
     ck_assert_uint_eq(alloc_args.hResource, existing_res);
-    for (int i = 0; i < ALLOCS; i++) {
+    for (int i = 0; i < (int)alloc_count; i++) {
         ck_assert_uint_eq(alloc_info[i].hAllocation, 0);
         ck_assert_uint_eq(alloc_info[i].GpuVirtualAddress, 0);
     }
@@ -409,14 +411,14 @@ static void alloc_failed(void)
 
 static void alloc_undo(void)
 {
-    for (int i = 0; i < ALLOCS; i++) {
+    for (int i = 0; i < (int)alloc_count; i++) {
         ck_assert_local_handle(alloc_info[i].hAllocation);
         ck_assert_uint_ne(alloc_info[i].GpuVirtualAddress, 0);
         assert_lockable(alloc_info[i].hAllocation);
     }
     ck_assert_local_handle(alloc_args.hResource);
     destroy_resource(alloc_args.hResource);
-    for (int i = 0; i < ALLOCS; i++)
+    for (int i = 0; i < (int)alloc_count; i++)
         assert_not_lockable(alloc_info[i].hAllocation);
     if (existing_res)
         assert_not_lockable(existing_alloc);
@@ -426,6 +428,17 @@ START_TEST(create_allocations_with_a_resource)
 {
     setup_device();
     RUN_EACH_FAILURE("CreateAllocation2", alloc_prepare, alloc_run, alloc_failed, alloc_undo);
+    finish();
+}
+END_TEST
+
+/* More allocations than the stack arrays hold: the core's own arrays come
+ * from the heap, and running out of memory there is one more failure. */
+START_TEST(create_allocations_past_the_batch)
+{
+    setup_device();
+    alloc_count = ALLOCS_PAST_BATCH;
+    RUN_EACH_FAILURE("CreateAllocation2 of 9", alloc_prepare, alloc_run, alloc_failed, alloc_undo);
     finish();
 }
 END_TEST
@@ -927,6 +940,7 @@ int main(void)
     tcase_add_test(objects, create_device);
     tcase_add_test(objects, destroy_device_with_children);
     tcase_add_test(objects, create_allocations_with_a_resource);
+    tcase_add_test(objects, create_allocations_past_the_batch);
     tcase_add_test(objects, add_allocations_to_a_resource);
     tcase_add_test(objects, destroy_a_resource);
     tcase_add_test(objects, lock);

@@ -238,7 +238,7 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
         handles = calloc(a->count, sizeof(*handles));
         if (!allocs || !info || !open || !handles) {
             status = STATUS_NO_MEMORY;
-            goto out_free;
+            goto out_arrays;            /* nothing made yet, and allocs may be NULL */
         }
     } else {
         /* only what this call uses: the common single allocation is the hot path */

@@ -192,6 +192,21 @@ static size_t generate(uint8_t *buf)
     return size;
 }
 
+/* KMT_FUZZ_VERBOSE: what the process holds after each replayed input. */
+static void print_usage(const char *name)
+{
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "r");
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    while (f && fgets(line, sizeof(line), f))
+        if (!strncmp(line, "VmRSS:", 6) || !strncmp(line, "VmSize:", 7) || !strncmp(line, "Threads:", 8))
+            fprintf(stderr, "fuzz: %s %.3f s %s", name, t.tv_sec + t.tv_nsec / 1e9, line);
+    if (f)
+        fclose(f);
+}
+
 static int replay(int argc, char **argv)
 {
     int failed = 0;
@@ -209,6 +224,8 @@ static int replay(int argc, char **argv)
             fprintf(stderr, "fuzz: %s fails\n", argv[i]);
             failed = 1;
         }
+        if (getenv("KMT_FUZZ_VERBOSE"))
+            print_usage(argv[i]);
         free(data);
     }
     printf("fuzz: %d input(s) replayed, %s\n", argc - 1, failed ? "FAILED" : "no finding");

@@ -11,11 +11,18 @@
 
 #define LISTED_MAX 16                   /* entries filled from the input */
 
+/* Sizes up to 64 MiB, or past any budget: a Lock with Discard zeroes the
+ * whole allocation, and gigabytes of that would only make the run slow. */
+static UINT64 bounded(UINT64 v)
+{
+    return v > (64u << 20) && v < (1ull << 40) ? v | 1ull << 40 : v;
+}
+
 static UINT64 alloc_size(struct fuzz_prog *p)
 {
     switch (fuzz_u8(&p->in) % 8) {
     case 0: return 0;
-    case 1: return fuzz_u64(&p->in);
+    case 1: return bounded(fuzz_u64(&p->in));
     case 2: return 1 + fuzz_u8(&p->in);
     case 3: return 65536;
     default: return 4096;
@@ -55,7 +62,7 @@ static D3DKMT_CREATESTANDARDALLOCATION *standard(struct fuzz_prog *p)
 
     if (fuzz_in_arena(s)) {
         s->Type = fuzz_u8(&p->in) % 4 ? D3DKMT_STANDARDALLOCATIONTYPE_EXISTINGHEAP : fuzz_u8(&p->in);
-        s->ExistingHeapData.Size = fuzz_u8(&p->in) % 4 ? 4096u << (fuzz_u8(&p->in) % 4) : fuzz_u64(&p->in);
+        s->ExistingHeapData.Size = fuzz_u8(&p->in) % 4 ? 4096u << (fuzz_u8(&p->in) % 4) : bounded(fuzz_u64(&p->in));
         memset(&s->Flags, fuzz_u8(&p->in) % 8 ? 0 : 0xff, sizeof(s->Flags));
     }
     return s;

@@ -121,6 +121,7 @@ extern const struct fuzz_target fuzz_target;
 struct fuzz_prog {
     struct fuzz_input in;
     struct fuzz_pool pool;
+    bool restarted;                 /* KmtProcessShutdown() ran */
 };
 
 /* The adapters' LUIDs and two eventfds, found at start-up. */

@@ -32,7 +32,7 @@ const fuzz_step fuzz_steps[] = {
     step_destroy_sync, step_signal_gpu, step_wait_gpu, step_signal_cpu, step_wait_cpu,
     /* the common creates again, so random programs build something to use */
     step_create_device, step_create_allocation, step_create_context, step_create_sync,
-    step_open_adapter,
+    step_open_adapter, step_shutdown,
 };
 const unsigned fuzz_nsteps = sizeof(fuzz_steps) / sizeof(fuzz_steps[0]);
 
@@ -131,10 +131,28 @@ static void warm_up(D3DKMT_HANDLE adapter)
     D3DKMTDestroyDevice(&dd);
 }
 
-void fuzz_init(void)
+/* Starts the process's adapters (again, after a shutdown) and makes what
+ * it keeps; false if there is no adapter. */
+static bool start(void)
 {
     D3DKMT_ADAPTERINFO info[4];
     D3DKMT_ENUMADAPTERS2 e = { 4, info };
+
+    if (D3DKMTEnumAdapters2(&e) || !e.NumAdapters)
+        return false;
+    fuzz_nluids = 0;
+    for (ULONG i = 0; i < e.NumAdapters && i < 4; i++) {
+        D3DKMT_CLOSEADAPTER c = { info[i].hAdapter };
+
+        fuzz_luids[fuzz_nluids++] = info[i].AdapterLuid;
+        warm_up(info[i].hAdapter);
+        D3DKMTCloseAdapter(&c);
+    }
+    return true;
+}
+
+void fuzz_init(void)
+{
     static bool done;
 
     if (done)
@@ -145,16 +163,9 @@ void fuzz_init(void)
     fuzz_target.setup();
     for (int i = 0; i < 2; i++)
         fuzz_eventfds[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (D3DKMTEnumAdapters2(&e) || !e.NumAdapters) {
+    if (!start()) {
         fprintf(stderr, "fuzz: no adapter on target %s\n", fuzz_target.name);
         abort();
-    }
-    for (ULONG i = 0; i < e.NumAdapters && i < 4; i++) {
-        D3DKMT_CLOSEADAPTER c = { info[i].hAdapter };
-
-        fuzz_luids[fuzz_nluids++] = info[i].AdapterLuid;
-        warm_up(info[i].hAdapter);
-        D3DKMTCloseAdapter(&c);
     }
     take_counts(&baseline_counts);
     baseline = KmtLiveObjectCount();
@@ -232,6 +243,7 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
 
     fuzz_init();
     memset(&prog.pool, 0, sizeof(prog.pool));
+    prog.restarted = false;
     prog.in = (struct fuzz_input){ data, size, 0 };
     fuzz_arena_reset();
     for (int step = 0; step < MAX_STEPS && !fuzz_done(&prog.in); step++)
@@ -239,6 +251,8 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
     if (fuzz_target.disarm)
         fuzz_target.disarm();
     cleanup(&prog.pool);
+    if (prog.restarted && !start())
+        fprintf(stderr, "fuzz: no adapter after a restart (%s)\n", fuzz_target.name);
     if (settled(&counts, &live))
         return true;
     if (live != baseline)

@@ -1,7 +1,7 @@
 /*
  * Steps on adapters and devices: EnumAdapters2/3, OpenAdapterFromLuid,
  * CloseAdapter, QueryAdapterInfo, QueryVideoMemoryInfo, CreateDevice,
- * DestroyDevice, GetDeviceState, Escape.
+ * DestroyDevice, GetDeviceState, Escape; KmtProcessShutdown.
  */
 #include "config.h"
 
@@ -162,4 +162,17 @@ void step_escape(struct fuzz_prog *p)
         fuzz_u8(&p->in) % 2)
         *(UINT *)e.pPrivateDriverData = 1 + fuzz_u8(&p->in) % 5;
     D3DKMTEscape(&e);
+}
+
+/* Process exit in the middle of a program: everything goes, and the next
+ * call starts the process afresh (kmtshim.h).  Half the time it is only a
+ * stale-handle check: a call after the restart with a handle of before. */
+void step_shutdown(struct fuzz_prog *p)
+{
+    if (fuzz_u8(&p->in) % 4)
+        return;
+    KmtProcessShutdown();
+    for (unsigned i = 0; i < p->pool.count; i++)
+        p->pool.objects[i].dead = true;
+    p->restarted = true;
 }

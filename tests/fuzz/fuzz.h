@@ -140,6 +140,10 @@ UINT fuzz_count(struct fuzz_prog *p, UINT max);
 HANDLE fuzz_event(struct fuzz_prog *p);
 UINT64 fuzz_fence_value(struct fuzz_prog *p);
 
+/* A broken rule the harness saw during the program (not a leak): printed,
+ * and the input fails. */
+void fuzz_finding(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* ---- the harness -------------------------------------------------------------- */
 
 /* Runs one input; false (with a line on stderr) if it left objects alive. */

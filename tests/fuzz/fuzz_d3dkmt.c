@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,19 @@ const unsigned fuzz_nsteps = sizeof(fuzz_steps) / sizeof(fuzz_steps[0]);
 
 static unsigned baseline;
 static struct fuzz_counts baseline_counts;
+static bool found;
+
+void fuzz_finding(const char *fmt, ...)
+{
+    va_list args;
+
+    fprintf(stderr, "fuzz: ");
+    va_start(args, fmt);
+    vfprintf(stderr, fmt, args);
+    va_end(args);
+    fprintf(stderr, " (%s)\n", fuzz_target.name);
+    found = true;
+}
 
 void fuzz_count_add(struct fuzz_counts *c, const char *name, UINT64 value)
 {
@@ -244,6 +258,7 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
     fuzz_init();
     memset(&prog.pool, 0, sizeof(prog.pool));
     prog.restarted = false;
+    found = false;
     prog.in = (struct fuzz_input){ data, size, 0 };
     fuzz_arena_reset();
     for (int step = 0; step < MAX_STEPS && !fuzz_done(&prog.in); step++)
@@ -254,7 +269,7 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
     if (prog.restarted && !start())
         fprintf(stderr, "fuzz: no adapter after a restart (%s)\n", fuzz_target.name);
     if (settled(&counts, &live))
-        return true;
+        return !found;
     if (live != baseline)
         fprintf(stderr, "fuzz: %u live objects after the input, %u before (%s)\n", live, baseline,
                 fuzz_target.name);

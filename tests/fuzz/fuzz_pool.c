@@ -14,7 +14,14 @@ struct fuzz_object *fuzz_pool_add(struct fuzz_pool *pool, enum fuzz_kind kind, D
 {
     struct fuzz_object *o;
 
-    if (!h || pool->count == FUZZ_MAX_OBJECTS)
+    if (!h) {
+        fuzz_finding("a create succeeded and returned handle 0");
+        return NULL;
+    }
+    for (unsigned i = 0; i < pool->count; i++)
+        if (pool->objects[i].handle == h && !pool->objects[i].dead && pool->objects[i].kind != FK_ADAPTER)
+            fuzz_finding("handle %#x given out again while its object lives", h);
+    if (pool->count == FUZZ_MAX_OBJECTS)
         return NULL;
     o = &pool->objects[pool->count++];
     memset(o, 0, sizeof(*o));

@@ -77,6 +77,7 @@ void step_create_allocation(struct fuzz_prog *p)
     size_t stride = v2 ? sizeof(D3DDDI_ALLOCATIONINFO2) : sizeof(D3DDDI_ALLOCATIONINFO);
     UINT flags = fuzz_u8(&p->in) % 8 ? fuzz_u32(&p->in) & useful : fuzz_u32(&p->in) & ~0x3ff00000u;
     UINT64 touch[LISTED_MAX] = { 0 };
+    D3DKMT_HANDLE in_resource;
     UINT n, room;
     NTSTATUS s;
 
@@ -109,8 +110,18 @@ void step_create_allocation(struct fuzz_prog *p)
                                  &a->VidPnSourceId, &a->Flags, c.Flags.ExistingSysMem);
         }
     }
+    in_resource = c.hResource;
     s = v2 ? D3DKMTCreateAllocation2(&c) : D3DKMTCreateAllocation(&c);
-    if (s || !fuzz_in_arena(c.pAllocationInfo))
+    if (s) {
+        /* all or nothing: a failed create writes no output */
+        for (UINT i = 0; fuzz_in_arena(c.pAllocationInfo) && i < room; i++)
+            if (v2 ? c.pAllocationInfo2[i].hAllocation : c.pAllocationInfo[i].hAllocation)
+                fuzz_finding("CreateAllocation failed with %#x and wrote hAllocation[%u]", (unsigned)s, i);
+        if (c.hResource != in_resource || c.hGlobalShare)
+            fuzz_finding("CreateAllocation failed with %#x and wrote hResource or hGlobalShare", (unsigned)s);
+        return;
+    }
+    if (!fuzz_in_arena(c.pAllocationInfo))
         return;
     if (c.Flags.CreateResource)
         fuzz_pool_add(&p->pool, FK_RESOURCE, c.hResource, c.hDevice);

@@ -33,7 +33,7 @@ const fuzz_step fuzz_steps[] = {
     step_destroy_sync, step_signal_gpu, step_wait_gpu, step_signal_cpu, step_wait_cpu,
     /* the common creates again, so random programs build something to use */
     step_create_device, step_create_allocation, step_create_context, step_create_sync,
-    step_open_adapter, step_shutdown,
+    step_open_adapter, step_shutdown, step_bad_desc,
 };
 const unsigned fuzz_nsteps = sizeof(fuzz_steps) / sizeof(fuzz_steps[0]);
 

@@ -29,6 +29,7 @@ void step_destroy_device(struct fuzz_prog *p);
 void step_get_device_state(struct fuzz_prog *p);
 void step_escape(struct fuzz_prog *p);
 void step_shutdown(struct fuzz_prog *p);
+void step_bad_desc(struct fuzz_prog *p);
 
 void step_create_allocation(struct fuzz_prog *p);
 void step_destroy_allocation(struct fuzz_prog *p);

@@ -9,7 +9,9 @@ import sys
 
 STEPS = ["enum", "open", "close", "qai", "qvm", "create_device", "destroy_device", "state", "escape",
          "create_alloc", "destroy_alloc", "lock", "unlock", "create_ctx", "destroy_ctx", "submit", "render",
-         "create_sync", "destroy_sync", "signal_gpu", "wait_gpu", "signal_cpu", "wait_cpu"]
+         "create_sync", "destroy_sync", "signal_gpu", "wait_gpu", "signal_cpu", "wait_cpu",
+         "create_device2", "create_alloc2", "create_ctx2", "create_sync2", "open2", "shutdown", "bad_desc"]
+BAD_DESC_CALLS, BAD_DESC_POINTERS = 36, 7
 ADAPTER, DEVICE, RESOURCE, ALLOC, CTX, SYNC = range(6)
 
 
@@ -257,6 +259,15 @@ def seeds():
     p = base(); p.fault(8, 1); p.context(); p.context(True); s["fault-context"] = p
     p = base(); p.fault(9, 1); p.sync(5); s["fault-syncobj"] = p
     p = Prog(); p.step("enum"); p.u8(3, 3, 2, 0); p.device(); p.device(); s["enum-two-devices"] = p
+    p = base(); p.alloc(); p.context(True); p.step("shutdown"); p.u8(0); p.lock(); p.device(); p.alloc()
+    s["shutdown"] = p
+    # every call with every descriptor pointer no caller owns, 60 calls a program
+    calls = [(w, k) for w in range(BAD_DESC_CALLS) for k in range(BAD_DESC_POINTERS)]
+    for i in range(0, len(calls), 60):
+        p = Prog()
+        for w, k in calls[i:i + 60]:
+            p.step("bad_desc"); p.u8(w, k)
+        s["bad-descriptors-%d" % (i // 60)] = p
     return s
 
 

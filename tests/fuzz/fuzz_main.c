@@ -235,7 +235,7 @@ static int replay(int argc, char **argv)
 int main(int argc, char **argv)
 {
     const char *srcdir = getenv("KMTSHIM_TEST_SRCDIR"), *env;
-    unsigned iterations = 6000, failures = 0;
+    unsigned iterations = 8000, failures = 0;
     static uint8_t buf[FUZZ_MAX_INPUT];
     struct timespec t0, t1;
     char dir[4096];

@@ -158,18 +158,22 @@ void step_escape(struct fuzz_prog *p)
     e.PrivateDriverDataSize = fuzz_size(p, 72);
     e.pPrivateDriverData = fuzz_ptr(p, e.PrivateDriverDataSize, true);
     /* a driver-private request the miniports understand, half the time */
-    if (fuzz_in_arena(e.pPrivateDriverData) && e.PrivateDriverDataSize >= 4 &&
-        fuzz_u8(&p->in) % 2)
-        *(UINT *)e.pPrivateDriverData = 1 + fuzz_u8(&p->in) % 5;
+    if (fuzz_in_arena(e.pPrivateDriverData) && e.PrivateDriverDataSize >= 12 && fuzz_u8(&p->in) % 2) {
+        UINT *request = e.pPrivateDriverData;
+
+        request[0] = 1 + fuzz_u8(&p->in) % 5;
+        /* the queries name an object after Code and Reserved: one of the program's */
+        request[2] = fuzz_pool_handle(&p->pool, fuzz_u8(&p->in) % 2 ? FK_ALLOCATION : FK_SYNC, &p->in);
+    }
     D3DKMTEscape(&e);
 }
 
 /* Process exit in the middle of a program: everything goes, and the next
- * call starts the process afresh (kmtshim.h).  Half the time it is only a
- * stale-handle check: a call after the restart with a handle of before. */
+ * call starts the process afresh (kmtshim.h); later calls with the old
+ * handles must fail cleanly. */
 void step_shutdown(struct fuzz_prog *p)
 {
-    if (fuzz_u8(&p->in) % 4)
+    if (fuzz_u8(&p->in) % 16)       /* rarely: it ends everything the program built */
         return;
     KmtProcessShutdown();
     for (unsigned i = 0; i < p->pool.count; i++)

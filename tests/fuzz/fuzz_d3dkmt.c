@@ -231,13 +231,13 @@ static bool same_counts(const struct fuzz_counts *now, bool quiet)
 }
 
 /* Objects are reclaimed when their last user leaves, which may be a
- * scheduler or watcher thread finishing up: give them two seconds before
- * calling it a leak. */
+ * scheduler or watcher thread finishing up: give them five seconds (a
+ * loaded machine) before calling it a leak. */
 static bool settled(struct fuzz_counts *counts, unsigned *live)
 {
     struct timespec tick = { 0, 1000000 };
 
-    for (int i = 0; i < 2000; i++) {
+    for (int i = 0; i < 5000; i++) {
         if ((*live = KmtLiveObjectCount()) == baseline) {
             take_counts(counts);
             if (same_counts(counts, true))

@@ -23,6 +23,7 @@ void step_create_sync(struct fuzz_prog *p)
 {
     D3DKMT_HANDLE dev = fuzz_pool_handle(&p->pool, FK_DEVICE, &p->in);
     struct fuzz_object *o;
+    bool adapter_object;
 
     if (fuzz_u8(&p->in) % 4 == 0) {
         D3DKMT_CREATESYNCHRONIZATIONOBJECT c = { .hDevice = dev };
@@ -57,8 +58,10 @@ void step_create_sync(struct fuzz_prog *p)
     }
     if (D3DKMTCreateSynchronizationObject2(&c))
         return;
-    /* monitored fences are the device's; the rest outlive it */
-    o = fuzz_pool_add(&p->pool, FK_SYNC, c.hSyncObject, c.Info.Type == D3DDDI_MONITORED_FENCE ? dev : 0);
+    /* mutexes, semaphores, fences and CPU notifications outlive the device;
+     * the rest (monitored fences) are the device's */
+    adapter_object = c.Info.Type >= D3DDDI_SYNCHRONIZATION_MUTEX && c.Info.Type <= D3DDDI_CPU_NOTIFICATION;
+    o = fuzz_pool_add(&p->pool, FK_SYNC, c.hSyncObject, adapter_object ? 0 : dev);
     if (o && c.Info.Type == D3DDDI_MONITORED_FENCE)
         o->gpu_va = c.Info.MonitoredFence.FenceValueGPUVirtualAddress;
 }

@@ -80,6 +80,9 @@ struct fuzz_object *fuzz_pool_pick_live(struct fuzz_pool *pool, enum fuzz_kind k
 D3DKMT_HANDLE fuzz_pool_handle(struct fuzz_pool *pool, enum fuzz_kind kind, struct fuzz_input *in);
 /* The object behind a handle the program made, or NULL. */
 struct fuzz_object *fuzz_pool_find(struct fuzz_pool *pool, D3DKMT_HANDLE h);
+/* After a call succeeded with handle h: a finding if h names an object the
+ * program destroyed (and no live object has that value since). */
+void fuzz_pool_expect_live(struct fuzz_pool *pool, D3DKMT_HANDLE h, const char *call);
 /* Marks a destroyed object dead, with everything a destroyed device takes along. */
 void fuzz_pool_kill(struct fuzz_pool *pool, D3DKMT_HANDLE h);
 

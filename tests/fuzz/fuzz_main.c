@@ -236,6 +236,7 @@ int main(int argc, char **argv)
 {
     const char *srcdir = getenv("KMTSHIM_TEST_SRCDIR"), *env;
     unsigned iterations = 8000, failures = 0;
+    uint64_t seed;
     static uint8_t buf[FUZZ_MAX_INPUT];
     struct timespec t0, t1;
     char dir[4096];
@@ -252,8 +253,8 @@ int main(int argc, char **argv)
     if (argc > 1)
         return replay(argc, argv);
 
-    rng = (env = getenv("KMT_FUZZ_SEED")) ? strtoull(env, NULL, 0) : 0x6b6d747368696d31ull;
-    rng = rng ? rng : 1;
+    seed = (env = getenv("KMT_FUZZ_SEED")) ? strtoull(env, NULL, 0) : 0x6b6d747368696d31ull;
+    rng = seed = seed ? seed : 1;
     if ((env = getenv("KMT_FUZZ_ITERATIONS")))
         iterations = (unsigned)strtoul(env, NULL, 0);
     snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus", srcdir ? srcdir : FUZZ_SRCDIR);
@@ -271,8 +272,8 @@ int main(int argc, char **argv)
         size_t size = generate(buf);
 
         if (!run(buf, size)) {
-            fprintf(stderr, "# fuzz: generated input %u fails (KMT_FUZZ_SEED default, "
-                    "KMT_FUZZ_ITERATIONS=%u reaches it)\n", i, i + 1);
+            fprintf(stderr, "# fuzz: generated input %u fails (KMT_FUZZ_SEED=%#llx "
+                    "KMT_FUZZ_ITERATIONS=%u reaches it)\n", i, (unsigned long long)seed, i + 1);
             failures++;
         }
     }

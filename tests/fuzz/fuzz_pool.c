@@ -113,3 +113,12 @@ void fuzz_pool_kill(struct fuzz_pool *pool, D3DKMT_HANDLE h)
             c->dead = true;
     }
 }
+
+void fuzz_pool_expect_live(struct fuzz_pool *pool, D3DKMT_HANDLE h, const char *call)
+{
+    struct fuzz_object *o = fuzz_pool_find(pool, h);
+
+    /* a full pool no longer sees every create: a value may have come back */
+    if (o && o->dead && pool->count < FUZZ_MAX_OBJECTS)
+        fuzz_finding("%s succeeded with handle %#x of a destroyed object", call, h);
+}

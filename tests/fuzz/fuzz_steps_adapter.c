@@ -68,8 +68,10 @@ void step_close_adapter(struct fuzz_prog *p)
 {
     D3DKMT_CLOSEADAPTER c = { fuzz_pool_handle(&p->pool, FK_ADAPTER, &p->in) };
 
-    if (!D3DKMTCloseAdapter(&c))
-        fuzz_pool_kill(&p->pool, c.hAdapter);
+    if (D3DKMTCloseAdapter(&c))
+        return;
+    fuzz_pool_expect_live(&p->pool, c.hAdapter, "CloseAdapter");
+    fuzz_pool_kill(&p->pool, c.hAdapter);
 }
 
 void step_query_adapter_info(struct fuzz_prog *p)
@@ -119,16 +121,20 @@ void step_create_device(struct fuzz_prog *p)
     UINT flags = fuzz_flags(p, 3);
 
     memcpy(&c.Flags, &flags, sizeof(flags));
-    if (!D3DKMTCreateDevice(&c))
-        fuzz_pool_add(&p->pool, FK_DEVICE, c.hDevice, c.hDevice);
+    if (D3DKMTCreateDevice(&c))
+        return;
+    fuzz_pool_expect_live(&p->pool, c.hAdapter, "CreateDevice");
+    fuzz_pool_add(&p->pool, FK_DEVICE, c.hDevice, c.hDevice);
 }
 
 void step_destroy_device(struct fuzz_prog *p)
 {
     D3DKMT_DESTROYDEVICE d = { fuzz_pool_handle(&p->pool, FK_DEVICE, &p->in) };
 
-    if (!D3DKMTDestroyDevice(&d))
-        fuzz_pool_kill(&p->pool, d.hDevice);
+    if (D3DKMTDestroyDevice(&d))
+        return;
+    fuzz_pool_expect_live(&p->pool, d.hDevice, "DestroyDevice");
+    fuzz_pool_kill(&p->pool, d.hDevice);
 }
 
 void step_get_device_state(struct fuzz_prog *p)

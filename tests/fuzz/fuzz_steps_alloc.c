@@ -200,6 +200,8 @@ void step_lock(struct fuzz_prog *p)
         if (!D3DKMTLock(&l))
             data = l.pData;
     }
+    if (data)
+        fuzz_pool_expect_live(&p->pool, h, "Lock");
     /* what a program does with a lock: write, as far as the allocation goes */
     if (data && o && !o->dead && o->device == dev && o->size)
         fuzz_bytes(&p->in, data, o->size < 16 ? o->size : 16);

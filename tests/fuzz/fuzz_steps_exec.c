@@ -85,7 +85,10 @@ UINT fuzz_commands(struct fuzz_prog *p, void *dst, UINT room)
 
 static void add_context(struct fuzz_prog *p, D3DKMT_HANDLE h, D3DKMT_HANDLE device, const D3DKMT_CREATECONTEXT *out)
 {
-    struct fuzz_object *o = fuzz_pool_add(&p->pool, FK_CONTEXT, h, device);
+    struct fuzz_object *o;
+
+    fuzz_pool_expect_live(&p->pool, device, "CreateContext");
+    o = fuzz_pool_add(&p->pool, FK_CONTEXT, h, device);
 
     if (o && out) {
         o->cmd = out->pCommandBuffer;
@@ -123,8 +126,10 @@ void step_destroy_context(struct fuzz_prog *p)
 {
     D3DKMT_DESTROYCONTEXT d = { fuzz_pool_handle(&p->pool, FK_CONTEXT, &p->in) };
 
-    if (!D3DKMTDestroyContext(&d))
-        fuzz_pool_kill(&p->pool, d.hContext);
+    if (D3DKMTDestroyContext(&d))
+        return;
+    fuzz_pool_expect_live(&p->pool, d.hContext, "DestroyContext");
+    fuzz_pool_kill(&p->pool, d.hContext);
 }
 
 /* Writes a command stream into a live allocation through Lock2/Unlock2;

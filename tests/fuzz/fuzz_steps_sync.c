@@ -70,8 +70,10 @@ void step_destroy_sync(struct fuzz_prog *p)
 {
     D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { fuzz_pool_handle(&p->pool, FK_SYNC, &p->in) };
 
-    if (!D3DKMTDestroySynchronizationObject(&d))
-        fuzz_pool_kill(&p->pool, d.hSyncObject);
+    if (D3DKMTDestroySynchronizationObject(&d))
+        return;
+    fuzz_pool_expect_live(&p->pool, d.hSyncObject, "DestroySynchronizationObject");
+    fuzz_pool_kill(&p->pool, d.hSyncObject);
 }
 
 /* `n` sync handles into a fixed array (the v1/v2 descriptors carry them inline). */

@@ -2,7 +2,8 @@
  * Fuzz target: the software miniport.  A step may make the Nth allocation
  * the library makes from then on fail (tests/unit/fail_alloc.c: heap,
  * mappings, memfds, eventfds, threads), as test_out_of_memory does call
- * by call: here in the middle of any sequence.
+ * by call: here in the middle of any sequence; or every allocation of the
+ * library's own threads, until the program ends.
  */
 #include "config.h"
 
@@ -30,11 +31,19 @@ static UINT alloc_desc(void *dst, size_t room, UINT64 size, UINT flags)
 
 static void arm_fault(D3DKMT_HANDLE adapter, struct fuzz_input *in)
 {
-    fail_alloc_arm(1 + fuzz_u8(in) % 24);
+    uint8_t how = fuzz_u8(in);
+
+    /* now and then the library's own threads (scheduler, engine) instead:
+     * work that was accepted must not fail for memory later */
+    if (how % 4 == 0)
+        fail_alloc_starve_other_threads(true);
+    else
+        fail_alloc_arm(1 + how % 24);
 }
 
 static void disarm(void)
 {
+    fail_alloc_starve_other_threads(false);
     fail_alloc_disarm();
 }
 

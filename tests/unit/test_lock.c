@@ -546,6 +546,31 @@ START_TEST(discard_zeroes)
 }
 END_TEST
 
+/* The old pages are dropped, not overwritten: a Discard lock leaves none of
+ * them resident (writing zeros over a large allocation took time in
+ * proportion to its size and committed all of its memory). */
+START_TEST(discard_drops_the_pages)
+{
+    D3DKMT_HANDLE a = new_allocation();
+    D3DDDICB_LOCKFLAGS f = { .Value = 0 };
+    unsigned char *p, resident[SIZE / 4096];
+
+    ck_assert_status(lock2(a, (void **)&p), STATUS_SUCCESS);
+    memset(p, 0xee, SIZE);
+    ck_assert_int_eq(mincore(p, SIZE, resident), 0);
+    for (unsigned i = 0; i < SIZE / 4096; i++)
+        ck_assert_uint_eq(resident[i] & 1, 1);
+    ck_assert_status(unlock2(a), STATUS_SUCCESS);
+    f.Discard = 1;
+    ck_assert_status(lock1(a, f.Value, (void **)&p), STATUS_SUCCESS);
+    ck_assert_int_eq(mincore(p, SIZE, resident), 0);
+    for (unsigned i = 0; i < SIZE / 4096; i++)
+        ck_assert_msg(!(resident[i] & 1), "page %u still resident after a Discard lock", i);
+    ck_assert_uint_eq(p[SIZE - 1], 0);
+    ck_assert_status(unlock2(a), STATUS_SUCCESS);
+}
+END_TEST
+
 START_TEST(discard_on_nested_lock_keeps_data)
 {
     D3DKMT_HANDLE a = new_allocation();
@@ -630,6 +655,7 @@ int main(void)
 
     tcase_add_checked_fixture(flags, setup, teardown);
     tcase_add_test(flags, discard_zeroes);
+    tcase_add_test(flags, discard_drops_the_pages);
     tcase_add_test(flags, discard_on_nested_lock_keeps_data);
     tcase_add_test(flags, lock_flags_pass);
     suite_add_tcase(s, flags);

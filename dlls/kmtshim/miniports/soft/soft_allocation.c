@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -195,6 +196,15 @@ NTSTATUS APIENTRY soft_close_allocation(HANDLE hDevice, const DXGKARG_CLOSEALLOC
     return STATUS_SUCCESS;
 }
 
+/* Discard lets the old contents go, as a driver would rename the buffer.
+ * Dropping the memfd's pages gives zeros at once and gives the memory back;
+ * writing zeros would cost the whole size and commit all of it. */
+static void discard_contents(struct soft_allocation *s, void *mapping)
+{
+    if (fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)s->size))
+        memset(mapping, 0, s->size);     /* a memfd that cannot punch holes */
+}
+
 NTSTATUS APIENTRY soft_lock(HANDLE hAdapter, DXGKARG_LOCK *args)
 {
     struct soft_allocation *s = args->hAllocation;
@@ -210,7 +220,7 @@ NTSTATUS APIENTRY soft_lock(HANDLE hAdapter, DXGKARG_LOCK *args)
     if (p == MAP_FAILED)
         return STATUS_NO_MEMORY;
     if (args->Flags.Discard)
-        memset(p, 0, s->size);           /* the old contents are gone, as promised */
+        discard_contents(s, p);
     args->pData = p;
     args->GpuVirtualAddress = 0;
     return STATUS_SUCCESS;

@@ -25,7 +25,7 @@ struct kmt_buf {
 
 /* A command stream in the soft engine's format, built on the CPU. */
 struct kmt_cmds {
-    unsigned char data[2048];
+    _Alignas(8) unsigned char data[2048];   /* commands hold 64-bit fields: aligned in arrays too */
     UINT length;
 };
 

@@ -37,7 +37,7 @@ static void soft_streams_create(struct chaos_streams *s)
 
     kmt_buf_create(s->device, RING_SIZE, &s->ring);
     for (int i = 0; i < 4; i++) {
-        /* one at a time: kmt_cmds keeps its commands 8-byte aligned only at its start */
+        /* one stream at a time, copied into the ring */
         kmt_cmds_init(&cmds);
         if (i == 0) {
             kmt_cmd_nop(&cmds);

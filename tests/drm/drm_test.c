@@ -215,6 +215,16 @@ KMT_DRM_STATS drm_test_stats(D3DKMT_HANDLE adapter)
     return e.Stats;
 }
 
+void drm_test_assert_no_buffers(D3DKMT_HANDLE adapter)
+{
+    KMT_DRM_STATS s = drm_test_stats(adapter);
+
+    ck_assert_uint_eq(s.Buffers, 0);
+    ck_assert_uint_eq(s.BytesAllocated, 0);
+    ck_assert_uint_eq(s.Mappings, 0);
+    ck_assert_uint_eq(s.Bindings, 0);
+}
+
 KMT_DRM_ALLOCATION_INFO drm_test_query(D3DKMT_HANDLE adapter, D3DKMT_HANDLE alloc)
 {
     KMT_DRM_ESCAPE e = { .Code = KMT_DRM_ESCAPE_QUERY_ALLOCATION };

@@ -52,6 +52,8 @@ NTSTATUS drm_test_lock(D3DKMT_HANDLE device, D3DKMT_HANDLE alloc, UINT flags, vo
 NTSTATUS drm_test_unlock(D3DKMT_HANDLE device, D3DKMT_HANDLE alloc);
 
 KMT_DRM_STATS drm_test_stats(D3DKMT_HANDLE adapter);
+/* The adapter holds no GEM object, mapping or device binding. */
+void drm_test_assert_no_buffers(D3DKMT_HANDLE adapter);
 KMT_DRM_ALLOCATION_INFO drm_test_query(D3DKMT_HANDLE adapter, D3DKMT_HANDLE alloc);
 NTSTATUS drm_test_set_fault(D3DKMT_HANDLE adapter, const char *call, UINT nth, INT err);
 

@@ -51,16 +51,6 @@ static void assert_closed(int fd, UINT handle)
                   "GEM handle %u is still open on fd %d", handle, fd);
 }
 
-static void assert_idle(D3DKMT_HANDLE adapter)
-{
-    KMT_DRM_STATS s = drm_test_stats(adapter);
-
-    ck_assert_uint_eq(s.Buffers, 0);
-    ck_assert_uint_eq(s.BytesAllocated, 0);
-    ck_assert_uint_eq(s.Mappings, 0);
-    ck_assert_uint_eq(s.Bindings, 0);
-}
-
 START_TEST(create_write_read_back_destroy)
 {
     struct drm_test_adapter a[DRM_TEST_MAX];
@@ -107,7 +97,7 @@ START_TEST(create_write_read_back_destroy)
 
         ck_assert_status(drm_test_destroy(device, &alloc, 1), STATUS_SUCCESS);
         assert_closed(info.Fd, info.GemHandle);
-        assert_idle(a[i].handle);
+        drm_test_assert_no_buffers(a[i].handle);
         drm_test_destroy_device(device);
     }
 }
@@ -169,7 +159,7 @@ START_TEST(nested_locks_share_one_mapping)
         /* one unlock too many */
         ck_assert_status(drm_test_unlock(device, alloc), STATUS_INVALID_PARAMETER);
         drm_test_destroy_device(device);
-        assert_idle(a[i].handle);
+        drm_test_assert_no_buffers(a[i].handle);
     }
 }
 END_TEST
@@ -215,7 +205,7 @@ START_TEST(lock_flags_are_honoured)
         ck_assert(holds(p, SIZE, 77));
         ck_assert_status(drm_test_unlock(device, alloc), STATUS_SUCCESS);
         drm_test_destroy_device(device);
-        assert_idle(a[i].handle);
+        drm_test_assert_no_buffers(a[i].handle);
     }
 }
 END_TEST
@@ -241,7 +231,7 @@ START_TEST(resource_destroyed_through_hresource)
         ck_assert_status(drm_test_destroy_resource(device, res), STATUS_SUCCESS);
         for (int k = 0; k < 3; k++)
             assert_closed(info[k].Fd, info[k].GemHandle);
-        assert_idle(a[i].handle);
+        drm_test_assert_no_buffers(a[i].handle);
         drm_test_destroy_device(device);
     }
 }
@@ -271,7 +261,7 @@ START_TEST(device_destroy_closes_every_gem_handle)
             assert_closed(info[k].Fd, info[k].GemHandle);
         drm_test_maps_perms(p, perms);
         ck_assert_str_eq(perms, "");
-        assert_idle(a[i].handle);
+        drm_test_assert_no_buffers(a[i].handle);
         ck_assert_uint_eq(drm_test_stats(a[i].handle).Devices, 0);
     }
 }
@@ -306,7 +296,7 @@ START_TEST(existing_sysmem_is_userptr_or_a_copy)
         ck_assert_status(drm_test_unlock(device, alloc), STATUS_SUCCESS);
         ck_assert_status(drm_test_destroy(device, &alloc, 1), STATUS_SUCCESS);
         assert_closed(info.Fd, info.GemHandle);
-        assert_idle(a[i].handle);
+        drm_test_assert_no_buffers(a[i].handle);
         drm_test_destroy_device(device);
         free(mem);
     }
@@ -344,7 +334,7 @@ START_TEST(bad_descriptors_make_nothing)
         info.PrivateDriverDataSize = sizeof(d);
         d = drm_test_desc(1ull << 50, 0);
         ck_assert_status(D3DKMTCreateAllocation(&ca), STATUS_GRAPHICS_NO_VIDEO_MEMORY);
-        assert_idle(a[i].handle);
+        drm_test_assert_no_buffers(a[i].handle);
         drm_test_destroy_device(device);
     }
 }
@@ -389,7 +379,7 @@ START_TEST(adapters_are_independent)
     for (unsigned i = 0; i < n; i++) {
         drm_test_destroy_device(device[i]);
         assert_closed(info[i].Fd, info[i].GemHandle);
-        assert_idle(a[i].handle);
+        drm_test_assert_no_buffers(a[i].handle);
     }
     kmt_test_shutdown_no_leaks();
 }

@@ -61,12 +61,7 @@ static UINT first_handle(D3DKMT_HANDLE adapter, D3DKMT_HANDLE device)
 
 static void assert_nothing_left(D3DKMT_HANDLE adapter, D3DKMT_HANDLE device, UINT baseline, unsigned live)
 {
-    KMT_DRM_STATS s = drm_test_stats(adapter);
-
-    ck_assert_uint_eq(s.Buffers, 0);
-    ck_assert_uint_eq(s.BytesAllocated, 0);
-    ck_assert_uint_eq(s.Mappings, 0);
-    ck_assert_uint_eq(s.Bindings, 0);
+    drm_test_assert_no_buffers(adapter);
     ck_assert_uint_eq(KmtLiveObjectCount(), live);
     ck_assert_uint_eq(first_handle(adapter, device), baseline);
 }

@@ -61,12 +61,7 @@ static UINT first_handle(const struct drm_test_adapter *a, D3DKMT_HANDLE device)
 
 static void assert_clean(const struct drm_test_adapter *a, D3DKMT_HANDLE device, UINT baseline)
 {
-    KMT_DRM_STATS s = drm_test_stats(a->handle);
-
-    ck_assert_uint_eq(s.Buffers, 0);
-    ck_assert_uint_eq(s.BytesAllocated, 0);
-    ck_assert_uint_eq(s.Mappings, 0);
-    ck_assert_uint_eq(s.Bindings, 0);
+    drm_test_assert_no_buffers(a->handle);
     ck_assert_uint_eq(first_handle(a, device), baseline);
 }
 

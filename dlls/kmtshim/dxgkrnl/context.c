@@ -43,21 +43,6 @@ struct dxgk_context *dxgk_context_lookup(D3DKMT_HANDLE h)
     return (struct dxgk_context *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_CONTEXT);
 }
 
-struct dxgk_context *dxgk_context_acquire(D3DKMT_HANDLE h)
-{
-    struct dxgk_context *ctx = dxgk_context_lookup(h);
-
-    if (!ctx)
-        return NULL;
-    kmt_rwlock_rdlock(&ctx->device->rwlock);
-    if (ctx->device->destroyed || ctx->destroyed) {
-        kmt_rwlock_unlock(&ctx->device->rwlock);
-        dxgk_context_put(ctx);
-        return NULL;
-    }
-    return ctx;
-}
-
 /* Devices' locks in address order, whatever the order of the handles: two
  * broadcasts naming contexts of the same two devices in opposite orders
  * must not take their locks in opposite orders (a lock-order inversion). */
@@ -81,6 +66,17 @@ bool dxgk_contexts_acquire(struct dxgk_context *const *ctxs, UINT n)
             return false;
         }
     return true;
+}
+
+struct dxgk_context *dxgk_context_acquire(D3DKMT_HANDLE h)
+{
+    struct dxgk_context *ctx = dxgk_context_lookup(h);
+
+    if (ctx && !dxgk_contexts_acquire(&ctx, 1)) {
+        dxgk_context_put(ctx);
+        return NULL;
+    }
+    return ctx;
 }
 
 void dxgk_context_release(struct dxgk_context *ctx)

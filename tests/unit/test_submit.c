@@ -495,10 +495,13 @@ static void failsubmit_patch(DRIVER_INITIALIZATION_DATA *ddi)
 START_TEST(failed_submission_completes_no_earlier_work)
 {
     struct kmt_ring ring, oring;
-    struct kmt_fence done;
+    struct kmt_fence gate, done;
     struct kmt_cmds cmds;
     D3DKMT_HANDLE other, ctx, octx;
 
+    /* the engine waits on a gate only the test opens: no timing involved,
+     * and no TDR on a machine so loaded the test thread stalls for seconds */
+    setenv("KMTSHIM_TDR_DELAY", "0", 1);
     kmt_test_register_soft_variant("failsubmit", failsubmit_patch, &fs_soft);
     kmt_test_use_miniport("failsubmit");
     device = kmt_test_create_device(&adapter);
@@ -507,10 +510,11 @@ START_TEST(failed_submission_completes_no_earlier_work)
     octx = kmt_exec_virtual_context(other);
     kmt_ring_create(device, 4096, &ring);
     kmt_ring_create(other, 4096, &oring);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &gate), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_create(device, 0, 0, &done), STATUS_SUCCESS);
-    /* a second of work on the engine, and a signal behind it */
+    /* work on the engine until the gate opens, and a signal behind it */
     kmt_cmds_init(&cmds);
-    kmt_cmd_delay(&cmds, 1000000);
+    kmt_cmd_fence(&cmds, KMT_SOFT_OP_WAIT_FENCE, gate.gpu, 1);
     ck_assert_status(kmt_ring_submit(&ring, &ctx, 1, &cmds), STATUS_SUCCESS);
     ck_assert_status(kmt_gpu_signal(ctx, done.handle, 1), STATUS_SUCCESS);
     /* the other device's submission is refused by the driver */
@@ -524,11 +528,14 @@ START_TEST(failed_submission_completes_no_earlier_work)
     /* the first device's work still runs: its signal has not fired */
     ck_assert_status(kmt_fence_wait(device, done.handle, 1, 200), STATUS_TIMEOUT);
     ck_assert_uint_eq(*done.cpu, 0);
+    ck_assert_status(kmt_fence_signal(device, gate.handle, 1, 0), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_wait(device, done.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
     ck_assert_uint_eq(*done.cpu, 1);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
     /* the refused packet retired too: its context can be destroyed */
     ck_assert_status(kmt_exec_destroy_context(octx), STATUS_SUCCESS);
     kmt_test_shutdown_no_leaks();
+    unsetenv("KMTSHIM_TDR_DELAY");
 }
 END_TEST
 

@@ -160,6 +160,7 @@ static NTSTATUS create_one(struct kdrm_adapter *a, DXGK_ALLOCATIONINFO *info)
     info->Flags.CpuVisible = 1;
     info->Flags.Cached = !(flags & KMT_DRM_ALLOCATION_WRITECOMBINE);
     info->hAllocation = bo;
+    info->KmtGpuVirtualAddress = bo->gpu_va;
     if (desc) {
         desc->Backing = bo->backing;
         desc->AllocatedSize = bo->size;

@@ -102,9 +102,14 @@ struct kdrm_sync_point {
     UINT64 point;
 };
 
-/* A command buffer for the kernel: the driver's native stream. */
+/* A command buffer for the kernel: the driver's native stream.  Where the
+ * family gives allocations GPU virtual addresses (kdrm_family.gpu_va), a
+ * virtual submission names it by GPU VA (`cmd_va`, `cmds` NULL): it lies in
+ * one of the process's allocations.  A legacy one, and every submission on
+ * the other families, is CPU memory (`cmds`, `cmd_va` 0). */
 struct kdrm_job {
     const void *cmds;
+    UINT64 cmd_va;
     UINT size;
     const UINT32 *bos;                   /* GEM handles it names */
     UINT nbos;
@@ -127,6 +132,10 @@ struct kdrm_family {
     const char *name;
     bool card_node;                      /* buffers live on the primary node */
     bool has_userptr;
+    /* create() gives every object a GPU virtual address (kdrm_bo.gpu_va,
+     * reported as the allocation's GpuVirtualAddress), and the kernel runs
+     * command buffers that name objects by it. */
+    bool gpu_va;
     int (*start)(struct kdrm_adapter *a);                 /* optional */
     void (*stop)(struct kdrm_adapter *a);                 /* optional */
     int (*create)(struct kdrm_adapter *a, struct kdrm_bo *bo);
@@ -273,6 +282,7 @@ struct kdrm_bo {
     UINT32 handle;                       /* GEM handle on adapter->fd */
     UINT32 resource_id;                  /* virtio_gpu */
     UINT64 size;
+    UINT64 gpu_va;                       /* families with GPU VA; else 0 */
     UINT flags;                          /* KMT_DRM_ALLOCATION_* */
     UINT backing;                        /* KMT_DRM_BACKING_* */
     UINT32 width, height;                /* layout the driver was given */

@@ -3,11 +3,13 @@
  *
  * A command buffer is the kernel driver's native stream, handed over as it
  * is (kmtdrm.h): on virtio_gpu, virgl commands in one VIRTGPU_EXECBUFFER.
- * There is no GPU virtual address space behind the adapter, so a virtual
+ * virtio_gpu has no GPU virtual address space, so there a virtual
  * submission's DmaBufferVirtualAddress is the stream's CPU address in this
- * process (D3DKMT_SUBMITCOMMAND.Commands), read by the kernel right here;
- * a legacy one is the DMA buffer DxgkDdiRender filled, with the GEM objects
- * of its allocation list.
+ * process (D3DKMT_SUBMITCOMMAND.Commands), read by the kernel right here.
+ * Families with GPU VA (kdrm_family.gpu_va) get the address as a GPU VA in
+ * one of the process's allocations (kdrm_job.cmd_va).  A legacy submission
+ * is the DMA buffer DxgkDdiRender filled, with the GEM objects of its
+ * allocation list.
  *
  * Completion: every submission also signals the next point of the
  * adapter's ring (a timeline syncobj, kernel out-syncobj [0]); the watcher
@@ -230,7 +232,12 @@ NTSTATUS APIENTRY kdrm_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUB
 
     if (!p)
         return STATUS_NO_MEMORY;
-    plan_init(p, (const void *)(uintptr_t)args->DmaBufferVirtualAddress, args->DmaBufferSize);
+    if (a->family->gpu_va) {
+        plan_init(p, NULL, args->DmaBufferSize);
+        p->job.cmd_va = args->DmaBufferVirtualAddress;
+    } else {
+        plan_init(p, (const void *)(uintptr_t)args->DmaBufferVirtualAddress, args->DmaBufferSize);
+    }
     err = parse_private(a, args->pDmaBufferPrivateData, args->DmaBufferUmdPrivateDataSize, p);
     status = submit_plan(a, c, args->SubmissionFenceId, args->NodeOrdinal, p, err, args->Flags.NullRendering);
     free(p);

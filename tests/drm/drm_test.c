@@ -376,3 +376,35 @@ void drm_test_maps_perms(const void *p, char perms[8])
     }
     fclose(f);
 }
+
+KMT_DRM_FENCE_INFO drm_test_export_fence(D3DKMT_HANDLE adapter, D3DKMT_HANDLE fence)
+{
+    KMT_DRM_FENCE_INFO info;
+
+    ck_assert_status(drm_test_query_fence(adapter, fence, &info), STATUS_SUCCESS);
+    ck_assert_uint_ne(info.SyncobjHandle, 0);
+    return info;
+}
+
+KMT_DRM_SUBMIT drm_test_submit_desc(void)
+{
+    KMT_DRM_SUBMIT d;
+
+    memset(&d, 0, sizeof(d));
+    d.Magic = KMT_DRM_MAGIC;
+    d.Version = KMT_DRM_VERSION;
+    return d;
+}
+
+NTSTATUS drm_test_submit(D3DKMT_HANDLE context, D3DGPU_VIRTUAL_ADDRESS commands, UINT length, KMT_DRM_SUBMIT *priv)
+{
+    D3DKMT_SUBMITCOMMAND sc = { 0 };
+
+    sc.Commands = commands;
+    sc.CommandLength = length;
+    sc.BroadcastContextCount = 1;
+    sc.BroadcastContext[0] = context;
+    sc.pPrivateDriverData = priv;
+    sc.PrivateDriverDataSize = priv ? sizeof(*priv) : 0;
+    return D3DKMTSubmitCommand(&sc);
+}

@@ -60,6 +60,12 @@ NTSTATUS drm_test_set_fault(D3DKMT_HANDLE adapter, const char *call, UINT nth, I
 /* Execution (test_drm_exec.c).  QUERY_FENCE hands the fence's syncobj out
  * (status returned: INVALID_PARAMETER for a memory-only fence). */
 NTSTATUS drm_test_query_fence(D3DKMT_HANDLE adapter, D3DKMT_HANDLE fence, KMT_DRM_FENCE_INFO *info);
+/* QUERY_FENCE that must succeed with a syncobj. */
+KMT_DRM_FENCE_INFO drm_test_export_fence(D3DKMT_HANDLE adapter, D3DKMT_HANDLE fence);
+/* An empty KMT_DRM_SUBMIT, and SubmitCommand of `length` bytes at `commands`
+ * on one context with it (NULL: no private data). */
+KMT_DRM_SUBMIT drm_test_submit_desc(void);
+NTSTATUS drm_test_submit(D3DKMT_HANDLE context, D3DGPU_VIRTUAL_ADDRESS commands, UINT length, KMT_DRM_SUBMIT *priv);
 KMT_DRM_CONTEXT_INFO drm_test_query_context(D3DKMT_HANDLE adapter, D3DKMT_HANDLE device, D3DKMT_HANDLE context);
 /* What the kernel says: a timeline's value (SYNCOBJ_QUERY), whether the
  * adapter's virtio_gpu host runs 3D (VIRTGPU_GETPARAM), whether the kernel

@@ -803,6 +803,38 @@ static int syncobj_eventfd(struct fake_syncobj_eventfd *args)
     return -ENOMEM;
 }
 
+/* ---- amdgpu CS: what fake_amdgpu.c's handler needs of the books -------- */
+
+int (*fake_drm_amdgpu_cs)(unsigned file, void *args);
+
+void fake_drm_lock(void)
+{
+    pthread_mutex_lock(&answering);
+}
+
+void fake_drm_unlock(void)
+{
+    pthread_mutex_unlock(&answering);
+}
+
+int fake_drm_syncobj_value(unsigned file, uint32_t handle, uint64_t *value)
+{
+    if (!fake_drm.config.timelines || !handle || handle > FAKE_MAX_SYNCOBJS || !syncobjs[handle].live ||
+        syncobjs[handle].file != file)
+        return -ENOENT;
+    *value = syncobjs[handle].value;
+    return 0;
+}
+
+void fake_drm_syncobj_reach(uint32_t handle, uint64_t point)
+{
+    if (syncobjs[handle].value < point)
+        syncobjs[handle].value = point;
+    registrations_fire(handle, false);
+}
+
+/* ---- end of amdgpu CS ---------------------------------------------------- */
+
 /* ---- fdinfo (drm-usage-stats.rst) ---------------------------------------- */
 
 /* drm_print_memory_stats() (drm_file.c): bytes in KiB or MiB while the
@@ -918,6 +950,8 @@ static int answer(unsigned long request, void *arg)
     } else if (fake_drm.config.driver == FAKE_AMDGPU) {
         if (request == DRM_IOCTL_AMDGPU_CTX)
             return amdgpu_ctx(arg);
+        if (request == DRM_IOCTL_AMDGPU_CS && fake_drm_amdgpu_cs)
+            return fake_drm_amdgpu_cs(caller, arg);         /* fake_amdgpu.c, where linked in */
     } else {
         switch (request) {
         case FAKE_XE_DEVICE_QUERY: return xe_device_query(arg);

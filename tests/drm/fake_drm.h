@@ -138,4 +138,16 @@ struct fake_drm_pci_device {
  * calls every driver `driver`; n = 0 gives both back to libdrm. */
 void fake_drm_set_devices(const struct fake_drm_pci_device *devices, unsigned n, const char *driver);
 
+/* ---- for fake_amdgpu.c (the amdgpu CS ioctl and its books) ---- */
+/* The CS ioctl's handler: fake_amdgpu.c sets it when it is linked in
+ * (called with the fake's lock held, for open file `file`). */
+extern int (*fake_drm_amdgpu_cs)(unsigned file, void *args);
+/* The lock the ioctls are answered under: library calls take it too. */
+void fake_drm_lock(void);
+void fake_drm_unlock(void);
+/* With the lock held: a timeline's value (-ENOENT: no syncobj of `file`),
+ * and moving it up to `point` (never down), setting the eventfds due. */
+int fake_drm_syncobj_value(unsigned file, uint32_t handle, uint64_t *value);
+void fake_drm_syncobj_reach(uint32_t handle, uint64_t point);
+
 #endif

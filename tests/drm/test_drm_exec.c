@@ -63,11 +63,7 @@ static unsigned open_virgl(struct drm_test_adapter *out)
 
 static KMT_DRM_FENCE_INFO export_fence(D3DKMT_HANDLE adapter, D3DKMT_HANDLE fence)
 {
-    KMT_DRM_FENCE_INFO info;
-
-    ck_assert_status(drm_test_query_fence(adapter, fence, &info), STATUS_SUCCESS);
-    ck_assert_uint_ne(info.SyncobjHandle, 0);
-    return info;
+    return drm_test_export_fence(adapter, fence);
 }
 
 static int raw_signal(int fd, UINT handle, UINT64 point)
@@ -98,25 +94,12 @@ static void assert_destroyed(int fd, UINT handle)
 
 static NTSTATUS submit(D3DKMT_HANDLE context, const void *cmds, UINT length, KMT_DRM_SUBMIT *priv)
 {
-    D3DKMT_SUBMITCOMMAND sc = { 0 };
-
-    sc.Commands = (D3DGPU_VIRTUAL_ADDRESS)(uintptr_t)cmds;
-    sc.CommandLength = length;
-    sc.BroadcastContextCount = 1;
-    sc.BroadcastContext[0] = context;
-    sc.pPrivateDriverData = priv;
-    sc.PrivateDriverDataSize = priv ? sizeof(*priv) : 0;
-    return D3DKMTSubmitCommand(&sc);
+    return drm_test_submit(context, (D3DGPU_VIRTUAL_ADDRESS)(uintptr_t)cmds, length, priv);
 }
 
 static KMT_DRM_SUBMIT submit_desc(void)
 {
-    KMT_DRM_SUBMIT d;
-
-    memset(&d, 0, sizeof(d));
-    d.Magic = KMT_DRM_MAGIC;
-    d.Version = KMT_DRM_VERSION;
-    return d;
+    return drm_test_submit_desc();
 }
 
 /* ---- fences ------------------------------------------------------------------------- */

@@ -37,6 +37,9 @@
 
 #include "test_util.h"
 #include "fake_drm.h"
+#ifdef KMT_HAVE_DRM_AMDGPU
+#include "fake_amdgpu.h"
+#endif
 #include "miniports/drm/drm_miniport.h"
 
 static struct kdrm_adapter *adapter;
@@ -1311,7 +1314,7 @@ START_TEST(amdgpu_device_opened_first_elsewhere_is_used_on_its_file)
     ck_assert_int_ge(umd_fd, 0);
     ck_assert_int_eq(amdgpu_device_initialize(umd_fd, &major, &minor, &umd_dev), 0);
     start_on(&c, fake_drm_open_file());
-    ck_assert_ptr_eq(adapter->family_data, umd_dev);                   /* the library's sharing */
+    ck_assert_ptr_eq(kdrm_amdgpu_device(adapter), umd_dev);                   /* the library's sharing */
     ck_assert_uint_ne(fake_drm_file_of(adapter->render_fd), fake_drm_file_of(umd_fd));
     ck_assert_uint_eq(fake_drm_file_of(adapter->fd), fake_drm_file_of(umd_fd));
     allocate_on_one_file();
@@ -1336,7 +1339,7 @@ START_TEST(amdgpu_adapter_started_again_follows_the_librarys_device)
     first = fake_drm_file_of(adapter->render_fd);
     umd_fd = fake_drm_open_file();
     ck_assert_int_eq(amdgpu_device_initialize(umd_fd, &major, &minor, &umd_dev), 0);
-    ck_assert_ptr_eq(adapter->family_data, umd_dev);
+    ck_assert_ptr_eq(kdrm_amdgpu_device(adapter), umd_dev);
     stop_family();
     fake_drm_close_fd(adapter->render_fd);
     free(adapter);
@@ -1354,14 +1357,17 @@ END_TEST
  * allocations (the miniport's fault hook names the library calls). */
 START_TEST(amdgpu_failure_half_way_leaves_no_object)
 {
-    static const char *const calls[] = { "amdgpu_bo_alloc", "amdgpu_bo_export" };
+    static const char *const calls[] = { "amdgpu_bo_alloc", "amdgpu_bo_export", "amdgpu_va_range_alloc",
+                                         "amdgpu_bo_va_op" };
     struct fake_drm_config c = { .driver = FAKE_AMDGPU };
 
     start_config(&c);
     fail_errno = ENOMEM;
-    for (unsigned k = 0; k < 2; k++) {
+    for (unsigned k = 0; k < 4; k++) {
         fail_call = calls[k];
         failing_create(arm_library, STATUS_NO_MEMORY);
+        ck_assert_uint_eq(fake_amdgpu.va_ranges, 0);
+        ck_assert_uint_eq(fake_amdgpu.mappings, 0);
     }
     stop();
 }

@@ -28,7 +28,9 @@
  *                  before CPU reads (3D hosts only), VIRTGPU_WAIT
  *   dumb           vgem, vkms: dumb buffers on the card node (the render
  *                  node refuses them with EACCES)
- *   amdgpu         libdrm_amdgpu: amdgpu_bo_alloc, cpu_map, userptr, heap info
+ *   amdgpu         libdrm_amdgpu: amdgpu_bo_alloc, cpu_map, userptr, heap info;
+ *                  every object mapped at a GPU VA of the fd's VM (the
+ *                  allocation's GpuVirtualAddress); AMDGPU_CS submission
  *   i915, xe       GEM_CREATE(_EXT), MMAP_OFFSET, USERPTR (i915), memory
  *                  region queries
  *   generic        any other driver: enumerated and named, allocations fail
@@ -45,8 +47,8 @@
  *   submission's out-syncobj, the UMD's own ioctl) - MONITORED_FENCE_SIGNALED.
  *   Elsewhere (vgem) fences live in memory only.  GPU VA of the value: 0.
  * Contexts (drm_context.c): where the kernel runs command buffers (virtio_gpu
- *   on a virgl host: the fd's own virgl context; amdgpu, i915: a kernel
- *   context each, made but not yet submitted to); elsewhere CreateContext is
+ *   on a virgl host: the fd's own virgl context; amdgpu: an AMDGPU_CTX each;
+ *   i915: a kernel context each, made but not yet submitted to); elsewhere CreateContext is
  *   STATUS_NOT_SUPPORTED.  Each context keeps its progress in a context
  *   allocation (DxgkCbCreateContextAllocation).
  * Submission (drm_submit.c): a command buffer is the driver's native stream
@@ -56,6 +58,9 @@
  *   next point of the adapter's ring timeline; the watcher (drm_watch.c)
  *   raises DMA_COMPLETED when the kernel signals it.  A refused submission
  *   faults the device (DMA_PAGE_FAULTED for a bad address).
+ *   On amdgpu (GPU VA) a virtual submission's address is a GPU VA that must
+ *   lie in one of the adapter's objects; a legacy one is copied into an IB
+ *   object of the family's own, kept until its context completed it.
  *   Legacy (Render) submissions hold the core's GPU references on their
  *   allocation list (dxgk_allocation_gpu_ref), so DestroyAllocation and Lock
  *   wait for them; a virtual one names GEM handles (KMT_DRM_SUBMIT) the core
@@ -164,6 +169,8 @@ extern const struct kdrm_family kdrm_family_xe;
 extern const struct kdrm_family kdrm_family_generic;
 #ifdef KMT_HAVE_DRM_AMDGPU
 extern const struct kdrm_family kdrm_family_amdgpu;
+/* The amdgpu_device_handle the adapter works on (NULL when stopped). */
+void *kdrm_amdgpu_device(struct kdrm_adapter *a);
 #endif
 
 /* A device found by enumeration (drm_discovery.c). */

@@ -85,7 +85,7 @@ bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, struct 
     return any;
 }
 
-static void raise_fault(struct kdrm_adapter *a, UINT fence_id, UINT node, int err, const void *cmds)
+static void raise_fault(struct kdrm_adapter *a, UINT fence_id, UINT node, int err, D3DGPU_VIRTUAL_ADDRESS va)
 {
     DXGKARGCB_NOTIFY_INTERRUPT_DATA irq = { 0 };
 
@@ -93,7 +93,7 @@ static void raise_fault(struct kdrm_adapter *a, UINT fence_id, UINT node, int er
         irq.InterruptType = DXGK_INTERRUPT_DMA_PAGE_FAULTED;
         irq.DmaPageFaulted.FaultedFenceId = fence_id;
         irq.DmaPageFaulted.NodeOrdinal = node;
-        irq.DmaPageFaulted.FaultedVirtualAddress = (D3DGPU_VIRTUAL_ADDRESS)(uintptr_t)cmds;
+        irq.DmaPageFaulted.FaultedVirtualAddress = va;
     } else {
         irq.InterruptType = DXGK_INTERRUPT_DMA_FAULTED;
         irq.DmaFaulted.FaultedFenceId = fence_id;
@@ -101,6 +101,12 @@ static void raise_fault(struct kdrm_adapter *a, UINT fence_id, UINT node, int er
         irq.DmaFaulted.Status = kdrm_status_from_errno(err);
     }
     kdrm_raise(a, &irq);
+}
+
+/* Where the stream is, as a fault reports it: its GPU VA, or its CPU address. */
+static D3DGPU_VIRTUAL_ADDRESS job_address(const struct kdrm_job *job)
+{
+    return job->cmds ? (D3DGPU_VIRTUAL_ADDRESS)(uintptr_t)job->cmds : job->cmd_va;
 }
 
 void kdrm_submissions_free(struct kdrm_adapter *a, struct list *list, bool completed)
@@ -113,7 +119,7 @@ void kdrm_submissions_free(struct kdrm_adapter *a, struct list *list, bool compl
         /* the GPU's results cannot reach the caller's pages: the program
          * learns it the way it learns of any lost work, before the completion */
         if ((err = kdrm_copy_finish(a, s, completed)) < 0)
-            raise_fault(a, s->fence_id, s->node, err, NULL);
+            raise_fault(a, s->fence_id, s->node, err, 0);
         free(s);
     }
 }
@@ -150,7 +156,7 @@ static NTSTATUS submit_plan(struct kdrm_adapter *a, struct kdrm_context *c, UINT
     if (err) {
         /* the fault first: once recorded, the watcher may complete it */
         kdrm_trace(a, KMT_TRACE_WARN, __func__, "submission %u refused: %s\n", fence_id, strerror(-err));
-        raise_fault(a, fence_id, node, err, p->job.cmds);
+        raise_fault(a, fence_id, node, err, job_address(&p->job));
     }
 
     pthread_mutex_lock(&x->lock);

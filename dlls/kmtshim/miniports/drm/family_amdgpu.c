@@ -6,16 +6,34 @@
  *                 KMT_DRM_ALLOCATION_DEVICE_LOCAL; its KMS handle is the
  *                 GEM handle reported to the UMD
  *   existing sysmem  amdgpu_create_bo_from_user_mem (userptr, zero copy)
+ *   GPU VA        every object, userptr ones too, gets a range of the
+ *                 library's VA manager (amdgpu_va_range_alloc, general
+ *                 range, 64 KiB-aligned for VRAM so the kernel can use its
+ *                 large fragments) mapped readable, writeable and
+ *                 executable into the fd's VM (amdgpu_bo_va_op_raw MAP): the
+ *                 allocation's GpuVirtualAddress.  Destroy unmaps, frees the
+ *                 range, then the object (Mesa's order: the range is free
+ *                 for reuse only once nothing is mapped there)
  *   map           amdgpu_bo_cpu_map (always read-write: libdrm_amdgpu maps
  *                 once per object and shares the mapping)
  *   lock waits    amdgpu_bo_wait_for_idle (timeout 0 with DonotWait)
  *   memory        amdgpu_query_heap_info for VRAM and GTT; APUs (FUSION)
  *                 are UMA
  *   contexts      AMDGPU_CTX (ALLOC_CTX / FREE_CTX, normal priority), one per
- *                 D3D context (its id goes to the UMD); submission through
- *                 kmtshim (CS with an IB at a GPU VA and timeline syncobj
- *                 chunks) is not written yet: it faults with
- *                 STATUS_NOT_SUPPORTED
+ *                 D3D context (its id goes to the UMD)
+ *   submit        one DRM_IOCTL_AMDGPU_CS on the context: an IB chunk (GFX
+ *                 ring 0) at the command buffer's GPU VA, a BO_HANDLES chunk
+ *                 (the objects the UMD named plus the one holding the IB),
+ *                 timeline syncobj wait and signal chunks (the ring point
+ *                 first).  The ioctl itself, not amdgpu_cs_submit_raw2: that
+ *                 takes an amdgpu_context_handle, and the library can neither
+ *                 wrap the raw context id the UMD is told nor hand its own
+ *                 out; it is the same ioctl on the same fd.  A command
+ *                 buffer outside every object is refused (-EFAULT: a page
+ *                 fault).  A legacy one (CPU memory) is copied into an IB
+ *                 object of the family's own, freed once its context
+ *                 completed it: the kernel would keep the pages alive, but
+ *                 the VA must stay mapped until the GPU read it.
  * The device's file: libdrm_amdgpu keeps one amdgpu_device per GPU in the
  * process, on a dup of the fd its first amdgpu_device_initialize was given.
  * A later initialize with any fd of the same GPU gets that device again,
@@ -31,8 +49,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
@@ -42,9 +62,60 @@
 
 #include "drm_miniport.h"
 
-static amdgpu_device_handle dev_of(struct kdrm_adapter *a)
+#define VRAM_VA_ALIGNMENT (64u * 1024u)  /* amdgpu_vm_fragment_size's default: 16 pages */
+#define VA_FLAGS (AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE | AMDGPU_VM_PAGE_EXECUTABLE)
+#define IB_MAX_DWORDS 0xfffffu           /* INDIRECT_BUFFER's 20-bit length */
+#define CS_MAX_BOS 257u                  /* the allocation list (drm_submit.c) and the IB's object */
+
+/* The syncobj chunk and the job's points are one layout: handed over as they are. */
+_Static_assert(sizeof(struct drm_amdgpu_cs_chunk_syncobj) == sizeof(struct kdrm_sync_point) &&
+               offsetof(struct drm_amdgpu_cs_chunk_syncobj, handle) == offsetof(struct kdrm_sync_point, handle) &&
+               offsetof(struct drm_amdgpu_cs_chunk_syncobj, flags) == offsetof(struct kdrm_sync_point, flags) &&
+               offsetof(struct drm_amdgpu_cs_chunk_syncobj, point) == offsetof(struct kdrm_sync_point, point),
+               "drm_amdgpu_cs_chunk_syncobj");
+
+struct amd_state {
+    amdgpu_device_handle dev;
+    pthread_mutex_t lock;                /* a leaf but for exec.lock, taken inside it */
+    struct list mapped;                  /* struct amd_bo.entry: every object with a VA */
+    struct list ibs;                     /* struct amd_ib.entry: legacy IBs the GPU may still read */
+};
+
+/* kdrm_bo.family_bo */
+struct amd_bo {
+    amdgpu_bo_handle h;
+    amdgpu_va_handle range;
+    UINT64 va, span;
+    UINT32 handle;
+    struct list entry;                   /* amd_state.mapped */
+};
+
+/* A legacy submission's copy of its command buffer. */
+struct amd_ib {
+    struct kdrm_bo bo;
+    const struct kdrm_context *ctx;
+    UINT64 point;                        /* the ring point that completes it */
+    struct list entry;                   /* amd_state.ibs */
+};
+
+static struct amd_state *state(struct kdrm_adapter *a)
 {
     return a->family_data;
+}
+
+static amdgpu_device_handle dev_of(struct kdrm_adapter *a)
+{
+    return state(a)->dev;
+}
+
+void *kdrm_amdgpu_device(struct kdrm_adapter *a)
+{
+    return a->family_data ? dev_of(a) : NULL;
+}
+
+static amdgpu_bo_handle bo_of(const struct kdrm_bo *bo)
+{
+    return ((const struct amd_bo *)bo->family_bo)->h;
 }
 
 /* The fd the adapter opened itself (the render node here). */
@@ -66,47 +137,119 @@ static bool same_file(int fd1, int fd2)
 #endif
 }
 
+static int device_open(struct kdrm_adapter *a, amdgpu_device_handle *out)
+{
+    uint32_t major, minor;
+    int err = kdrm_fault_check("amdgpu_device_initialize");
+
+    if (err || (err = amdgpu_device_initialize(a->fd, &major, &minor, out)))
+        return err < 0 ? err : -err;
+    return 0;
+}
+
 static int amd_start(struct kdrm_adapter *a)
 {
-    amdgpu_device_handle dev;
-    uint32_t major, minor;
-    int err = kdrm_fault_check("amdgpu_device_initialize"), fd;
+    struct amd_state *s = calloc(1, sizeof(*s));
+    int err, fd;
 
-    if (err || (err = amdgpu_device_initialize(a->fd, &major, &minor, &dev)))
-        return err < 0 ? err : -err;
-    if ((fd = amdgpu_device_get_fd(dev)) < 0) {
+    if (!s)
+        return -ENOMEM;
+    if ((err = device_open(a, &s->dev)) < 0) {
+        free(s);
+        return err;
+    }
+    if ((fd = amdgpu_device_get_fd(s->dev)) < 0) {
         kdrm_trace(a, KMT_TRACE_ERR, __func__, "libdrm_amdgpu's device has no fd (%d)\n", fd);
-        amdgpu_device_deinitialize(dev);
+        amdgpu_device_deinitialize(s->dev);
+        free(s);
         return -ENODEV;
     }
     if (!same_file(fd, a->fd))
         kdrm_trace(a, KMT_TRACE_TRACE, __func__,
                    "libdrm_amdgpu already had this GPU open on another file: buffers, contexts and "
                    "syncobjs go on its fd %d, not on the adapter's fd %d\n", fd, a->fd);
-    a->family_data = dev;
+    pthread_mutex_init(&s->lock, NULL);
+    list_init(&s->mapped);
+    list_init(&s->ibs);
+    a->family_data = s;
     a->fd = fd;
+    if (a->caps & KMT_DRM_CAP_FENCES)
+        a->caps |= KMT_DRM_CAP_SUBMIT;
     return 0;
 }
+
+static void ibs_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all);
 
 /* The device's fd may close with it: the adapter's own fd comes back first. */
 static void amd_stop(struct kdrm_adapter *a)
 {
+    struct amd_state *s = state(a);
+
+    ibs_release(a, NULL, true);          /* the contexts are gone: nothing runs */
     a->fd = node_fd(a);
-    amdgpu_device_deinitialize(dev_of(a));
+    amdgpu_device_deinitialize(s->dev);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
     a->family_data = NULL;
 }
 
-static int adopt(struct kdrm_bo *bo, amdgpu_bo_handle h)
+/* Reserves a range of the library's VA manager (locked inside) and maps
+ * the object there. */
+static int va_map(struct kdrm_adapter *a, struct amd_bo *ab, UINT64 alignment)
 {
-    uint32_t handle;
-    int err = kdrm_fault_check("amdgpu_bo_export");
+    struct amd_state *s = state(a);
+    int err = kdrm_fault_check("amdgpu_va_range_alloc");
 
-    if (err || (err = amdgpu_bo_export(h, amdgpu_bo_handle_type_kms, &handle))) {
-        amdgpu_bo_free(h);
+    if (err || (err = amdgpu_va_range_alloc(s->dev, amdgpu_gpu_va_range_general, ab->span, alignment, 0, &ab->va,
+                                            &ab->range, 0)))
+        return err < 0 ? err : -ENOMEM;
+    if ((err = kdrm_fault_check("amdgpu_bo_va_op")) ||
+        (err = amdgpu_bo_va_op_raw(s->dev, ab->h, 0, ab->span, ab->va, VA_FLAGS, AMDGPU_VA_OP_MAP))) {
+        amdgpu_va_range_free(ab->range);
         return err < 0 ? err : -EIO;
     }
-    bo->family_bo = h;
-    bo->handle = handle;
+    pthread_mutex_lock(&s->lock);
+    list_add_tail(&s->mapped, &ab->entry);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
+/* Unmapped before the range goes back: a later object may get it. */
+static void va_unmap(struct kdrm_adapter *a, struct amd_bo *ab)
+{
+    struct amd_state *s = state(a);
+    int err;
+
+    pthread_mutex_lock(&s->lock);
+    list_remove(&ab->entry);
+    pthread_mutex_unlock(&s->lock);
+    if ((err = amdgpu_bo_va_op_raw(s->dev, ab->h, 0, ab->span, ab->va, VA_FLAGS, AMDGPU_VA_OP_UNMAP)))
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "unmap of %u at %#llx failed: %d\n", ab->handle,
+                   (unsigned long long)ab->va, err);
+    amdgpu_va_range_free(ab->range);
+}
+
+/* Exports the new object's handle and gives it its VA; frees it on failure. */
+static int adopt(struct kdrm_adapter *a, struct kdrm_bo *bo, amdgpu_bo_handle h, UINT64 alignment)
+{
+    struct amd_bo *ab = calloc(1, sizeof(*ab));
+    int err = ab ? kdrm_fault_check("amdgpu_bo_export") : -ENOMEM;
+
+    if (!err && (err = amdgpu_bo_export(h, amdgpu_bo_handle_type_kms, &ab->handle)))
+        err = err < 0 ? err : -EIO;
+    if (!err) {
+        ab->h = h;
+        ab->span = (bo->size + a->page_size - 1) & ~(UINT64)(a->page_size - 1);
+        err = va_map(a, ab, alignment);
+    }
+    if (err) {
+        free(ab);
+        amdgpu_bo_free(h);
+        return err;
+    }
+    bo->family_bo = ab;
+    bo->handle = ab->handle;
+    bo->gpu_va = ab->va;
     return 0;
 }
 
@@ -125,7 +268,7 @@ static int amd_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
 
     if (err || (err = amdgpu_bo_alloc(dev_of(a), &req, &h)))
         return err;
-    return adopt(bo, h);
+    return adopt(a, bo, h, vram && VRAM_VA_ALIGNMENT > a->page_size ? VRAM_VA_ALIGNMENT : a->page_size);
 }
 
 static int amd_create_userptr(struct kdrm_adapter *a, struct kdrm_bo *bo, void *mem)
@@ -135,7 +278,7 @@ static int amd_create_userptr(struct kdrm_adapter *a, struct kdrm_bo *bo, void *
 
     if (err || (err = amdgpu_create_bo_from_user_mem(dev_of(a), mem, bo->size, &h)))
         return err;
-    if ((err = adopt(bo, h)) < 0)
+    if ((err = adopt(a, bo, h, a->page_size)) < 0)
         return err;
     bo->backing = KMT_DRM_BACKING_USERPTR;
     return 0;
@@ -143,24 +286,27 @@ static int amd_create_userptr(struct kdrm_adapter *a, struct kdrm_bo *bo, void *
 
 static void amd_destroy(struct kdrm_adapter *a, struct kdrm_bo *bo)
 {
-    int err = amdgpu_bo_free(bo->family_bo);
+    struct amd_bo *ab = bo->family_bo;
+    int err;
 
-    if (err)
+    va_unmap(a, ab);
+    if ((err = amdgpu_bo_free(ab->h)))
         kdrm_trace(a, KMT_TRACE_ERR, __func__, "amdgpu_bo_free(%u) failed: %d\n", bo->handle, err);
+    free(ab);
 }
 
 static int amd_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr)
 {
     int err = kdrm_fault_check("amdgpu_bo_cpu_map");
 
-    if (err || (err = amdgpu_bo_cpu_map(bo->family_bo, ptr)))
+    if (err || (err = amdgpu_bo_cpu_map(bo_of(bo), ptr)))
         return err;
     return 0;
 }
 
 static void amd_unmap(struct kdrm_adapter *a, struct kdrm_bo *bo, void *ptr)
 {
-    amdgpu_bo_cpu_unmap(bo->family_bo);
+    amdgpu_bo_cpu_unmap(bo_of(bo));
 }
 
 static int amd_cpu_begin(struct kdrm_adapter *a, struct kdrm_bo *bo, DXGK_LOCKFLAGS flags)
@@ -171,7 +317,7 @@ static int amd_cpu_begin(struct kdrm_adapter *a, struct kdrm_bo *bo, DXGK_LOCKFL
     if (flags.IgnoreSync)
         return 0;
     if ((err = kdrm_fault_check("amdgpu_bo_wait_for_idle")) ||
-        (err = amdgpu_bo_wait_for_idle(bo->family_bo, flags.DonotWait ? 0 : AMDGPU_TIMEOUT_INFINITE, &busy)))
+        (err = amdgpu_bo_wait_for_idle(bo_of(bo), flags.DonotWait ? 0 : AMDGPU_TIMEOUT_INFINITE, &busy)))
         return err;
     return busy ? -EBUSY : 0;
 }
@@ -222,10 +368,12 @@ static int amd_ctx_create(struct kdrm_adapter *a, struct kdrm_context *c)
     return 0;
 }
 
+/* The core drained the context before destroying it: its IBs are done. */
 static void amd_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
 {
     union drm_amdgpu_ctx args;
 
+    ibs_release(a, c, true);
     memset(&args, 0, sizeof(args));
     args.in.op = AMDGPU_CTX_OP_FREE_CTX;
     args.in.ctx_id = c->kernel_ctx;
@@ -233,9 +381,182 @@ static void amd_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
         kdrm_trace(a, KMT_TRACE_ERR, __func__, "AMDGPU_CTX free(%u) failed\n", c->kernel_ctx);
 }
 
+/* Whether the context completed the submission that signals `point`. */
+static bool ib_done(struct kdrm_adapter *a, const struct amd_ib *ib)
+{
+    bool done;
+
+    pthread_mutex_lock(&a->exec.lock);
+    done = ib->ctx->block->completed_point >= ib->point;
+    pthread_mutex_unlock(&a->exec.lock);
+    return done;
+}
+
+/* Frees the legacy IBs the GPU is done with: those of context `c` (NULL:
+ * of any), all of them or the completed ones.  Unmapped outside the lock
+ * (va_unmap takes it). */
+static void ibs_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all)
+{
+    struct amd_state *s = state(a);
+    struct amd_ib *ib, *next;
+    struct list done;
+
+    list_init(&done);
+    pthread_mutex_lock(&s->lock);
+    LIST_FOR_EACH_ENTRY_SAFE(ib, next, &s->ibs, struct amd_ib, entry)
+        if ((!c || ib->ctx == c) && (all || ib_done(a, ib))) {
+            list_remove(&ib->entry);
+            list_add_tail(&done, &ib->entry);
+        }
+    pthread_mutex_unlock(&s->lock);
+    LIST_FOR_EACH_ENTRY_SAFE(ib, next, &done, struct amd_ib, entry) {
+        amd_destroy(a, &ib->bo);
+        free(ib);
+    }
+}
+
+/* A legacy command buffer copied into a write-combined GTT object of its own. */
+static int ib_from_cpu(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job,
+                       struct amd_ib **out)
+{
+    struct amd_ib *ib = calloc(1, sizeof(*ib));
+    void *p;
+    int err;
+
+    if (!ib)
+        return -ENOMEM;
+    ib->bo.adapter = a;
+    ib->bo.size = (job->size + a->page_size - 1) & ~(UINT64)(a->page_size - 1);
+    ib->bo.flags = KMT_DRM_ALLOCATION_WRITECOMBINE;
+    if ((err = amd_create(a, &ib->bo)) < 0) {
+        free(ib);
+        return err;
+    }
+    if ((err = amd_map(a, &ib->bo, PROT_WRITE, &p)) < 0) {
+        amd_destroy(a, &ib->bo);
+        free(ib);
+        return err;
+    }
+    memcpy(p, job->cmds, job->size);
+    amd_unmap(a, &ib->bo, p);
+    ib->ctx = c;
+    ib->point = job->signals[0].point;
+    *out = ib;
+    return 0;
+}
+
+/* The GEM handle of the object whose mapping holds [va, va + size), or -EFAULT. */
+static int ib_holder(struct kdrm_adapter *a, UINT64 va, UINT size, UINT32 *handle)
+{
+    struct amd_state *s = state(a);
+    struct amd_bo *ab;
+    int err = -EFAULT;
+
+    pthread_mutex_lock(&s->lock);
+    LIST_FOR_EACH_ENTRY(ab, &s->mapped, struct amd_bo, entry)
+        if (va >= ab->va && va - ab->va < ab->span) {
+            if (size <= ab->span - (va - ab->va)) {
+                *handle = ab->handle;
+                err = 0;
+            }
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
+    return err;
+}
+
+/* The job's objects, each once, and the IB's. */
+static UINT bo_list(const struct kdrm_job *job, UINT32 holder, struct drm_amdgpu_bo_list_entry *list)
+{
+    UINT n = 0;
+    bool has_holder = false;
+
+    for (UINT i = 0; i < job->nbos && n < CS_MAX_BOS - 1; i++) {
+        list[n++] = (struct drm_amdgpu_bo_list_entry){ .bo_handle = job->bos[i] };
+        has_holder |= job->bos[i] == holder;
+    }
+    if (!has_holder)
+        list[n++] = (struct drm_amdgpu_bo_list_entry){ .bo_handle = holder };
+    return n;
+}
+
+static struct drm_amdgpu_cs_chunk chunk(UINT32 id, const void *data, size_t size)
+{
+    return (struct drm_amdgpu_cs_chunk){ .chunk_id = id, .length_dw = (UINT32)(size / 4),
+                                         .chunk_data = (uintptr_t)data };
+}
+
+/* One CS ioctl: the IB at `va` on GFX ring 0, the objects, the waits and the signals. */
+static int cs_ioctl(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job, UINT64 va)
+{
+    struct drm_amdgpu_bo_list_entry list[CS_MAX_BOS];
+    struct drm_amdgpu_cs_chunk_ib ib = { .va_start = va, .ib_bytes = job->size, .ip_type = AMDGPU_HW_IP_GFX };
+    struct drm_amdgpu_bo_list_in bos = { .operation = ~0u, .list_handle = ~0u,
+                                         .bo_info_size = sizeof(list[0]), .bo_info_ptr = (uintptr_t)list };
+    struct drm_amdgpu_cs_chunk chunks[4];
+    UINT64 chunk_ptrs[4];
+    union drm_amdgpu_cs cs;
+    UINT32 holder;
+    UINT n = 0;
+    int err;
+
+    if ((err = ib_holder(a, va, job->size, &holder)) < 0)
+        return err;
+    bos.bo_number = bo_list(job, holder, list);
+    chunks[n++] = chunk(AMDGPU_CHUNK_ID_IB, &ib, sizeof(ib));
+    chunks[n++] = chunk(AMDGPU_CHUNK_ID_BO_HANDLES, &bos, sizeof(bos));
+    if (job->nwaits)
+        chunks[n++] = chunk(AMDGPU_CHUNK_ID_SYNCOBJ_TIMELINE_WAIT, job->waits, job->nwaits * sizeof(job->waits[0]));
+    chunks[n++] = chunk(AMDGPU_CHUNK_ID_SYNCOBJ_TIMELINE_SIGNAL, job->signals,
+                        job->nsignals * sizeof(job->signals[0]));
+    for (UINT i = 0; i < n; i++)
+        chunk_ptrs[i] = (uintptr_t)&chunks[i];
+    memset(&cs, 0, sizeof(cs));
+    cs.in.ctx_id = c->kernel_ctx;
+    cs.in.num_chunks = n;
+    cs.in.chunks = (uintptr_t)chunk_ptrs;
+    return kdrm_ioctl(a->fd, DRM_IOCTL_AMDGPU_CS, &cs, "AMDGPU_CS");
+}
+
+/* PM4 IBs are whole dwords at a dword-aligned address. */
+static bool ib_shape_ok(const struct kdrm_job *job)
+{
+    return job->size && !(job->size % 4) && job->size / 4 <= IB_MAX_DWORDS && !(job->cmd_va % 4);
+}
+
+static void ib_keep(struct kdrm_adapter *a, struct amd_ib *ib)
+{
+    struct amd_state *s = state(a);
+
+    pthread_mutex_lock(&s->lock);
+    list_add_tail(&s->ibs, &ib->entry);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static int amd_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job)
+{
+    struct amd_ib *ib = NULL;
+    int err;
+
+    if (!ib_shape_ok(job))
+        return -EINVAL;
+    ibs_release(a, NULL, false);
+    if (job->cmds && (err = ib_from_cpu(a, c, job, &ib)) < 0)
+        return err;
+    err = cs_ioctl(a, c, job, ib ? ib->bo.gpu_va : job->cmd_va);
+    if (ib && err) {
+        amd_destroy(a, &ib->bo);
+        free(ib);
+    } else if (ib) {
+        ib_keep(a, ib);
+    }
+    return err;
+}
+
 const struct kdrm_family kdrm_family_amdgpu = {
     .name = "amdgpu",
     .has_userptr = true,
+    .gpu_va = true,
     .start = amd_start,
     .stop = amd_stop,
     .create = amd_create,
@@ -247,4 +568,5 @@ const struct kdrm_family kdrm_family_amdgpu = {
     .memory = amd_memory,
     .ctx_create = amd_ctx_create,
     .ctx_destroy = amd_ctx_destroy,
+    .submit = amd_submit,
 };

@@ -1,0 +1,29 @@
+/*
+ * The amdgpu fake's books (fake_amdgpu.c): GPU VA ranges and mappings,
+ * submissions, and what the "GPU" made of them.  They start anew with each
+ * fresh amdgpu_device (the first initialize after the last deinitialize).
+ */
+#ifndef KMTSHIM_FAKE_AMDGPU_H
+#define KMTSHIM_FAKE_AMDGPU_H
+
+#include <stdint.h>
+
+#define FAKE_AMDGPU_VA_START (1ull << 20)  /* AMDGPU_VA_RESERVED_SIZE: the bottom is the kernel's */
+#define FAKE_AMDGPU_VA_END (1ull << 47)    /* the low half, below the hole */
+
+struct fake_amdgpu {
+    unsigned va_ranges;                 /* live amdgpu_va_range_alloc ranges */
+    unsigned mappings;                  /* live AMDGPU_VA_OP_MAP mappings */
+    unsigned submissions;               /* CS ioctls taken */
+    unsigned faults;                    /* VM faults while running them */
+    uint64_t fault_address;             /* the last one's */
+    unsigned range_freed_mapped;        /* ranges freed while still mapped */
+    unsigned bo_freed_mapped;           /* objects freed while still mapped */
+    unsigned last_bo_count;             /* the last CS's BO list */
+    uint64_t last_ib_va;
+    uint32_t last_map_flags;
+};
+
+extern struct fake_amdgpu fake_amdgpu;
+
+#endif

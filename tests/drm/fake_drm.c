@@ -299,11 +299,37 @@ static int context_free(uint32_t id)
 
 /* ---- i915 --------------------------------------------------------------- */
 
+/* A gen12 part by default: softpin, a full PPGTT per context
+ * (HAS_ALIASING_PPGTT answers INTEL_PPGTT: 2 full, 1 aliasing) and timeline
+ * fences where syncobjs have timelines; config.no_softpin is an old kernel. */
 static int i915_getparam(struct drm_i915_getparam *gp)
 {
-    if (gp->param != I915_PARAM_HAS_LLC)
+    bool modern = !fake_drm.config.no_softpin;
+
+    switch (gp->param) {
+    case I915_PARAM_HAS_LLC: *gp->value = fake_drm.config.has_llc; return 0;
+    case I915_PARAM_HAS_EXEC_SOFTPIN: *gp->value = modern; return 0;
+    case I915_PARAM_HAS_ALIASING_PPGTT: *gp->value = modern ? 2 : 1; return 0;
+    case I915_PARAM_HAS_EXEC_TIMELINE_FENCES: *gp->value = modern && fake_drm.config.timelines; return 0;
+    }
+    return -EINVAL;
+}
+
+static bool i915_context_owned(uint64_t id)
+{
+    return !id || (id < 64 && (fake_drm.contexts & (1ull << id)) && fake_drm.context_file[id] == caller);
+}
+
+#define FAKE_I915_VM_SIZE (1ull << 48)
+
+/* GTT_SIZE only: the size of the context's address space (48 bits). */
+static int i915_context_getparam(struct drm_i915_gem_context_param *p)
+{
+    if (!i915_context_owned(p->ctx_id))
+        return -ENOENT;
+    if (p->param != I915_CONTEXT_PARAM_GTT_SIZE || p->size)
         return -EINVAL;
-    *gp->value = fake_drm.config.has_llc;
+    p->value = FAKE_I915_VM_SIZE;
     return 0;
 }
 
@@ -835,6 +861,248 @@ void fake_drm_syncobj_reach(uint32_t handle, uint64_t point)
 
 /* ---- end of amdgpu CS ---------------------------------------------------- */
 
+/* ---- i915 EXECBUFFER2 ------------------------------------------------------
+ * The checks of i915_gem_execbuffer.c (Linux 6.x), in its order, then the
+ * batch "runs" at the call: MI_NOOP, MI_BATCH_BUFFER_END and
+ * MI_STORE_DATA_IMM with a 48-bit PPGTT address (one dword, or a qword with
+ * bit 21), resolved through the listed objects' softpinned offsets.  A store
+ * at an address no listed object covers is lost: a context's unused PPGTT
+ * entries point at the scratch page, which takes it without a fault.  Any
+ * other command stops the batch (the GPU would hang and i915 reset the
+ * context; the fence still signals, with an error syncobjs do not carry).
+ * The signal points are then signalled.  Simplifications: objects must be
+ * softpinned (the kernel would place the others) and relocations are
+ * refused (as gen12+ parts after Tiger Lake do); FENCE_IN/OUT/SUBMIT/ARRAY,
+ * SECURE and the BSD selectors are not modelled (EINVAL). */
+
+#define FAKE_EXEC_MODELLED (I915_EXEC_RING_MASK | I915_EXEC_NO_RELOC | I915_EXEC_HANDLE_LUT | \
+                            I915_EXEC_BATCH_FIRST | I915_EXEC_USE_EXTENSIONS)
+#define FAKE_MI_OPCODE(dw) ((dw) >> 23)
+#define FAKE_MI_NOOP 0x00u
+#define FAKE_MI_BATCH_BUFFER_END 0x0au
+#define FAKE_MI_STORE_DATA_IMM 0x20u
+#define FAKE_MI_USE_GGTT (1u << 22)
+#define FAKE_MI_STORE_QWORD (1u << 21)
+#define FAKE_GTT_PAGE 4096ull
+
+/* gen8_canonical_addr: bit 47 copied into the upper 16 bits. */
+static uint64_t canonical(uint64_t a)
+{
+    return (uint64_t)(((int64_t)(a << 16)) >> 16);
+}
+
+struct fake_exec {
+    const struct drm_i915_gem_exec_object2 *objects;
+    uint32_t count;
+    const struct drm_i915_gem_exec_fence *fences;
+    const uint64_t *points;
+    uint64_t nfences;
+};
+
+/* The timeline fences extension, the only one execbuffer has; the
+ * extension walk (i915_user_extensions) wants known names and zero flags
+ * and reserved words, and the chain appears once here. */
+static int exec_extensions(const struct drm_i915_gem_execbuffer2 *args, struct fake_exec *x)
+{
+    const struct drm_i915_gem_execbuffer_ext_timeline_fences *t;
+
+    if (!(args->flags & I915_EXEC_USE_EXTENSIONS))
+        return 0;
+    if (args->num_cliprects)
+        return -EINVAL;                  /* the chain reuses cliprects_ptr */
+    for (t = (const void *)(uintptr_t)args->cliprects_ptr; t; t = (const void *)(uintptr_t)t->base.next_extension) {
+        if (t->base.name != DRM_I915_GEM_EXECBUFFER_EXT_TIMELINE_FENCES || t->base.flags || t->base.rsvd[0] ||
+            t->base.rsvd[1] || t->base.rsvd[2] || x->fences)
+            return -EINVAL;
+        x->fences = (const void *)(uintptr_t)t->handles_ptr;
+        x->points = (const void *)(uintptr_t)t->values_ptr;
+        x->nfences = t->fence_count;
+        if (x->nfences && (!x->fences || !x->points))
+            return -EFAULT;
+    }
+    return 0;
+}
+
+/* add_timeline_fence_array: unknown flags EINVAL, unknown syncobj ENOENT,
+ * a wait on a syncobj with no fence, or on a point the timeline has not
+ * reached (dma_fence_chain_find_seqno), EINVAL; waiting for and signalling
+ * one point in one entry EINVAL.  Here a timeline holds every point up to
+ * its value, all signalled: the fake runs batches at the call. */
+static int exec_fences(const struct fake_exec *x)
+{
+    for (uint64_t i = 0; i < x->nfences; i++) {
+        uint32_t flags = x->fences[i].flags, h = x->fences[i].handle;
+
+        if (flags & ~(uint32_t)(I915_EXEC_FENCE_WAIT | I915_EXEC_FENCE_SIGNAL))
+            return -EINVAL;
+        if (!syncobj_owned(h))
+            return -ENOENT;
+        if ((flags & I915_EXEC_FENCE_WAIT) && !(flags & I915_EXEC_FENCE_SIGNAL) &&
+            (!syncobjs[h].value || x->points[i] > syncobjs[h].value))
+            return -EINVAL;
+        if ((flags & I915_EXEC_FENCE_WAIT) && (flags & I915_EXEC_FENCE_SIGNAL) && x->points[i])
+            return -EINVAL;
+    }
+    return 0;
+}
+
+/* eb_validate_vma and the pinning: known flags, no GTT mapping with a full
+ * PPGTT, alignments powers of two, pinned offsets page-aligned and
+ * canonical, below 4 GiB without 48B (PIN_ZONE_4G), inside the address
+ * space, local memory at 64 KiB (DG2's minimum alignment); a pinned range
+ * overlapping another of the same call cannot be placed (ENOSPC, its slot
+ * is taken by a pinned VMA).  Each handle once: the fake's rule, the
+ * miniport never repeats one. */
+static int exec_object(const struct fake_exec *x, uint32_t i)
+{
+    const struct drm_i915_gem_exec_object2 *e = &x->objects[i];
+    const struct fake_drm_object *o = owned(caller, e->handle);
+    uint64_t start = e->offset & ((1ull << 48) - 1);
+
+    if (!o)
+        return -ENOENT;
+    if (e->relocation_count || (e->flags & (__EXEC_OBJECT_UNKNOWN_FLAGS | EXEC_OBJECT_NEEDS_GTT)) ||
+        (e->alignment & (e->alignment - 1)) || !(e->flags & EXEC_OBJECT_PINNED))
+        return -EINVAL;
+    if (e->offset != canonical(e->offset & ~(FAKE_GTT_PAGE - 1)))
+        return -EINVAL;
+    if (start + o->size > FAKE_I915_VM_SIZE || (!(e->flags & EXEC_OBJECT_SUPPORTS_48B_ADDRESS) &&
+                                                start + o->size > (1ull << 32)))
+        return -EINVAL;
+    if ((o->placement & FAKE_I915_LOCAL) && start % 65536)
+        return -EINVAL;
+    for (uint32_t j = 0; j < i; j++) {
+        const struct fake_drm_object *p = owned(caller, x->objects[j].handle);
+        uint64_t other = x->objects[j].offset & ((1ull << 48) - 1);
+
+        if (x->objects[j].handle == e->handle)
+            return -EINVAL;
+        if (start < other + p->size && other < start + o->size)
+            return -ENOSPC;
+    }
+    return 0;
+}
+
+/* The bytes behind a PPGTT address, if a listed object covers them (a
+ * userptr object's are the caller's pages). */
+static uint8_t *exec_resolve(const struct fake_exec *x, uint64_t addr, uint64_t bytes)
+{
+    addr &= (1ull << 48) - 1;
+    for (uint32_t i = 0; i < x->count; i++) {
+        const struct fake_drm_object *o = fake_drm_object(x->objects[i].handle);
+        uint64_t start = x->objects[i].offset & ((1ull << 48) - 1);
+
+        if (addr >= start && addr - start <= o->size - bytes) {
+            uint8_t *base = o->userptr ? (uint8_t *)(uintptr_t)o->userptr : fake_drm_bytes(x->objects[i].handle);
+            return base + (addr - start);
+        }
+    }
+    return NULL;
+}
+
+/* One MI_STORE_DATA_IMM at dw[0]: its length in dwords, 0 if the fake
+ * cannot run it. */
+static uint32_t exec_store(const struct fake_exec *x, const uint32_t *dw, uint32_t left)
+{
+    bool qword = dw[0] & FAKE_MI_STORE_QWORD;
+    uint32_t length = (dw[0] & 0x3ffu) + 2, bytes = qword ? 8 : 4;
+    uint64_t addr;
+    uint8_t *to;
+
+    if ((dw[0] & FAKE_MI_USE_GGTT) || length != (qword ? 5u : 4u) || length > left)
+        return 0;
+    addr = dw[1] | (uint64_t)dw[2] << 32;
+    if (addr % bytes)
+        return 0;
+    if (!(to = exec_resolve(x, addr, bytes)))
+        fake_drm.exec_lost_writes++;
+    else
+        memcpy(to, dw + 3, bytes);
+    return length;
+}
+
+static void exec_run(const struct fake_exec *x, const uint32_t *dw, uint32_t dwords)
+{
+    uint32_t i = 0, n;
+
+    while (i < dwords) {
+        switch (FAKE_MI_OPCODE(dw[i])) {
+        case FAKE_MI_NOOP:
+            if (dw[i]) {
+                fake_drm.exec_hangs++;
+                return;
+            }
+            i++;
+            continue;
+        case FAKE_MI_BATCH_BUFFER_END:
+            return;
+        case FAKE_MI_STORE_DATA_IMM:
+            if ((n = exec_store(x, dw + i, dwords - i))) {
+                i += n;
+                continue;
+            }
+            break;
+        }
+        fake_drm.exec_hangs++;
+        return;
+    }
+    fake_drm.exec_hangs++;               /* ran off the end without a batch end */
+}
+
+static void exec_signal(const struct fake_exec *x)
+{
+    for (uint64_t i = 0; i < x->nfences; i++) {
+        uint32_t h = x->fences[i].handle;
+
+        if (!(x->fences[i].flags & I915_EXEC_FENCE_SIGNAL))
+            continue;
+        syncobjs[h].value = x->points[i] ? x->points[i] : syncobjs[h].value;
+        registrations_fire(h, false);
+    }
+}
+
+/* i915_gem_check_execbuffer, check_buffer_count and the batch checks of
+ * eb_add_vma: a batch (the last object, or the first with BATCH_FIRST) is
+ * not written by its own request, and [start, start + len) lies in it. */
+static int i915_execbuffer(struct drm_i915_gem_execbuffer2 *args)
+{
+    struct fake_exec x = { (const void *)(uintptr_t)args->buffers_ptr, args->buffer_count, NULL, NULL, 0 };
+    const struct drm_i915_gem_exec_object2 *batch;
+    const struct fake_drm_object *o;
+    uint64_t len;
+    int err;
+
+    if (!args->buffer_count || args->buffer_count > INT32_MAX)
+        return -EINVAL;
+    if (args->flags & ~(uint64_t)FAKE_EXEC_MODELLED)
+        return -EINVAL;
+    if (!(args->flags & I915_EXEC_USE_EXTENSIONS) && (args->num_cliprects || args->cliprects_ptr))
+        return -EINVAL;
+    if (args->DR1 || args->DR4 || ((args->batch_start_offset | args->batch_len) & 7))
+        return -EINVAL;
+    if ((err = exec_extensions(args, &x)) || (err = exec_fences(&x)))
+        return err;
+    if (!i915_context_owned(args->rsvd1))
+        return -ENOENT;
+    if ((args->flags & I915_EXEC_RING_MASK) > I915_EXEC_VEBOX)
+        return -EINVAL;                  /* eb_select_legacy_ring: no such engine */
+    for (uint32_t i = 0; i < x.count; i++)
+        if ((err = exec_object(&x, i)))
+            return err;
+    batch = &x.objects[args->flags & I915_EXEC_BATCH_FIRST ? 0 : x.count - 1];
+    o = fake_drm_object(batch->handle);
+    if ((batch->flags & EXEC_OBJECT_WRITE) || args->batch_start_offset > o->size ||
+        args->batch_len > o->size - args->batch_start_offset)
+        return -EINVAL;
+    len = args->batch_len ? args->batch_len : o->size - args->batch_start_offset;
+    fake_drm.execs++;
+    fake_drm.last_exec_ctx = (uint32_t)args->rsvd1;
+    exec_run(&x, (const uint32_t *)(exec_resolve(&x, batch->offset, o->size) + args->batch_start_offset),
+             (uint32_t)(len / 4));
+    exec_signal(&x);
+    return 0;
+}
+
 /* ---- fdinfo (drm-usage-stats.rst) ---------------------------------------- */
 
 /* drm_print_memory_stats() (drm_file.c): bytes in KiB or MiB while the
@@ -946,6 +1214,9 @@ static int answer(unsigned long request, void *arg)
         case DRM_IOCTL_I915_GEM_WAIT: return i915_gem_wait(arg);
         case DRM_IOCTL_I915_GEM_CONTEXT_CREATE_EXT: return i915_context_create(arg);
         case DRM_IOCTL_I915_GEM_CONTEXT_DESTROY: return i915_context_destroy(arg);
+        case DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM: return i915_context_getparam(arg);
+        case DRM_IOCTL_I915_GEM_EXECBUFFER2:
+        case DRM_IOCTL_I915_GEM_EXECBUFFER2_WR: return i915_execbuffer(arg);
         }
     } else if (fake_drm.config.driver == FAKE_AMDGPU) {
         if (request == DRM_IOCTL_AMDGPU_CTX)

@@ -46,6 +46,7 @@ struct fake_drm_config {
     bool userptr_refused;               /* i915: GEM_USERPTR answers ENODEV */
     bool no_logical_contexts;           /* i915: a GPU before Sandy Bridge */
     bool no_pat;                        /* i915: x86 PAT is off (nopat, Xen PV): no WC or UC maps */
+    bool no_softpin;                    /* i915: an old kernel: no softpin, aliasing PPGTT, no timeline fences */
     bool apu;                           /* amdgpu: a FUSION part (UMA) */
     uint32_t vram_min_page;             /* xe: 64 KiB on discrete parts */
     bool no_system_region;              /* xe: the region query lists VRAM only */
@@ -84,6 +85,13 @@ struct fake_drm {
     unsigned eventfd_calls;             /* SYNCOBJ_EVENTFD calls, answered or refused */
     unsigned live_syncobjs;             /* config.timelines */
     int last_eventfd;                   /* the fd the last registration took */
+    /* i915 EXECBUFFER2, run at the call (fake_drm.c): batches taken, the
+     * last one's context, stores that reached no listed object (lost to
+     * the scratch page), and batches that stopped on a command the fake
+     * does not run (a hang on hardware) */
+    unsigned execs;
+    uint32_t last_exec_ctx;
+    unsigned exec_lost_writes, exec_hangs;
 };
 
 extern struct fake_drm fake_drm;

@@ -4,8 +4,9 @@
  * listed with a render node that opens the fake again, so the miniport
  * discovers, opens and drives it through its ioctls as it would a GPU:
  * GEM objects, GEM contexts, monitored fences as timeline syncobjs with
- * eventfd registrations (QUERY_FENCE arms the watcher).  i915 submissions
- * are not written yet: they fault the device, as a refused one does.  One
+ * eventfd registrations (QUERY_FENCE arms the watcher).  The engine's
+ * streams lie in no allocation's GPU VA: they page-fault the device, as a
+ * refused submission does.  One
  * thread now and then arms a failure or a stall of a few milliseconds of
  * one of the miniport's next kernel calls (KMT_DRM_ESCAPE_SET_FAULT); the
  * calls that reach the kernel may then fail with what the miniport makes

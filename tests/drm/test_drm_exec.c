@@ -32,8 +32,8 @@ static bool kernel_fences(const struct drm_test_adapter *a)
     return (a->umd.Caps & KMT_DRM_CAP_SYNCOBJ_TIMELINE) && drm_test_kernel_has_eventfd(a->umd.DrmFd);
 }
 
-/* Kernel contexts exist for these families (no submission through kmtshim
- * yet); on virtio_gpu only a virgl host runs command buffers. */
+/* Kernel contexts exist for these families (amdgpu: no submission through
+ * kmtshim yet); on virtio_gpu only a virgl host runs command buffers. */
 static bool makes_contexts(const struct drm_test_adapter *a)
 {
     return kernel_fences(a) && (drm_test_virgl(a) || !strcmp(a->umd.Family, "amdgpu") ||
@@ -451,7 +451,9 @@ START_TEST(contexts_only_where_the_kernel_runs_commands)
 
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle);
-        bool runs = drm_test_virgl(&a[i]) && kernel_fences(&a[i]), makes = makes_contexts(&a[i]);
+        bool virgl = drm_test_virgl(&a[i]) && kernel_fences(&a[i]), makes = makes_contexts(&a[i]);
+        /* i915 runs submissions where it has softpin (test_drm_i915_exec) */
+        bool runs = virgl || (makes && !strcmp(a[i].umd.Family, "i915"));
         KMT_DRM_CONTEXT_DESC desc = { KMT_DRM_MAGIC, KMT_DRM_VERSION, 0xffff, 0xffff };
         D3DKMT_CREATECONTEXTVIRTUAL cv = { 0 };
         D3DKMT_CREATECONTEXT cc = { 0 };
@@ -475,7 +477,7 @@ START_TEST(contexts_only_where_the_kernel_runs_commands)
         }
         ck_assert_status(D3DKMTCreateContextVirtual(&cv), STATUS_SUCCESS);
         ck_assert_local_handle(cv.hContext);
-        if (runs)
+        if (virgl)
             ck_assert_uint_eq(desc.KernelContext, 0);  /* virtio_gpu: the fd's own virgl context */
         else
             ck_assert_uint_ne(desc.KernelContext, 0);  /* amdgpu / i915 context ids start at 1 */

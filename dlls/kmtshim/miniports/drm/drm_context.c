@@ -9,10 +9,12 @@
  * STATUS_NOT_SUPPORTED and nothing is left behind.  Per driver:
  *   virtio_gpu   the fd's own virgl context (the kernel makes it at the
  *                first 3D call); every D3D context submits through it
+ *   i915         a GEM context of its own (reported in KMT_DRM_CONTEXT_DESC)
+ *                with its own full PPGTT; submissions run where the adapter
+ *                has GPU VA (family_i915.c), elsewhere they fault with
+ *                STATUS_NOT_SUPPORTED
  *   amdgpu       an AMDGPU_CTX of its own, reported in KMT_DRM_CONTEXT_DESC;
  *                its submissions are AMDGPU_CS on it (family_amdgpu.c)
- *   i915         a GEM context of its own, reported in KMT_DRM_CONTEXT_DESC;
- *                its submissions fault with STATUS_NOT_SUPPORTED (not written yet)
  * Each context's progress block (what a GPU writes into a context's save
  * area) is a context allocation made through DxgkCbCreateContextAllocation
  * and freed at DestroyContext.  The first context of an adapter makes its

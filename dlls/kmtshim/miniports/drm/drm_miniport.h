@@ -32,7 +32,7 @@
  *                  every object mapped at a GPU VA of the fd's VM (the
  *                  allocation's GpuVirtualAddress); AMDGPU_CS submission
  *   i915, xe       GEM_CREATE(_EXT), MMAP_OFFSET, USERPTR (i915), memory
- *                  region queries
+ *                  region queries; i915 also EXECBUFFER2 with softpin
  *   generic        any other driver: enumerated and named, allocations fail
  *                  with STATUS_NOT_SUPPORTED (said in Description and the
  *                  UMD private data)
@@ -47,13 +47,19 @@
  *   submission's out-syncobj, the UMD's own ioctl) - MONITORED_FENCE_SIGNALED.
  *   Elsewhere (vgem) fences live in memory only.  GPU VA of the value: 0.
  * Contexts (drm_context.c): where the kernel runs command buffers (virtio_gpu
- *   on a virgl host: the fd's own virgl context; amdgpu: an AMDGPU_CTX each;
- *   i915: a kernel context each, made but not yet submitted to); elsewhere CreateContext is
+ *   on a virgl host: the fd's own virgl context; i915: a GEM context each;
+ *   amdgpu: an AMDGPU_CTX each); elsewhere CreateContext is
  *   STATUS_NOT_SUPPORTED.  Each context keeps its progress in a context
  *   allocation (DxgkCbCreateContextAllocation).
+ * GPU VA (kdrm_adapter.gpu_va): where the adapter has it every object gets
+ *   an address at create, freed at destroy, and reported as the
+ *   allocation's GpuVirtualAddress: i915 with softpin, a full PPGTT and
+ *   timeline fences from the adapter's allocator (drm_gpuva.c); amdgpu from
+ *   libdrm_amdgpu's VA manager, mapped into the fd's VM.  Elsewhere it is 0.
  * Submission (drm_submit.c): a command buffer is the driver's native stream
- *   (virgl commands), handed to the kernel as it is: virtual submissions
- *   pass its CPU address as the "GPU VA" (there is no GPU VA space here),
+ *   (virgl commands, i915 batches), handed to the kernel as it is: virtual
+ *   submissions pass its GPU VA (i915: inside one of the objects, each
+ *   softpinned at its address) or, without a GPU VA space, its CPU address;
  *   legacy ones the DMA buffer Render copied.  Each submission signals the
  *   next point of the adapter's ring timeline; the watcher (drm_watch.c)
  *   raises DMA_COMPLETED when the kernel signals it.  A refused submission
@@ -108,10 +114,10 @@ struct kdrm_sync_point {
 };
 
 /* A command buffer for the kernel: the driver's native stream.  Where the
- * family gives allocations GPU virtual addresses (kdrm_family.gpu_va), a
+ * adapter gives allocations GPU virtual addresses (kdrm_adapter.gpu_va), a
  * virtual submission names it by GPU VA (`cmd_va`, `cmds` NULL): it lies in
  * one of the process's allocations.  A legacy one, and every submission on
- * the other families, is CPU memory (`cmds`, `cmd_va` 0). */
+ * the other adapters, is CPU memory (`cmds`, `cmd_va` 0). */
 struct kdrm_job {
     const void *cmds;
     UINT64 cmd_va;
@@ -123,6 +129,33 @@ struct kdrm_job {
     const struct kdrm_sync_point *signals; /* [0] is the adapter's ring point */
     UINT nsignals;
 };
+
+/* A GPU virtual address space handed out by the miniport (drm_gpuva.c):
+ * page-aligned, non-overlapping ranges of [base, limit), each spanning a
+ * multiple of `align`, thread-safe. */
+struct kdrm_gpuva_range {
+    UINT64 start;
+    UINT64 span;                         /* the address space it takes */
+    UINT64 size;                         /* the object's bytes */
+    UINT32 handle;                       /* the GEM object it was given for */
+};
+
+struct kdrm_gpuva {
+    pthread_mutex_t lock;
+    UINT64 base, limit, align;
+    struct kdrm_gpuva_range *ranges;     /* sorted by start */
+    UINT count, capacity;
+};
+
+/* 0 or -EINVAL (align not a power of two, base 0 or unaligned, empty). */
+int kdrm_gpuva_init(struct kdrm_gpuva *v, UINT64 base, UINT64 limit, UINT64 align);
+void kdrm_gpuva_fini(struct kdrm_gpuva *v);
+/* A free range for `size` bytes of object `handle`: 0, -ENOSPC or -ENOMEM. */
+int kdrm_gpuva_alloc(struct kdrm_gpuva *v, UINT32 handle, UINT64 size, UINT64 *va);
+void kdrm_gpuva_free(struct kdrm_gpuva *v, UINT64 va);
+/* The range whose object's bytes hold `va`, or that was given to `handle`. */
+bool kdrm_gpuva_find_address(struct kdrm_gpuva *v, UINT64 va, struct kdrm_gpuva_range *out);
+bool kdrm_gpuva_find_handle(struct kdrm_gpuva *v, UINT32 handle, struct kdrm_gpuva_range *out);
 
 /* What the kernel says about the adapter's memory (0: not known). */
 struct kdrm_memory {
@@ -137,10 +170,6 @@ struct kdrm_family {
     const char *name;
     bool card_node;                      /* buffers live on the primary node */
     bool has_userptr;
-    /* create() gives every object a GPU virtual address (kdrm_bo.gpu_va,
-     * reported as the allocation's GpuVirtualAddress), and the kernel runs
-     * command buffers that name objects by it. */
-    bool gpu_va;
     int (*start)(struct kdrm_adapter *a);                 /* optional */
     void (*stop)(struct kdrm_adapter *a);                 /* optional */
     int (*create)(struct kdrm_adapter *a, struct kdrm_bo *bo);
@@ -249,6 +278,11 @@ struct kdrm_adapter {
     int card_fd;                         /* opened only for card-node families */
     int fd;                              /* the one the family allocates on */
     UINT caps;                           /* KMT_DRM_CAP_* */
+    /* Set by the family's start(): create() gives every object a GPU VA
+     * (kdrm_bo.gpu_va, the allocation's GpuVirtualAddress) and the kernel
+     * runs command buffers that name objects by it.  Per adapter, not per
+     * family: an old i915 without softpin has no VAs to give. */
+    bool gpu_va;
     UINT page_size;
     struct kdrm_memory memory;           /* from the family's start */
     void *family_data;                   /* the family's own state */
@@ -289,7 +323,7 @@ struct kdrm_bo {
     UINT32 handle;                       /* GEM handle on adapter->fd */
     UINT32 resource_id;                  /* virtio_gpu */
     UINT64 size;
-    UINT64 gpu_va;                       /* families with GPU VA; else 0 */
+    UINT64 gpu_va;                       /* adapters with GPU VA; else 0 */
     UINT flags;                          /* KMT_DRM_ALLOCATION_* */
     UINT backing;                        /* KMT_DRM_BACKING_* */
     UINT32 width, height;                /* layout the driver was given */

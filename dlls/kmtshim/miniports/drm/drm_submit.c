@@ -6,8 +6,9 @@
  * virtio_gpu has no GPU virtual address space, so there a virtual
  * submission's DmaBufferVirtualAddress is the stream's CPU address in this
  * process (D3DKMT_SUBMITCOMMAND.Commands), read by the kernel right here.
- * Families with GPU VA (kdrm_family.gpu_va) get the address as a GPU VA in
- * one of the process's allocations (kdrm_job.cmd_va).  A legacy submission
+ * Adapters with GPU VA (kdrm_adapter.gpu_va: i915 with softpin, amdgpu) get the
+ * address as a GPU VA in one of the process's allocations (kdrm_job.cmd_va);
+ * one in no allocation is a page fault at that address.  A legacy submission
  * is the DMA buffer DxgkDdiRender filled, with the GEM objects of its
  * allocation list.
  *
@@ -238,7 +239,7 @@ NTSTATUS APIENTRY kdrm_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUB
 
     if (!p)
         return STATUS_NO_MEMORY;
-    if (a->family->gpu_va) {
+    if (a->gpu_va) {
         plan_init(p, NULL, args->DmaBufferSize);
         p->job.cmd_va = args->DmaBufferVirtualAddress;
     } else {

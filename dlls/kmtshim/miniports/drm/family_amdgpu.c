@@ -173,6 +173,7 @@ static int amd_start(struct kdrm_adapter *a)
     list_init(&s->ibs);
     a->family_data = s;
     a->fd = fd;
+    a->gpu_va = true;                    /* every amdgpu VM takes mappings */
     if (a->caps & KMT_DRM_CAP_FENCES)
         a->caps |= KMT_DRM_CAP_SUBMIT;
     return 0;
@@ -187,6 +188,7 @@ static void amd_stop(struct kdrm_adapter *a)
 
     ibs_release(a, NULL, true);          /* the contexts are gone: nothing runs */
     a->fd = node_fd(a);
+    a->gpu_va = false;
     amdgpu_device_deinitialize(s->dev);
     pthread_mutex_destroy(&s->lock);
     free(s);
@@ -556,7 +558,6 @@ static int amd_submit(struct kdrm_adapter *a, struct kdrm_context *c, const stru
 const struct kdrm_family kdrm_family_amdgpu = {
     .name = "amdgpu",
     .has_userptr = true,
-    .gpu_va = true,
     .start = amd_start,
     .stop = amd_stop,
     .create = amd_create,

@@ -14,22 +14,48 @@
  *                 sizes of local memory; system memory's free is
  *                 MemAvailable (i915 reports its probed size there)
  *   contexts      GEM_CONTEXT_CREATE_EXT / GEM_CONTEXT_DESTROY, one per D3D
- *                 context (its id goes to the UMD); submission through
- *                 kmtshim (EXECBUFFER2 with timeline fences) is not written
- *                 yet: it faults with STATUS_NOT_SUPPORTED
+ *                 context (its id goes to the UMD); each has a full PPGTT
+ *                 (an address space) of its own
+ *   GPU VA        with softpin, a full PPGTT and timeline fences (GETPARAM at
+ *                 start), every object gets an address from the adapter's
+ *                 allocator (drm_gpuva.c): 4 KiB granules on integrated
+ *                 parts (execbuffer takes page-aligned, canonical offsets),
+ *                 2 MiB on discrete ones (local memory needs 64 KiB, or 2 MiB
+ *                 with compact page tables, and local and system objects
+ *                 may not share a 2 MiB page table: i915_vma.c memory
+ *                 coloring).  Addresses stay below 2^47 (canonical as they
+ *                 are) and inside the context's GTT_SIZE.  Without those
+ *                 features objects have no VA and submissions fail with
+ *                 STATUS_NOT_SUPPORTED.
+ *   submit        one EXECBUFFER2 on the context's GEM context, render
+ *                 engine (contexts have no engine map: the legacy ring
+ *                 map), every named object softpinned at its VA, the batch
+ *                 (the object holding the stream's VA, or for a legacy
+ *                 submission a copy in an object of our own) last, waits
+ *                 and signals as timeline fences (the ring point among them)
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <xf86drm.h>
 #include <i915_drm.h>
 
 #include "drm_miniport.h"
 
+/* GPU VA: from 2 MiB (never 0, aligned for every granule) to at most the
+ * lower half of the 48-bit space, where addresses are canonical as they are. */
+#define VA_BASE (2ull << 20)
+#define VA_TOP (1ull << 47)
+#define VA_ALIGN_INTEGRATED 4096ull
+#define VA_ALIGN_DISCRETE (2ull << 20)
+#define MI_BATCH_BUFFER_END (0x0au << 23)
+
 struct i915_state {
     bool has_llc;
     bool discrete;
     struct drm_i915_gem_memory_class_instance local, system;
+    struct kdrm_gpuva va;                /* while a->gpu_va */
 };
 
 static struct i915_state *state(struct kdrm_adapter *a)
@@ -109,25 +135,87 @@ static void find_regions(struct kdrm_adapter *a, struct i915_state *s)
     free(r);
 }
 
+static int getparam(struct kdrm_adapter *a, int param)
+{
+    int value = 0;
+    struct drm_i915_getparam gp = { .param = param, .value = &value };
+
+    return kdrm_ioctl(a->fd, DRM_IOCTL_I915_GETPARAM, &gp, "I915_GETPARAM") < 0 ? 0 : value;
+}
+
+/* The size of a context's address space where the kernel has what GPU VA
+ * needs, else 0: softpin, a full PPGTT per context (HAS_ALIASING_PPGTT
+ * answers INTEL_PPGTT: 2 is full) and timeline fences in EXECBUFFER2. */
+static UINT64 vm_size(struct kdrm_adapter *a)
+{
+    struct drm_i915_gem_context_param p = { .ctx_id = 0, .param = I915_CONTEXT_PARAM_GTT_SIZE };
+
+    if (!getparam(a, I915_PARAM_HAS_EXEC_SOFTPIN) || getparam(a, I915_PARAM_HAS_ALIASING_PPGTT) < 2 ||
+        !getparam(a, I915_PARAM_HAS_EXEC_TIMELINE_FENCES))
+        return 0;
+    if (kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_CONTEXT_GETPARAM, &p, "I915_GEM_CONTEXT_GETPARAM") < 0)
+        return 0;
+    return p.value < VA_TOP ? p.value : VA_TOP;
+}
+
+static void start_gpu_va(struct kdrm_adapter *a, struct i915_state *s)
+{
+    UINT64 top = vm_size(a);
+
+    if (!top || kdrm_gpuva_init(&s->va, VA_BASE, top, s->discrete ? VA_ALIGN_DISCRETE : VA_ALIGN_INTEGRATED) < 0) {
+        kdrm_trace(a, KMT_TRACE_WARN, __func__,
+                   "no softpin, full PPGTT or timeline fences: no GPU VA, submissions are not supported\n");
+        return;
+    }
+    a->gpu_va = true;
+    if (a->caps & KMT_DRM_CAP_FENCES)
+        a->caps |= KMT_DRM_CAP_SUBMIT;
+}
+
 static int i915_start(struct kdrm_adapter *a)
 {
     struct i915_state *s = calloc(1, sizeof(*s));
-    int llc = 0;
-    struct drm_i915_getparam gp = { .param = I915_PARAM_HAS_LLC, .value = &llc };
 
     if (!s)
         return -ENOMEM;
-    if (!kdrm_ioctl(a->fd, DRM_IOCTL_I915_GETPARAM, &gp, "I915_GETPARAM"))
-        s->has_llc = llc != 0;
+    s->has_llc = getparam(a, I915_PARAM_HAS_LLC) != 0;
     find_regions(a, s);
+    start_gpu_va(a, s);
     a->family_data = s;
     return 0;
 }
 
-static void family_free(struct kdrm_adapter *a)
+static void i915_stop(struct kdrm_adapter *a)
 {
+    if (a->gpu_va)
+        kdrm_gpuva_fini(&state(a)->va);
+    a->gpu_va = false;
     free(a->family_data);
     a->family_data = NULL;
+}
+
+/* The object's address, or none (and no object) where the space is full. */
+static int give_va(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    int err;
+
+    if (!a->gpu_va)
+        return 0;
+    if ((err = kdrm_gpuva_alloc(&state(a)->va, bo->handle, bo->size, &bo->gpu_va)) < 0) {
+        kdrm_gem_destroy(a, bo);
+        bo->gpu_va = 0;
+    }
+    return err;
+}
+
+/* The address is free once the object is closed: an object given it next
+ * is softpinned there, and the kernel first evicts (waiting for the GPU)
+ * whatever a context still has bound at it. */
+static void i915_destroy(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    kdrm_gem_destroy(a, bo);
+    if (bo->gpu_va)
+        kdrm_gpuva_free(&state(a)->va, bo->gpu_va);
 }
 
 static int create_local(struct kdrm_adapter *a, struct kdrm_bo *bo)
@@ -149,7 +237,7 @@ static int create_local(struct kdrm_adapter *a, struct kdrm_bo *bo)
         return err;
     bo->handle = args.handle;
     bo->size = args.size;
-    return 0;
+    return give_va(a, bo);
 }
 
 static int i915_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
@@ -163,7 +251,7 @@ static int i915_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
         return err;
     bo->handle = args.handle;
     bo->size = args.size;
-    return 0;
+    return give_va(a, bo);
 }
 
 static int i915_create_userptr(struct kdrm_adapter *a, struct kdrm_bo *bo, void *mem)
@@ -175,7 +263,7 @@ static int i915_create_userptr(struct kdrm_adapter *a, struct kdrm_bo *bo, void 
         return err;
     bo->handle = args.handle;
     bo->backing = KMT_DRM_BACKING_USERPTR;
-    return 0;
+    return give_va(a, bo);
 }
 
 static int mmap_offset(struct kdrm_adapter *a, struct drm_i915_gem_mmap_offset *args, UINT64 mode)
@@ -239,18 +327,185 @@ static void i915_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
         kdrm_trace(a, KMT_TRACE_ERR, __func__, "GEM_CONTEXT_DESTROY(%u) failed\n", c->kernel_ctx);
 }
 
+/* ---- submission ---------------------------------------------------------- */
+
+/* One EXECBUFFER2 being put together: the objects (batch last, where the
+ * kernel looks for it without I915_EXEC_BATCH_FIRST), the timeline fences,
+ * and for a legacy submission the object holding its copy of the stream. */
+struct i915_exec {
+    struct drm_i915_gem_exec_object2 *objects;
+    UINT count;
+    struct drm_i915_gem_exec_fence *fences;
+    UINT64 *points;
+    UINT nfences;
+    struct kdrm_gpuva_range batch;
+    UINT32 batch_start, batch_len;
+    struct kdrm_bo copy;                 /* handle 0: none */
+};
+
+static UINT64 round8(UINT64 v)
+{
+    return (v + 7) & ~7ull;
+}
+
+/* The object holding [cmd_va, cmd_va + size): outside every object the GPU
+ * would fault, so the submission is refused as a page fault (EFAULT).  The
+ * kernel wants batch_start_offset and batch_len in 8-byte units
+ * (i915_gem_check_execbuffer); objects are whole pages, so rounding the
+ * length up stays inside the object. */
+static int find_batch(struct kdrm_adapter *a, const struct kdrm_job *job, struct i915_exec *x)
+{
+    UINT64 start;
+
+    if (!kdrm_gpuva_find_address(&state(a)->va, job->cmd_va, &x->batch))
+        return -EFAULT;
+    start = job->cmd_va - x->batch.start;
+    if (job->size > x->batch.size - start)
+        return -EFAULT;
+    if (!job->size || (start & 7) || start > UINT32_MAX || round8(job->size) > UINT32_MAX)
+        return -EINVAL;
+    x->batch_start = (UINT32)start;
+    x->batch_len = (UINT32)round8(job->size);
+    return 0;
+}
+
+/* A legacy stream is CPU memory: copied into an object of our own, with a
+ * batch end after it (Render's DMA buffer carries none).  The object is
+ * closed right after EXECBUFFER2: the request keeps the batch's VMA active,
+ * and an active VMA holds a reference on its object until the request
+ * retires (__i915_vma_active in i915_vma.c). */
+static int copy_batch(struct kdrm_adapter *a, const struct kdrm_job *job, struct i915_exec *x)
+{
+    UINT64 len = round8((UINT64)job->size + 4);
+    void *p;
+    int err;
+
+    if (job->size % 4 || len > UINT32_MAX)
+        return -EINVAL;
+    x->copy = (struct kdrm_bo){ .adapter = a, .size = (len + a->page_size - 1) & ~(UINT64)(a->page_size - 1) };
+    if ((err = i915_create(a, &x->copy)) < 0) {
+        x->copy.handle = 0;
+        return err;
+    }
+    if ((err = i915_map(a, &x->copy, PROT_READ | PROT_WRITE, &p)) < 0)
+        return err;
+    memcpy(p, job->cmds, job->size);
+    ((UINT32 *)p)[job->size / 4] = MI_BATCH_BUFFER_END;
+    if (len > (UINT64)job->size + 4)
+        ((UINT32 *)p)[job->size / 4 + 1] = 0;    /* MI_NOOP up to the 8-byte length */
+    kdrm_unmap_plain(a, &x->copy, p);
+    x->batch = (struct kdrm_gpuva_range){ .start = x->copy.gpu_va, .size = x->copy.size, .handle = x->copy.handle };
+    x->batch_start = 0;
+    x->batch_len = (UINT32)len;
+    return 0;
+}
+
+/* Every object at its own address.  Each but the batch is marked written:
+ * the stream's writes are not known here, and the kernel orders later
+ * users of an object (other contexts, GEM_WAIT at Lock) by the fences it
+ * adds for them; the batch may not be (a self-modifying batch is EINVAL,
+ * eb_add_vma). */
+static void add_object(struct i915_exec *x, const struct kdrm_gpuva_range *r, bool batch)
+{
+    struct drm_i915_gem_exec_object2 *o = &x->objects[x->count++];
+
+    o->handle = r->handle;
+    o->offset = r->start;
+    o->flags = EXEC_OBJECT_PINNED | EXEC_OBJECT_SUPPORTS_48B_ADDRESS | (batch ? 0 : EXEC_OBJECT_WRITE);
+}
+
+/* A handle the miniport gave no address (the UMD's own object) cannot be
+ * softpinned: refused. */
+static int list_objects(struct kdrm_adapter *a, const struct kdrm_job *job, struct i915_exec *x)
+{
+    struct kdrm_gpuva_range r;
+
+    for (UINT i = 0; i < job->nbos; i++) {
+        if (job->bos[i] == x->batch.handle)
+            continue;
+        if (!kdrm_gpuva_find_handle(&state(a)->va, job->bos[i], &r))
+            return -EINVAL;
+        add_object(x, &r, false);
+    }
+    add_object(x, &x->batch, true);
+    return 0;
+}
+
+static void add_fences(const struct kdrm_sync_point *p, UINT n, UINT32 flags, struct i915_exec *x)
+{
+    for (UINT i = 0; i < n; i++) {
+        x->fences[x->nfences] = (struct drm_i915_gem_exec_fence){ .handle = p[i].handle, .flags = flags };
+        x->points[x->nfences++] = p[i].point;
+    }
+}
+
+static int execbuffer(struct kdrm_adapter *a, struct kdrm_context *c, struct i915_exec *x)
+{
+    struct drm_i915_gem_execbuffer_ext_timeline_fences ext = {
+        .base = { .name = DRM_I915_GEM_EXECBUFFER_EXT_TIMELINE_FENCES },
+        .fence_count = x->nfences,
+        .handles_ptr = (uintptr_t)x->fences,
+        .values_ptr = (uintptr_t)x->points,
+    };
+    struct drm_i915_gem_execbuffer2 eb = {
+        .buffers_ptr = (uintptr_t)x->objects,
+        .buffer_count = x->count,
+        .batch_start_offset = x->batch_start,
+        .batch_len = x->batch_len,
+        /* the extension chain travels in cliprects_ptr */
+        .flags = I915_EXEC_RENDER | I915_EXEC_NO_RELOC | I915_EXEC_USE_EXTENSIONS,
+        .cliprects_ptr = (uintptr_t)&ext,
+        .rsvd1 = c->kernel_ctx,
+    };
+
+    return kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb, "I915_GEM_EXECBUFFER2");
+}
+
+static void exec_free(struct kdrm_adapter *a, struct i915_exec *x)
+{
+    if (x->copy.handle)
+        i915_destroy(a, &x->copy);
+    free(x->objects);
+    free(x->fences);
+    free(x->points);
+}
+
+static int i915_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job)
+{
+    struct i915_exec x = { 0 };
+    UINT nfences = job->nwaits + job->nsignals;
+    int err;
+
+    if (!a->gpu_va)
+        return -ENOSYS;
+    x.objects = calloc(job->nbos + 1, sizeof(*x.objects));
+    x.fences = calloc(nfences, sizeof(*x.fences));
+    x.points = calloc(nfences, sizeof(*x.points));
+    if (!x.objects || !x.fences || !x.points)
+        err = -ENOMEM;
+    else if (!(err = job->cmds ? copy_batch(a, job, &x) : find_batch(a, job, &x)) &&
+             !(err = list_objects(a, job, &x))) {
+        add_fences(job->waits, job->nwaits, I915_EXEC_FENCE_WAIT, &x);
+        add_fences(job->signals, job->nsignals, I915_EXEC_FENCE_SIGNAL, &x);
+        err = execbuffer(a, c, &x);
+    }
+    exec_free(a, &x);
+    return err;
+}
+
 const struct kdrm_family kdrm_family_i915 = {
     .name = "i915",
     .has_userptr = true,
     .start = i915_start,
-    .stop = family_free,
+    .stop = i915_stop,
     .create = i915_create,
     .create_userptr = i915_create_userptr,
-    .destroy = kdrm_gem_destroy,
+    .destroy = i915_destroy,
     .map = i915_map,
     .unmap = kdrm_unmap_plain,
     .cpu_begin = i915_cpu_begin,
     .memory = i915_memory,
     .ctx_create = i915_ctx_create,
     .ctx_destroy = i915_ctx_destroy,
+    .submit = i915_submit,
 };

@@ -68,7 +68,8 @@ typedef struct _KMT_DRM_UMD_PRIVATE {
 /* ---- contexts ------------------------------------------------------------------
  * Optional private data of CreateContext / CreateContextVirtual (in/out).
  * Contexts exist where the kernel driver runs command buffers (virtio_gpu on
- * a virgl host; amdgpu and i915 contexts are made, but kmtshim does not
+ * a virgl host; i915, which runs submissions where it has softpin, a full
+ * PPGTT and timeline fences; amdgpu contexts are made, but kmtshim does not
  * submit to them yet: CanSubmit 0); elsewhere CreateContext fails with
  * STATUS_NOT_SUPPORTED. */
 typedef struct _KMT_DRM_CONTEXT_DESC {
@@ -81,11 +82,15 @@ typedef struct _KMT_DRM_CONTEXT_DESC {
 
 /* ---- submissions ---------------------------------------------------------------
  * On this miniport a command buffer is the kernel driver's native stream
- * (virgl commands on virtio_gpu), passed as it is.  There is no GPU virtual
- * address space: D3DKMT_SUBMITCOMMAND.Commands is the stream's CPU address in
- * the submitting process (read when the scheduler hands it to the kernel:
- * keep it unchanged until the submission completed; a bad address faults the
- * device with DMA_PAGE_FAULTED at that address).  Its optional private data
+ * (virgl commands on virtio_gpu, a batch of GPU commands on i915), passed as
+ * it is.  On i915 allocations have GPU virtual addresses
+ * (D3DDDI_ALLOCATIONINFO2.GpuVirtualAddress): Commands is the stream's GPU VA
+ * inside one of them (8-byte aligned, ending in MI_BATCH_BUFFER_END), and the
+ * stream reaches only the objects BoHandles names (the batch's own is added).
+ * Elsewhere there is no GPU virtual address space: Commands is the stream's
+ * CPU address in the submitting process (read when the scheduler hands it to
+ * the kernel: keep it unchanged until the submission completed).  A bad
+ * address faults the device with DMA_PAGE_FAULTED at it.  Its optional private data
  * is a KMT_DRM_SUBMIT: the GEM handles the stream names (the kernel fences
  * them) and kernel timeline points to wait for before and signal after,
  * named by the syncobj handles KMT_DRM_ESCAPE_QUERY_FENCE gives out. */

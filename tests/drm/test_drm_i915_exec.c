@@ -1,0 +1,601 @@
+/*
+ * Submission on i915 through the D3DKMT API, over the fake kernel
+ * (fake_drm.c): the fake i915 device is listed with a render node that
+ * opens the fake again, so the miniport discovers and drives it through
+ * its ioctls.  Allocations get GPU virtual addresses; a command buffer is a
+ * batch of GPU commands named by its GPU VA; the fake runs MI_STORE_DATA_IMM
+ * at the EXECBUFFER2 and signals the timeline points, so what a batch
+ * stored is read back with Lock.  Every case ends with nothing left in the
+ * miniport or the fake kernel.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <xf86drm.h>
+#include <i915_drm.h>
+
+#include "drm_test.h"
+#include "exec_util.h"
+#include "fake_drm.h"
+
+#define MI_BATCH_BUFFER_END (0x0au << 23)
+#define MI_STORE_DWORD (0x20u << 23 | 2u)           /* MI_STORE_DATA_IMM, one dword, PPGTT */
+#define PAGE 4096u
+
+struct alloc {
+    D3DKMT_HANDLE handle;
+    UINT64 va, size;
+    UINT gem;
+};
+
+static D3DKMT_HANDLE adapter;
+
+static void start_config(const struct fake_drm_config *c)
+{
+    struct fake_drm_pci_device dev = { 0, 3, 0, 0, NULL };
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    char path[64];
+
+    ck_assert_int_ge(fake_drm_open(c), 0);
+    ck_assert_int_eq(fake_drm_device_path(path, sizeof(path)), 0);
+    dev.render_node = path;
+    fake_drm_set_devices(&dev, 1, "i915");
+    kmt_test_use_miniport("drm");
+    ck_assert_uint_eq(drm_test_adapters(a, DRM_TEST_MAX), 1);
+    adapter = a[0].handle;
+}
+
+static void start(bool discrete)
+{
+    const struct fake_drm_config c = { .driver = FAKE_I915, .has_llc = true, .timelines = true, .discrete = discrete };
+
+    start_config(&c);
+}
+
+/* Nothing left: the miniport's books, the fake kernel's, the core's. */
+static void finish(void)
+{
+    KMT_DRM_STATS st;
+
+    drm_test_set_fault(adapter, "", 0, 0);
+    drm_test_assert_no_buffers(adapter);
+    st = drm_test_stats(adapter);
+    ck_assert_uint_eq(st.Contexts, 0);
+    ck_assert_uint_eq(st.Submissions, 0);
+    kmt_test_shutdown_no_leaks();
+    ck_assert_uint_eq(fake_drm.live_objects, 0);
+    ck_assert_uint_eq(fake_drm.live_contexts, 0);
+    ck_assert_uint_eq(fake_drm.live_syncobjs, 0);
+    fake_drm_set_devices(NULL, 0, NULL);
+    fake_drm_close();
+}
+
+static NTSTATUS create_flags(D3DKMT_HANDLE device, UINT64 size, UINT flags, struct alloc *out)
+{
+    KMT_DRM_ALLOCATION_DESC desc = drm_test_desc(size, flags);
+    D3DDDI_ALLOCATIONINFO2 info = { 0 };
+    D3DKMT_CREATEALLOCATION ca = { 0 };
+    NTSTATUS status;
+
+    info.pPrivateDriverData = &desc;
+    info.PrivateDriverDataSize = sizeof(desc);
+    ca.hDevice = device;
+    ca.NumAllocations = 1;
+    ca.pAllocationInfo2 = &info;
+    if ((status = D3DKMTCreateAllocation2(&ca)))
+        return status;
+    out->handle = info.hAllocation;
+    out->va = info.GpuVirtualAddress;
+    out->size = desc.AllocatedSize;
+    out->gem = desc.GemHandle;
+    return STATUS_SUCCESS;
+}
+
+static struct alloc create(D3DKMT_HANDLE device, UINT64 size)
+{
+    struct alloc a;
+
+    ck_assert_status(create_flags(device, size, 0, &a), STATUS_SUCCESS);
+    return a;
+}
+
+static void destroy(D3DKMT_HANDLE device, const struct alloc *a)
+{
+    ck_assert_status(drm_test_destroy(device, &a->handle, 1), STATUS_SUCCESS);
+}
+
+static bool overlap(const struct alloc *a, const struct alloc *b)
+{
+    return a->va < b->va + b->size && b->va < a->va + a->size;
+}
+
+/* A batch storing `value` at `va`, then ending; its length in bytes. */
+static UINT store_batch(UINT32 *dw, UINT64 va, UINT32 value)
+{
+    dw[0] = MI_STORE_DWORD;
+    dw[1] = (UINT32)va;
+    dw[2] = (UINT32)(va >> 32);
+    dw[3] = value;
+    dw[4] = MI_BATCH_BUFFER_END;
+    dw[5] = 0;
+    return 24;
+}
+
+static void write_alloc(D3DKMT_HANDLE device, const struct alloc *a, UINT offset, const void *data, UINT size)
+{
+    void *p;
+
+    ck_assert_status(drm_test_lock(device, a->handle, 0, &p), STATUS_SUCCESS);
+    memcpy((char *)p + offset, data, size);
+    ck_assert_status(drm_test_unlock(device, a->handle), STATUS_SUCCESS);
+}
+
+static UINT32 read_alloc(D3DKMT_HANDLE device, const struct alloc *a, UINT offset)
+{
+    UINT32 v;
+    void *p;
+
+    ck_assert_status(drm_test_lock(device, a->handle, 0, &p), STATUS_SUCCESS);
+    memcpy(&v, (char *)p + offset, sizeof(v));
+    ck_assert_status(drm_test_unlock(device, a->handle), STATUS_SUCCESS);
+    return v;
+}
+
+static KMT_DRM_SUBMIT submit_desc(const UINT *gems, UINT n)
+{
+    KMT_DRM_SUBMIT d;
+
+    memset(&d, 0, sizeof(d));
+    d.Magic = KMT_DRM_MAGIC;
+    d.Version = KMT_DRM_VERSION;
+    d.NumBoHandles = n;
+    memcpy(d.BoHandles, gems, n * sizeof(*gems));
+    return d;
+}
+
+static NTSTATUS submit(D3DKMT_HANDLE context, UINT64 va, UINT length, KMT_DRM_SUBMIT *priv)
+{
+    D3DKMT_SUBMITCOMMAND sc = { 0 };
+
+    sc.Commands = va;
+    sc.CommandLength = length;
+    sc.BroadcastContextCount = 1;
+    sc.BroadcastContext[0] = context;
+    sc.pPrivateDriverData = priv;
+    sc.PrivateDriverDataSize = priv ? sizeof(*priv) : 0;
+    return D3DKMTSubmitCommand(&sc);
+}
+
+/* A GPU signal of `f` to `value` after the context's work, and the wait. */
+static void flush(D3DKMT_HANDLE device, D3DKMT_HANDLE ctx, const struct kmt_fence *f, UINT64 value)
+{
+    ck_assert_status(kmt_gpu_signal(ctx, f->handle, value), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(device, f->handle, value, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+}
+
+static KMT_DRM_FENCE_INFO export_fence(D3DKMT_HANDLE fence)
+{
+    KMT_DRM_FENCE_INFO info;
+
+    ck_assert_status(drm_test_query_fence(adapter, fence, &info), STATUS_SUCCESS);
+    return info;
+}
+
+/* ---- addresses ---------------------------------------------------------------- */
+
+static void check_distinct_aligned(bool discrete, UINT64 align)
+{
+    D3DKMT_HANDLE device;
+    struct alloc a[6];
+
+    start(discrete);
+    device = drm_test_create_device(adapter);
+    for (UINT i = 0; i < 6; i++) {
+        a[i] = create(device, PAGE * (1 + i * 3));
+        ck_assert_uint_ne(a[i].va, 0);
+        ck_assert_uint_eq(a[i].va % align, 0);
+        ck_assert_uint_lt(a[i].va + a[i].size, 1ull << 47);     /* canonical as it is */
+        for (UINT j = 0; j < i; j++)
+            ck_assert_msg(!overlap(&a[i], &a[j]), "allocations %u and %u overlap", i, j);
+    }
+    for (UINT i = 0; i < 6; i++)
+        destroy(device, &a[i]);
+    drm_test_destroy_device(device);
+    finish();
+}
+
+START_TEST(allocations_get_distinct_aligned_addresses)
+{
+    check_distinct_aligned(false, PAGE);
+}
+END_TEST
+
+/* Local memory wants 64 KiB (2 MiB with compact page tables), and local and
+ * system objects may not share a page table: each object its own 2 MiB. */
+START_TEST(discrete_addresses_are_2mib_granules)
+{
+    check_distinct_aligned(true, 2u << 20);
+}
+END_TEST
+
+START_TEST(freed_addresses_are_reused_without_overlap)
+{
+    D3DKMT_HANDLE device;
+    struct alloc a, b, c, d, e;
+
+    start(false);
+    device = drm_test_create_device(adapter);
+    a = create(device, PAGE);
+    b = create(device, 4 * PAGE);
+    c = create(device, PAGE);
+    destroy(device, &b);
+    d = create(device, 2 * PAGE);
+    ck_assert_uint_eq(d.va, b.va);                  /* first fit: b's hole */
+    e = create(device, 4 * PAGE);                   /* no longer fits there */
+    ck_assert(!overlap(&d, &a) && !overlap(&d, &c) && !overlap(&e, &a) && !overlap(&e, &c) && !overlap(&e, &d));
+    destroy(device, &a);
+    destroy(device, &c);
+    destroy(device, &d);
+    destroy(device, &e);
+    drm_test_destroy_device(device);
+    finish();
+}
+END_TEST
+
+#define PER_THREAD 24
+
+struct creator {
+    D3DKMT_HANDLE device;
+    struct alloc a[PER_THREAD];
+};
+
+static void *create_many(void *arg)
+{
+    struct creator *c = arg;
+
+    for (UINT i = 0; i < PER_THREAD; i++)
+        if (create_flags(c->device, PAGE * (1 + i % 3), 0, &c->a[i]))
+            c->a[i].handle = 0;
+    return NULL;
+}
+
+START_TEST(concurrent_creates_never_overlap)
+{
+    struct creator c[2];
+    pthread_t t[2];
+
+    start(false);
+    for (UINT k = 0; k < 2; k++) {
+        c[k].device = drm_test_create_device(adapter);
+        ck_assert_int_eq(pthread_create(&t[k], NULL, create_many, &c[k]), 0);
+    }
+    for (UINT k = 0; k < 2; k++)
+        ck_assert_int_eq(pthread_join(t[k], NULL), 0);
+    for (UINT i = 0; i < 2 * PER_THREAD; i++) {
+        const struct alloc *x = &c[i / PER_THREAD].a[i % PER_THREAD];
+
+        ck_assert_uint_ne(x->handle, 0);
+        for (UINT j = 0; j < i; j++)
+            ck_assert(!overlap(x, &c[j / PER_THREAD].a[j % PER_THREAD]));
+    }
+    for (UINT k = 0; k < 2; k++) {
+        for (UINT i = 0; i < PER_THREAD; i++)
+            destroy(c[k].device, &c[k].a[i]);
+        drm_test_destroy_device(c[k].device);
+    }
+    finish();
+}
+END_TEST
+
+/* ---- submission ------------------------------------------------------------------ */
+
+/* The batch in one allocation stores into another, which Lock then reads. */
+static void store_and_read(bool discrete, UINT flags)
+{
+    D3DKMT_HANDLE device, ctx;
+    struct alloc batch, target;
+    UINT32 dw[8];
+    struct kmt_fence f;
+    KMT_DRM_SUBMIT d;
+    UINT len;
+
+    start(discrete);
+    device = drm_test_create_device(adapter);
+    ctx = kmt_exec_virtual_context(device);
+    batch = create(device, PAGE);
+    ck_assert_status(create_flags(device, PAGE, flags, &target), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    len = store_batch(dw, target.va + 64, 0xc0ffee);
+    write_alloc(device, &batch, 256, dw, len);
+    d = submit_desc(&target.gem, 1);                /* the batch's own object is added */
+    ck_assert_status(submit(ctx, batch.va + 256, len, &d), STATUS_SUCCESS);
+    flush(device, ctx, &f, 1);
+    ck_assert_uint_eq(read_alloc(device, &target, 64), 0xc0ffee);
+    ck_assert_uint_eq(fake_drm.execs, 1);
+    ck_assert_uint_eq(fake_drm.last_exec_ctx, drm_test_query_context(adapter, device, ctx).KernelContext);
+    ck_assert_uint_eq(fake_drm.exec_hangs, 0);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+
+    /* an object the submission does not name is not in the context's
+     * address space: the store goes to the scratch page */
+    len = store_batch(dw, target.va + 68, 0xbad);
+    write_alloc(device, &batch, 0, dw, len);
+    ck_assert_status(submit(ctx, batch.va, len, NULL), STATUS_SUCCESS);
+    flush(device, ctx, &f, 2);
+    ck_assert_uint_eq(read_alloc(device, &target, 68), 0);
+    ck_assert_uint_eq(fake_drm.exec_lost_writes, 1);
+    ck_assert_uint_eq(drm_test_query_context(adapter, device, ctx).Submissions, 2);
+
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    destroy(device, &batch);
+    destroy(device, &target);
+    drm_test_destroy_device(device);
+    finish();
+}
+
+START_TEST(batch_stores_into_another_allocation)
+{
+    store_and_read(false, 0);
+}
+END_TEST
+
+START_TEST(discrete_batch_stores_into_local_memory)
+{
+    store_and_read(true, KMT_DRM_ALLOCATION_DEVICE_LOCAL);
+}
+END_TEST
+
+/* Waits and signals of KMT_DRM_SUBMIT are timeline fences of the
+ * EXECBUFFER2: the out-fence moves without a CPU signal; a wait for a point
+ * nothing will signal is refused by the kernel (EINVAL), a device fault. */
+START_TEST(submission_waits_and_signals_timeline_points)
+{
+    D3DKMT_HANDLE device, ctx;
+    struct kmt_fence fin, fout;
+    KMT_DRM_FENCE_INFO in, out;
+    struct alloc batch;
+    UINT32 end[2] = { MI_BATCH_BUFFER_END, 0 };
+    KMT_DRM_SUBMIT d;
+
+    start(false);
+    device = drm_test_create_device(adapter);
+    ctx = kmt_exec_virtual_context(device);
+    batch = create(device, PAGE);
+    write_alloc(device, &batch, 0, end, sizeof(end));
+    ck_assert_status(kmt_fence_create(device, 2, 0, &fin), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &fout), STATUS_SUCCESS);
+    in = export_fence(fin.handle);
+    out = export_fence(fout.handle);
+    d = submit_desc(NULL, 0);
+    d.NumWaits = 1;
+    d.Waits[0] = (KMT_DRM_SYNC_POINT){ in.SyncobjHandle, 0, 2 };
+    d.NumSignals = 1;
+    d.Signals[0] = (KMT_DRM_SYNC_POINT){ out.SyncobjHandle, 0, 5 };
+    ck_assert_status(submit(ctx, batch.va, sizeof(end), &d), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(device, fout.handle, 5, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_uint_eq(*fout.cpu, 5);
+    ck_assert_uint_eq(fake_drm.execs, 1);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+
+    d.Waits[0].Point = 9;                           /* never submitted */
+    d.Signals[0].Point = 6;
+    ck_assert_status(submit(ctx, batch.va, sizeof(end), &d), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(device, fout.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+    ck_assert_uint_eq(fake_drm.execs, 1);
+    drm_test_destroy_device(device);
+    finish();
+}
+END_TEST
+
+/* A stream at an address no allocation holds, or running past the end of
+ * its allocation, never reaches the kernel: the device page-faults there. */
+static void bad_stream(UINT64 offset, UINT length)
+{
+    D3DKMT_HANDLE device, ctx;
+    D3DKMT_GETDEVICESTATE gs = { 0 };
+    struct alloc batch;
+    struct kmt_fence f;
+
+    start(false);
+    device = drm_test_create_device(adapter);
+    ctx = kmt_exec_virtual_context(device);
+    batch = create(device, PAGE);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    ck_assert_status(submit(ctx, batch.va + offset, length, NULL), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(device, f.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT);
+    gs.hDevice = device;
+    gs.StateType = D3DKMT_DEVICESTATE_PAGE_FAULT;
+    ck_assert_status(D3DKMTGetDeviceState(&gs), STATUS_SUCCESS);
+    ck_assert_uint_eq(gs.PageFaultState.FaultedVirtualAddress, batch.va + offset);
+    ck_assert_uint_eq(fake_drm.execs, 0);
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    drm_test_destroy_device(device);
+    finish();
+}
+
+START_TEST(stream_in_no_allocation_page_faults)
+{
+    bad_stream(1ull << 32, 64);
+}
+END_TEST
+
+START_TEST(stream_past_its_allocation_page_faults)
+{
+    bad_stream(PAGE - 16, 32);
+}
+END_TEST
+
+/* Render copies the stream into the context's DMA buffer; the miniport
+ * copies it into a batch object of its own, ends it, and closes that
+ * object once the kernel took it. */
+START_TEST(legacy_render_runs_a_copied_batch)
+{
+    D3DKMT_HANDLE device, ctx;
+    D3DKMT_CREATECONTEXT cc;
+    D3DKMT_RENDER r = { 0 };
+    struct alloc target;
+    struct kmt_fence f;
+
+    start(false);
+    device = drm_test_create_device(adapter);
+    ctx = kmt_exec_legacy_context(device, &cc);
+    target = create(device, PAGE);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    r.hContext = ctx;
+    r.CommandLength = store_batch(cc.pCommandBuffer, target.va + 8, 0x1234) - 8;   /* no batch end */
+    cc.pAllocationList[0].hAllocation = target.handle;
+    cc.pAllocationList[0].WriteOperation = 1;
+    r.AllocationCount = 1;
+    ck_assert_status(D3DKMTRender(&r), STATUS_SUCCESS);
+    flush(device, ctx, &f, 1);
+    ck_assert_uint_eq(read_alloc(device, &target, 8), 0x1234);
+    ck_assert_uint_eq(fake_drm.execs, 1);
+    ck_assert_uint_eq(fake_drm.exec_hangs, 0);
+    ck_assert_uint_eq(fake_drm.live_objects, 1);    /* the batch copy is gone */
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    destroy(device, &target);
+    drm_test_destroy_device(device);
+    finish();
+}
+END_TEST
+
+/* A command the GPU cannot run stops the batch (a hang and a context reset
+ * on hardware); its fence still signals. */
+START_TEST(unknown_command_stops_the_batch)
+{
+    D3DKMT_HANDLE device, ctx;
+    struct alloc batch, target;
+    UINT32 dw[8] = { 0x7a000004u };                 /* a 3D command the fake does not run */
+    struct kmt_fence f;
+    KMT_DRM_SUBMIT d;
+
+    start(false);
+    device = drm_test_create_device(adapter);
+    ctx = kmt_exec_virtual_context(device);
+    batch = create(device, PAGE);
+    target = create(device, PAGE);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    store_batch(dw + 1, target.va, 7);
+    write_alloc(device, &batch, 0, dw, sizeof(dw));
+    d = submit_desc(&target.gem, 1);
+    ck_assert_status(submit(ctx, batch.va, sizeof(dw), &d), STATUS_SUCCESS);
+    flush(device, ctx, &f, 1);
+    ck_assert_uint_eq(fake_drm.exec_hangs, 1);
+    ck_assert_uint_eq(read_alloc(device, &target, 0), 0);
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    destroy(device, &batch);
+    destroy(device, &target);
+    drm_test_destroy_device(device);
+    finish();
+}
+END_TEST
+
+/* A failed EXECBUFFER2, or a failure making a legacy batch's copy, faults
+ * the device and leaves no object behind. */
+static void failing_call(const char *call, bool legacy)
+{
+    D3DKMT_HANDLE device, ctx;
+    D3DKMT_CREATECONTEXT cc;
+    D3DKMT_RENDER r = { 0 };
+    struct alloc batch;
+    UINT32 end[2] = { MI_BATCH_BUFFER_END, 0 };
+    struct kmt_fence f;
+
+    start(false);
+    device = drm_test_create_device(adapter);
+    ctx = legacy ? kmt_exec_legacy_context(device, &cc) : kmt_exec_virtual_context(device);
+    batch = create(device, PAGE);
+    write_alloc(device, &batch, 0, end, sizeof(end));
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    ck_assert_status(drm_test_set_fault(adapter, call, 1, ENOMEM), STATUS_SUCCESS);
+    if (legacy) {
+        r.hContext = ctx;
+        r.CommandLength = 8;
+        memcpy(cc.pCommandBuffer, end, 8);
+        ck_assert_status(D3DKMTRender(&r), STATUS_SUCCESS);
+    } else {
+        ck_assert_status(submit(ctx, batch.va, sizeof(end), NULL), STATUS_SUCCESS);
+    }
+    ck_assert_status(kmt_fence_wait(device, f.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+    ck_assert_uint_eq(drm_test_stats(adapter).FaultsFired, 1);
+    ck_assert_uint_eq(fake_drm.execs, 0);
+    ck_assert_uint_eq(fake_drm.live_objects, 1);    /* only the allocation */
+    drm_test_destroy_device(device);
+    finish();
+}
+
+START_TEST(failed_execbuffer_faults_and_leaks_nothing)
+{
+    failing_call("I915_GEM_EXECBUFFER2", false);
+}
+END_TEST
+
+START_TEST(failed_legacy_execbuffer_closes_its_batch)
+{
+    failing_call("I915_GEM_EXECBUFFER2", true);
+}
+END_TEST
+
+START_TEST(failed_legacy_batch_map_closes_its_batch)
+{
+    failing_call("I915_GEM_MMAP_OFFSET", true);
+}
+END_TEST
+
+/* Without softpin (or a full PPGTT, or timeline fences) allocations have no
+ * GPU VA and submissions fault the device as not supported. */
+START_TEST(old_kernel_without_softpin_has_no_gpu_va)
+{
+    const struct fake_drm_config c = { .driver = FAKE_I915, .has_llc = true, .timelines = true, .no_softpin = true };
+    KMT_DRM_CONTEXT_DESC desc = { KMT_DRM_MAGIC, KMT_DRM_VERSION, 0, 0xffff };
+    D3DKMT_CREATECONTEXTVIRTUAL cv = { 0 };
+    D3DKMT_HANDLE device;
+    struct alloc a;
+    struct kmt_fence f;
+
+    start_config(&c);
+    device = drm_test_create_device(adapter);
+    a = create(device, PAGE);
+    ck_assert_uint_eq(a.va, 0);
+    cv.hDevice = device;
+    cv.pPrivateDriverData = &desc;
+    cv.PrivateDriverDataSize = sizeof(desc);
+    ck_assert_status(D3DKMTCreateContextVirtual(&cv), STATUS_SUCCESS);
+    ck_assert_uint_eq(desc.CanSubmit, 0);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    ck_assert_status(submit(cv.hContext, 0x10000, 8, NULL), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(device, f.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+    ck_assert_uint_eq(fake_drm.execs, 0);
+    drm_test_destroy_device(device);
+    finish();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("drm_i915_exec");
+    TCase *va = tcase_create("gpu_va"), *exec = tcase_create("submission");
+
+    tcase_add_test(va, allocations_get_distinct_aligned_addresses);
+    tcase_add_test(va, discrete_addresses_are_2mib_granules);
+    tcase_add_test(va, freed_addresses_are_reused_without_overlap);
+    tcase_add_test(va, concurrent_creates_never_overlap);
+    tcase_add_test(exec, batch_stores_into_another_allocation);
+    tcase_add_test(exec, discrete_batch_stores_into_local_memory);
+    tcase_add_test(exec, submission_waits_and_signals_timeline_points);
+    tcase_add_test(exec, stream_in_no_allocation_page_faults);
+    tcase_add_test(exec, stream_past_its_allocation_page_faults);
+    tcase_add_test(exec, legacy_render_runs_a_copied_batch);
+    tcase_add_test(exec, unknown_command_stops_the_batch);
+    tcase_add_test(exec, failed_execbuffer_faults_and_leaks_nothing);
+    tcase_add_test(exec, failed_legacy_execbuffer_closes_its_batch);
+    tcase_add_test(exec, failed_legacy_batch_map_closes_its_batch);
+    tcase_add_test(exec, old_kernel_without_softpin_has_no_gpu_va);
+    suite_add_tcase(s, va);
+    suite_add_tcase(s, exec);
+    return kmt_test_run(s);
+}

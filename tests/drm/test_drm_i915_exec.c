@@ -153,19 +153,6 @@ static KMT_DRM_SUBMIT submit_desc(const UINT *gems, UINT n)
     return d;
 }
 
-static NTSTATUS submit(D3DKMT_HANDLE context, UINT64 va, UINT length, KMT_DRM_SUBMIT *priv)
-{
-    D3DKMT_SUBMITCOMMAND sc = { 0 };
-
-    sc.Commands = va;
-    sc.CommandLength = length;
-    sc.BroadcastContextCount = 1;
-    sc.BroadcastContext[0] = context;
-    sc.pPrivateDriverData = priv;
-    sc.PrivateDriverDataSize = priv ? sizeof(*priv) : 0;
-    return D3DKMTSubmitCommand(&sc);
-}
-
 /* A GPU signal of `f` to `value` after the context's work, and the wait. */
 static void flush(D3DKMT_HANDLE device, D3DKMT_HANDLE ctx, const struct kmt_fence *f, UINT64 value)
 {
@@ -308,7 +295,7 @@ static void store_and_read(bool discrete, UINT flags)
     len = store_batch(dw, target.va + 64, 0xc0ffee);
     write_alloc(device, &batch, 256, dw, len);
     d = submit_desc(&target.gem, 1);                /* the batch's own object is added */
-    ck_assert_status(submit(ctx, batch.va + 256, len, &d), STATUS_SUCCESS);
+    ck_assert_status(drm_test_submit(ctx, batch.va + 256, len, &d), STATUS_SUCCESS);
     flush(device, ctx, &f, 1);
     ck_assert_uint_eq(read_alloc(device, &target, 64), 0xc0ffee);
     ck_assert_uint_eq(fake_drm.execs, 1);
@@ -320,7 +307,7 @@ static void store_and_read(bool discrete, UINT flags)
      * address space: the store goes to the scratch page */
     len = store_batch(dw, target.va + 68, 0xbad);
     write_alloc(device, &batch, 0, dw, len);
-    ck_assert_status(submit(ctx, batch.va, len, NULL), STATUS_SUCCESS);
+    ck_assert_status(drm_test_submit(ctx, batch.va, len, NULL), STATUS_SUCCESS);
     flush(device, ctx, &f, 2);
     ck_assert_uint_eq(read_alloc(device, &target, 68), 0);
     ck_assert_uint_eq(fake_drm.exec_lost_writes, 1);
@@ -371,7 +358,7 @@ START_TEST(submission_waits_and_signals_timeline_points)
     d.Waits[0] = (KMT_DRM_SYNC_POINT){ in.SyncobjHandle, 0, 2 };
     d.NumSignals = 1;
     d.Signals[0] = (KMT_DRM_SYNC_POINT){ out.SyncobjHandle, 0, 5 };
-    ck_assert_status(submit(ctx, batch.va, sizeof(end), &d), STATUS_SUCCESS);
+    ck_assert_status(drm_test_submit(ctx, batch.va, sizeof(end), &d), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_wait(device, fout.handle, 5, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
     ck_assert_uint_eq(*fout.cpu, 5);
     ck_assert_uint_eq(fake_drm.execs, 1);
@@ -379,7 +366,7 @@ START_TEST(submission_waits_and_signals_timeline_points)
 
     d.Waits[0].Point = 9;                           /* never submitted */
     d.Signals[0].Point = 6;
-    ck_assert_status(submit(ctx, batch.va, sizeof(end), &d), STATUS_SUCCESS);
+    ck_assert_status(drm_test_submit(ctx, batch.va, sizeof(end), &d), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_wait(device, fout.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
     ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
     ck_assert_uint_eq(fake_drm.execs, 1);
@@ -402,7 +389,7 @@ static void bad_stream(UINT64 offset, UINT length)
     ctx = kmt_exec_virtual_context(device);
     batch = create(device, PAGE);
     ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
-    ck_assert_status(submit(ctx, batch.va + offset, length, NULL), STATUS_SUCCESS);
+    ck_assert_status(drm_test_submit(ctx, batch.va + offset, length, NULL), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_wait(device, f.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
     ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT);
     gs.hDevice = device;
@@ -480,7 +467,7 @@ START_TEST(unknown_command_stops_the_batch)
     store_batch(dw + 1, target.va, 7);
     write_alloc(device, &batch, 0, dw, sizeof(dw));
     d = submit_desc(&target.gem, 1);
-    ck_assert_status(submit(ctx, batch.va, sizeof(dw), &d), STATUS_SUCCESS);
+    ck_assert_status(drm_test_submit(ctx, batch.va, sizeof(dw), &d), STATUS_SUCCESS);
     flush(device, ctx, &f, 1);
     ck_assert_uint_eq(fake_drm.exec_hangs, 1);
     ck_assert_uint_eq(read_alloc(device, &target, 0), 0);
@@ -516,7 +503,7 @@ static void failing_call(const char *call, bool legacy)
         memcpy(cc.pCommandBuffer, end, 8);
         ck_assert_status(D3DKMTRender(&r), STATUS_SUCCESS);
     } else {
-        ck_assert_status(submit(ctx, batch.va, sizeof(end), NULL), STATUS_SUCCESS);
+        ck_assert_status(drm_test_submit(ctx, batch.va, sizeof(end), NULL), STATUS_SUCCESS);
     }
     ck_assert_status(kmt_fence_wait(device, f.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
     ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
@@ -566,7 +553,7 @@ START_TEST(old_kernel_without_softpin_has_no_gpu_va)
     ck_assert_status(D3DKMTCreateContextVirtual(&cv), STATUS_SUCCESS);
     ck_assert_uint_eq(desc.CanSubmit, 0);
     ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
-    ck_assert_status(submit(cv.hContext, 0x10000, 8, NULL), STATUS_SUCCESS);
+    ck_assert_status(drm_test_submit(cv.hContext, 0x10000, 8, NULL), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_wait(device, f.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
     ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
     ck_assert_uint_eq(fake_drm.execs, 0);

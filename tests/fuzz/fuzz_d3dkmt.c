@@ -124,17 +124,26 @@ static void take_counts(struct fuzz_counts *c)
     fuzz_count_add(c, "open fds", open_fds());
 }
 
-/* What the process makes once and keeps (the monitored-fence page pool):
- * made before the baseline, so only what an input leaves counts. */
+/* What the process makes once and keeps (the monitored-fence page pool;
+ * the DRM miniport's fence watcher and its eventfd, started by an adapter's
+ * first context): made before the baseline, so only what an input leaves
+ * counts. */
 static void warm_up(D3DKMT_HANDLE adapter)
 {
     D3DKMT_CREATEDEVICE cd = { .hAdapter = adapter };
     D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
     D3DKMT_DESTROYSYNCHRONIZATIONOBJECT ds;
+    D3DKMT_CREATECONTEXTVIRTUAL cv = { 0 };
+    D3DKMT_DESTROYCONTEXT dc;
     D3DKMT_DESTROYDEVICE dd;
 
     if (D3DKMTCreateDevice(&cd))
         return;
+    cv.hDevice = cd.hDevice;
+    if (!D3DKMTCreateContextVirtual(&cv)) {
+        dc.hContext = cv.hContext;
+        D3DKMTDestroyContext(&dc);
+    }
     cs.hDevice = cd.hDevice;
     cs.Info.Type = D3DDDI_MONITORED_FENCE;
     if (!D3DKMTCreateSynchronizationObject2(&cs)) {

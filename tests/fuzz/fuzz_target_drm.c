@@ -30,7 +30,7 @@
 static void setup(void)
 {
     static char node[64];
-    struct fake_drm_config c = { .driver = FAKE_I915, .has_llc = true };
+    struct fake_drm_config c = { .driver = FAKE_I915, .has_llc = true, .timelines = true };
     struct fake_drm_pci_device dev = { 0, 3, 0, 0, node };
     int fd = fake_drm_open(&c);
 
@@ -68,7 +68,8 @@ static void arm_fault(D3DKMT_HANDLE adapter, struct fuzz_input *in)
     static const char *const calls[] = {
         "any", "open", "mmap", "I915_GEM_CREATE_EXT", "I915_GEM_CREATE", "I915_GEM_MMAP_OFFSET",
         "I915_GEM_USERPTR", "I915_GEM_WAIT", "I915_GEM_CONTEXT_CREATE_EXT", "SYNCOBJ_CREATE",
-        "GET_CAP", "I915_QUERY",
+        "GET_CAP", "I915_QUERY", "I915_GEM_EXECBUFFER2", "I915_GEM_CONTEXT_GETPARAM", "SYNCOBJ_EVENTFD",
+        "SYNCOBJ_TIMELINE_SIGNAL", "SYNCOBJ_QUERY", "submitted",
     };
     static const INT errs[] = { 0, ENOMEM, EINVAL, EFAULT, ENOSPC, EIO, -1 };
     const char *call = calls[fuzz_u8(in) % (sizeof(calls) / sizeof(calls[0]))];

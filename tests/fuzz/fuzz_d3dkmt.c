@@ -168,6 +168,8 @@ static bool start(void)
         D3DKMT_CLOSEADAPTER c = { info[i].hAdapter };
 
         fuzz_luids[fuzz_nluids++] = info[i].AdapterLuid;
+        if (fuzz_target.reset)           /* a fault the input armed outlives a shutdown */
+            fuzz_target.reset(info[i].hAdapter);
         warm_up(info[i].hAdapter);
         D3DKMTCloseAdapter(&c);
     }

@@ -270,8 +270,12 @@ int fake_drm_close_object(unsigned file, uint32_t handle)
     return 0;
 }
 
+int (*fake_drm_xe_exec)(unsigned file, unsigned long request, void *args);
+
 static int gem_close(struct drm_gem_close *args)
 {
+    if (fake_drm.config.driver == FAKE_XE && fake_drm_xe_exec && !args->pad && owned(caller, args->handle))
+        fake_drm_xe_exec(caller, DRM_IOCTL_GEM_CLOSE, args);     /* fake_xe_exec.c's books */
     return args->pad ? -EINVAL : fake_drm_close_object(caller, args->handle);
 }
 
@@ -586,6 +590,8 @@ static int xe_device_query(struct fake_xe_device_query *q)
     uint32_t size;
     uint32_t *out;
 
+    if (q->query != FAKE_XE_QUERY_MEM_REGIONS && fake_drm_xe_exec)
+        return fake_drm_xe_exec(caller, FAKE_XE_DEVICE_QUERY, q);   /* engines, config: fake_xe_exec.c */
     if (q->extensions || q->reserved[0] || q->reserved[1] || q->query != FAKE_XE_QUERY_MEM_REGIONS)
         return -EINVAL;
     n = xe_regions(regions);
@@ -1229,6 +1235,8 @@ static int answer(unsigned long request, void *arg)
         case FAKE_XE_GEM_CREATE: return xe_gem_create(arg);
         case FAKE_XE_GEM_MMAP_OFFSET: return xe_mmap_offset(arg);
         }
+        if (fake_drm_xe_exec)
+            return fake_drm_xe_exec(caller, request, arg);  /* VMs, queues, exec: fake_xe_exec.c */
     }
     return -ENOTTY;                      /* what a driver says to an ioctl it lacks */
 }

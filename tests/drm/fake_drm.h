@@ -158,4 +158,10 @@ void fake_drm_unlock(void);
 int fake_drm_syncobj_value(unsigned file, uint32_t handle, uint64_t *value);
 void fake_drm_syncobj_reach(uint32_t handle, uint64_t point);
 
+/* ---- for fake_xe_exec.c (xe VMs, exec queues, exec) ---- */
+/* Its handler of the xe ioctls fake_drm.c lacks, and of GEM_CLOSE before
+ * the close (its books follow the object); -ENOTTY for ones it lacks too.
+ * Set when fake_xe_exec.c is linked in; called with the fake's lock held. */
+extern int (*fake_drm_xe_exec)(unsigned file, unsigned long request, void *args);
+
 #endif

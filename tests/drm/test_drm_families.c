@@ -37,6 +37,7 @@
 
 #include "test_util.h"
 #include "fake_drm.h"
+#include "fake_xe_exec.h"
 #ifdef KMT_HAVE_DRM_AMDGPU
 #include "fake_amdgpu.h"
 #endif
@@ -72,9 +73,14 @@ static void start_on(const struct fake_drm_config *c, int fd)
     ck_assert_int_eq(adapter->family->memory(adapter, &adapter->memory), 0);
 }
 
+/* xe binds wait on a timeline syncobj: its fake always has them, as xe does. */
 static void start_config(const struct fake_drm_config *c)
 {
-    start_on(c, fake_drm_open(c));
+    struct fake_drm_config with = *c;
+
+    with.timelines |= c->driver == FAKE_XE;
+    fake_xe_reset();
+    start_on(&with, fake_drm_open(&with));
 }
 
 static void start(enum fake_drm_driver driver, bool discrete, bool llc)
@@ -120,6 +126,9 @@ static void stop(void)
     ck_assert_uint_eq(fake_drm.live_objects, 0);
     ck_assert_uint_eq(fake_drm.live_contexts, 0);
     stop_family();
+    ck_assert_uint_eq(fake_xe.vms, 0);
+    ck_assert_uint_eq(fake_xe.mappings, 0);
+    ck_assert_uint_eq(fake_xe.closed_while_bound, 0);
     fake_drm_close();
     free(adapter);
 }

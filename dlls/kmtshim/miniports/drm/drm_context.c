@@ -4,7 +4,7 @@
  *
  * A context exists where the kernel driver runs command buffers and the
  * kernel has what completion tracking needs (timeline syncobjs and
- * SYNCOBJ_EVENTFD); elsewhere (vgem, vkms, virtio_gpu on a 2D host, xe,
+ * SYNCOBJ_EVENTFD); elsewhere (vgem, vkms, virtio_gpu on a 2D host,
  * unknown drivers) CreateContext and CreateContextVirtual fail with
  * STATUS_NOT_SUPPORTED and nothing is left behind.  Per driver:
  *   virtio_gpu   the fd's own virgl context (the kernel makes it at the
@@ -15,6 +15,8 @@
  *                STATUS_NOT_SUPPORTED
  *   amdgpu       an AMDGPU_CTX of its own, reported in KMT_DRM_CONTEXT_DESC;
  *                its submissions are AMDGPU_CS on it (family_amdgpu.c)
+ *   xe           an exec queue of its own on the adapter's VM, reported in
+ *                KMT_DRM_CONTEXT_DESC; its submissions are XE_EXEC on it
  * Each context's progress block (what a GPU writes into a context's save
  * area) is a context allocation made through DxgkCbCreateContextAllocation
  * and freed at DestroyContext.  The first context of an adapter makes its

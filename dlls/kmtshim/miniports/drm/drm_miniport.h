@@ -32,7 +32,9 @@
  *                  every object mapped at a GPU VA of the fd's VM (the
  *                  allocation's GpuVirtualAddress); AMDGPU_CS submission
  *   i915, xe       GEM_CREATE(_EXT), MMAP_OFFSET, USERPTR (i915), memory
- *                  region queries; i915 also EXECBUFFER2 with softpin
+ *                  region queries; i915 also EXECBUFFER2 with softpin; xe
+ *                  binds every object at a GPU VA of the adapter's VM
+ *                  (XE_VM_BIND, waited), XE_EXEC submission
  *   generic        any other driver: enumerated and named, allocations fail
  *                  with STATUS_NOT_SUPPORTED (said in Description and the
  *                  UMD private data)
@@ -48,13 +50,14 @@
  *   Elsewhere (vgem) fences live in memory only.  GPU VA of the value: 0.
  * Contexts (drm_context.c): where the kernel runs command buffers (virtio_gpu
  *   on a virgl host: the fd's own virgl context; i915: a GEM context each;
- *   amdgpu: an AMDGPU_CTX each); elsewhere CreateContext is
+ *   amdgpu: an AMDGPU_CTX each; xe: an exec queue each on the adapter's VM);
+ *   elsewhere CreateContext is
  *   STATUS_NOT_SUPPORTED.  Each context keeps its progress in a context
  *   allocation (DxgkCbCreateContextAllocation).
  * GPU VA (kdrm_adapter.gpu_va): where the adapter has it every object gets
  *   an address at create, freed at destroy, and reported as the
  *   allocation's GpuVirtualAddress: i915 with softpin, a full PPGTT and
- *   timeline fences from the adapter's allocator (drm_gpuva.c); amdgpu from
+ *   timeline fences from the adapter's allocator (drm_gpuva.c); xe from its own, bound in the adapter's VM; amdgpu from
  *   libdrm_amdgpu's VA manager, mapped into the fd's VM.  Elsewhere it is 0.
  * Submission (drm_submit.c): a command buffer is the driver's native stream
  *   (virgl commands, i915 batches), handed to the kernel as it is: virtual
@@ -64,9 +67,10 @@
  *   next point of the adapter's ring timeline; the watcher (drm_watch.c)
  *   raises DMA_COMPLETED when the kernel signals it.  A refused submission
  *   faults the device (DMA_PAGE_FAULTED for a bad address).
- *   On amdgpu (GPU VA) a virtual submission's address is a GPU VA that must
- *   lie in one of the adapter's objects; a legacy one is copied into an IB
- *   object of the family's own, kept until its context completed it.
+ *   On amdgpu and xe (GPU VA) a virtual submission's address is a GPU VA
+ *   that must lie in one of the adapter's objects; a legacy one is copied
+ *   into an IB / batch object of the family's own, kept until its context
+ *   completed it.
  *   Legacy (Render) submissions hold the core's GPU references on their
  *   allocation list (dxgk_allocation_gpu_ref), so DestroyAllocation and Lock
  *   wait for them; a virtual one names GEM handles (KMT_DRM_SUBMIT) the core

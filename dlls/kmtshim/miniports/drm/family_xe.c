@@ -1,21 +1,43 @@
 /*
  * DRM miniport, xe family (Intel Lunar Lake, Battlemage and later).
  *
- * libdrm 2.4.114 has no xe_drm.h: the three ioctls used here are declared
- * below from the kernel's uAPI (include/uapi/drm/xe_drm.h, Linux 6.8+).
+ * libdrm 2.4.114 has no xe_drm.h: the ioctls used here are declared below
+ * from the kernel's uAPI (include/uapi/drm/xe_drm.h, Linux 6.8+).
  *   create        XE_GEM_CREATE placed in system memory (WB), or in VRAM
  *                 with system memory to spill to (WC, NEEDS_VISIBLE_VRAM)
  *                 for KMT_DRM_ALLOCATION_DEVICE_LOCAL on a discrete GPU
  *   map           XE_GEM_MMAP_OFFSET
  *   existing sysmem  copy-backed: xe has userptr only as a VM binding
  *   lock waits    none: xe has no per-object wait (fences are syncobjs and
- *                 user fences), and nothing is queued until issue 5
+ *                 user fences); the core's GPU references order Lock after
+ *                 legacy submissions
  *   memory        XE_DEVICE_QUERY_MEM_REGIONS (used sizes need CAP_PERFMON;
  *                 without it the kernel says 0 and free reads as total)
+ *   GPU VA        one VM per adapter (XE_VM_CREATE, no flags: no scratch
+ *                 page, so a stray access faults; not LR, so exec can signal
+ *                 syncobjs).  Every object gets a range of the family's own
+ *                 allocator (first fit in the low half of the VM's
+ *                 VA_BITS, never below 2 MiB, aligned to the object's page:
+ *                 64 KiB where VRAM needs it) bound with XE_VM_BIND MAP.
+ *                 Binds run asynchronously on the VM's bind queue: each one
+ *                 signals the next point of a bind timeline, waited for
+ *                 before the object is handed out.  Destroy unbinds (waited
+ *                 too), closes the object, then gives the range back
+ *   contexts      an exec queue each (XE_EXEC_QUEUE_CREATE on the VM, the
+ *                 first render engine of DEVICE_QUERY_ENGINES)
+ *   submit        XE_EXEC: one batch at the command buffer's GPU VA, waits
+ *                 and signals as timeline syncobjs (the ring point among
+ *                 the signals).  No object list: VM-bound objects are
+ *                 resident for every exec on the VM.  A batch outside every
+ *                 object is refused (-EFAULT: a page fault); a legacy one
+ *                 (CPU memory) is copied into a batch object of the family's
+ *                 own, freed once its context completed it
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <xf86drm.h>
 
 #include "drm_miniport.h"
@@ -23,7 +45,24 @@
 #define KXE_DEVICE_QUERY 0x00
 #define KXE_GEM_CREATE 0x01
 #define KXE_GEM_MMAP_OFFSET 0x02
+#define KXE_VM_CREATE 0x03
+#define KXE_VM_DESTROY 0x04
+#define KXE_VM_BIND 0x05
+#define KXE_EXEC_QUEUE_CREATE 0x06
+#define KXE_EXEC_QUEUE_DESTROY 0x07
+#define KXE_EXEC 0x09
+#define KXE_QUERY_ENGINES 0
 #define KXE_QUERY_MEM_REGIONS 1
+#define KXE_QUERY_CONFIG 2
+#define KXE_CONFIG_VA_BITS 3
+#define KXE_ENGINE_CLASS_RENDER 0
+#define KXE_BIND_OP_MAP 0
+#define KXE_BIND_OP_UNMAP 1
+#define KXE_SYNC_TIMELINE_SYNCOBJ 1
+#define KXE_SYNC_FLAG_SIGNAL 1u
+/* Xe2's PAT index 1: L3 write-back, 1-way coherent (xe_pat.c,
+ * xe2_pat_table), which the kernel accepts for WB and WC objects alike. */
+#define KXE_PAT_CACHED_COHERENT 1
 #define KXE_MEM_CLASS_SYSMEM 0
 #define KXE_MEM_CLASS_VRAM 1
 #define KXE_CREATE_NEEDS_VISIBLE_VRAM (1u << 2)
@@ -75,12 +114,133 @@ struct kxe_gem_mmap_offset {
     uint64_t reserved[2];
 };
 
+struct kxe_engine_class_instance {
+    uint16_t engine_class;
+    uint16_t engine_instance;
+    uint16_t gt_id;
+    uint16_t pad;
+};
+
+struct kxe_engine {
+    struct kxe_engine_class_instance instance;
+    uint64_t reserved[3];
+};
+
+struct kxe_query_engines {
+    uint32_t num_engines;
+    uint32_t pad;
+    struct kxe_engine engines[];
+};
+
+struct kxe_query_config {
+    uint32_t num_params;
+    uint32_t pad;
+    uint64_t info[];
+};
+
+struct kxe_vm_create {
+    uint64_t extensions;
+    uint32_t flags;
+    uint32_t vm_id;
+    uint64_t reserved[2];
+};
+
+struct kxe_vm_destroy {
+    uint32_t vm_id;
+    uint32_t pad;
+    uint64_t reserved[2];
+};
+
+struct kxe_vm_bind_op {
+    uint64_t extensions;
+    uint32_t obj;
+    uint16_t pat_index;
+    uint16_t pad;
+    uint64_t obj_offset;                 /* a union with userptr */
+    uint64_t range;
+    uint64_t addr;
+    uint32_t op;
+    uint32_t flags;
+    uint32_t prefetch_mem_region_instance;
+    uint32_t pad2;
+    uint64_t reserved[3];
+};
+
+struct kxe_vm_bind {
+    uint64_t extensions;
+    uint32_t vm_id;
+    uint32_t exec_queue_id;
+    uint32_t pad;
+    uint32_t num_binds;
+    struct kxe_vm_bind_op bind;          /* a union with vector_of_binds */
+    uint32_t pad2;
+    uint32_t num_syncs;
+    uint64_t syncs;
+    uint64_t reserved[2];
+};
+
+struct kxe_exec_queue_create {
+    uint64_t extensions;
+    uint16_t width;
+    uint16_t num_placements;
+    uint32_t vm_id;
+    uint32_t flags;
+    uint32_t exec_queue_id;
+    uint64_t instances;
+    uint64_t reserved[2];
+};
+
+struct kxe_exec_queue_destroy {
+    uint32_t exec_queue_id;
+    uint32_t pad;
+    uint64_t reserved[2];
+};
+
+struct kxe_sync {
+    uint64_t extensions;
+    uint32_t type;
+    uint32_t flags;
+    uint64_t handle;                     /* a union with a user fence's address */
+    uint64_t timeline_value;
+    uint64_t reserved[2];
+};
+
+struct kxe_exec {
+    uint64_t extensions;
+    uint32_t exec_queue_id;
+    uint32_t num_syncs;
+    uint64_t syncs;
+    uint64_t address;
+    uint16_t num_batch_buffer;
+    uint16_t pad[3];
+    uint64_t reserved[2];
+};
+
 _Static_assert(sizeof(struct kxe_mem_region) == 88, "xe uAPI layout");
 _Static_assert(sizeof(struct kxe_gem_create) == 56, "xe uAPI layout");
+_Static_assert(sizeof(struct kxe_engine) == 32, "xe uAPI layout");
+_Static_assert(sizeof(struct kxe_vm_create) == 32, "xe uAPI layout");
+_Static_assert(sizeof(struct kxe_vm_destroy) == 24, "xe uAPI layout");
+_Static_assert(sizeof(struct kxe_vm_bind_op) == 80, "xe uAPI layout");
+_Static_assert(sizeof(struct kxe_vm_bind) == 136, "xe uAPI layout");
+_Static_assert(sizeof(struct kxe_exec_queue_create) == 48, "xe uAPI layout");
+_Static_assert(sizeof(struct kxe_exec_queue_destroy) == 24, "xe uAPI layout");
+_Static_assert(sizeof(struct kxe_sync) == 48, "xe uAPI layout");
+_Static_assert(sizeof(struct kxe_exec) == 56, "xe uAPI layout");
 
 #define KXE_IOCTL_DEVICE_QUERY DRM_IOWR(DRM_COMMAND_BASE + KXE_DEVICE_QUERY, struct kxe_device_query)
 #define KXE_IOCTL_GEM_CREATE DRM_IOWR(DRM_COMMAND_BASE + KXE_GEM_CREATE, struct kxe_gem_create)
 #define KXE_IOCTL_GEM_MMAP_OFFSET DRM_IOWR(DRM_COMMAND_BASE + KXE_GEM_MMAP_OFFSET, struct kxe_gem_mmap_offset)
+#define KXE_IOCTL_VM_CREATE DRM_IOWR(DRM_COMMAND_BASE + KXE_VM_CREATE, struct kxe_vm_create)
+#define KXE_IOCTL_VM_DESTROY DRM_IOW(DRM_COMMAND_BASE + KXE_VM_DESTROY, struct kxe_vm_destroy)
+#define KXE_IOCTL_VM_BIND DRM_IOW(DRM_COMMAND_BASE + KXE_VM_BIND, struct kxe_vm_bind)
+#define KXE_IOCTL_EXEC_QUEUE_CREATE DRM_IOWR(DRM_COMMAND_BASE + KXE_EXEC_QUEUE_CREATE, struct kxe_exec_queue_create)
+#define KXE_IOCTL_EXEC_QUEUE_DESTROY DRM_IOW(DRM_COMMAND_BASE + KXE_EXEC_QUEUE_DESTROY, struct kxe_exec_queue_destroy)
+#define KXE_IOCTL_EXEC DRM_IOW(DRM_COMMAND_BASE + KXE_EXEC, struct kxe_exec)
+
+#define VA_START (2ull << 20)            /* nothing below: a small number is never a valid VA */
+#define VA_CANONICAL_END (1ull << 47)    /* the low half: no sign extension to get wrong */
+#define MAX_SYNCS (2 * KMT_DRM_SUBMIT_MAX_SYNCS + 1)
 
 struct xe_state {
     uint32_t system_mask, vram_mask;       /* placement bits */
@@ -89,6 +249,30 @@ struct xe_state {
      * (xe_bo.c, ___xe_bo_create_locked: XE_VRAM_FLAGS_NEED64K applies to
      * VRAM and stolen placements): system-only objects are not padded. */
     uint32_t system_page, vram_page;
+    uint32_t vm;
+    uint64_t va_end;                     /* from the VM's VA_BITS */
+    bool has_render;
+    struct kxe_engine_class_instance render;
+    pthread_mutex_t lock;                /* the VA books and the batches; a leaf but for exec.lock, taken inside */
+    struct list bound;                   /* struct xe_bo.entry, by address */
+    struct list batches;                 /* struct xe_batch.entry: legacy batches the GPU may still read */
+    pthread_mutex_t bind_lock;           /* one bind at a time: its timeline point in order */
+    uint32_t bind_timeline;
+    uint64_t bind_point;
+};
+
+/* kdrm_bo.family_bo: the object's range of the VM. */
+struct xe_bo {
+    uint64_t va, span;
+    struct list entry;                   /* xe_state.bound */
+};
+
+/* A legacy submission's copy of its command buffer. */
+struct xe_batch {
+    struct kdrm_bo bo;
+    const struct kdrm_context *ctx;
+    uint64_t point;                      /* the ring point that completes it */
+    struct list entry;                   /* xe_state.batches */
 };
 
 static struct xe_state *state(struct kdrm_adapter *a)
@@ -96,15 +280,16 @@ static struct xe_state *state(struct kdrm_adapter *a)
     return a->family_data;
 }
 
-static int query_regions(struct kdrm_adapter *a, struct kxe_query_mem_regions **out)
+/* A DEVICE_QUERY answer of at least `min` bytes, in memory of its own. */
+static int query(struct kdrm_adapter *a, uint32_t id, size_t min, void **out)
 {
-    struct kxe_device_query q = { .query = KXE_QUERY_MEM_REGIONS };
+    struct kxe_device_query q = { .query = id };
     void *buf;
     int err;
 
     if ((err = kdrm_ioctl(a->fd, KXE_IOCTL_DEVICE_QUERY, &q, "XE_DEVICE_QUERY")) < 0)
         return err;
-    if (q.size < sizeof(struct kxe_query_mem_regions) || !(buf = calloc(1, q.size)))
+    if (q.size < min || !(buf = calloc(1, q.size)))
         return q.size ? -ENOMEM : -ENODATA;
     q.data = (uintptr_t)buf;
     if ((err = kdrm_ioctl(a->fd, KXE_IOCTL_DEVICE_QUERY, &q, "XE_DEVICE_QUERY")) < 0) {
@@ -113,6 +298,11 @@ static int query_regions(struct kdrm_adapter *a, struct kxe_query_mem_regions **
     }
     *out = buf;
     return 0;
+}
+
+static int query_regions(struct kdrm_adapter *a, struct kxe_query_mem_regions **out)
+{
+    return query(a, KXE_QUERY_MEM_REGIONS, sizeof(**out), (void **)out);
 }
 
 static int xe_memory(struct kdrm_adapter *a, struct kdrm_memory *m)
@@ -148,18 +338,15 @@ static int xe_memory(struct kdrm_adapter *a, struct kdrm_memory *m)
     return 0;
 }
 
-static int xe_start(struct kdrm_adapter *a)
+/* Placement masks and page sizes from the region query; -ENODEV without
+ * system memory (nowhere to put buffers). */
+static int read_regions(struct kdrm_adapter *a, struct xe_state *s)
 {
     struct kxe_query_mem_regions *r;
-    struct xe_state *s;
     int err;
 
     if ((err = query_regions(a, &r)) < 0)
         return err;
-    if (!(s = calloc(1, sizeof(*s)))) {
-        free(r);
-        return -ENOMEM;
-    }
     s->system_page = s->vram_page = a->page_size;
     for (UINT i = 0; i < r->num_mem_regions && i < 32; i++) {
         const struct kxe_mem_region *g = &r->mem_regions[i];
@@ -175,25 +362,234 @@ static int xe_start(struct kdrm_adapter *a)
             *page = g->min_page_size;
     }
     free(r);
-    if (!s->system_mask) {               /* nowhere to put buffers; a failed start is not stopped */
-        free(s);
-        return -ENODEV;
-    }
-    a->family_data = s;
+    return s->system_mask ? 0 : -ENODEV;
+}
+
+/* The end of the VA space the family hands out: the VM's size, at most
+ * the canonical low half. */
+static int read_va_bits(struct kdrm_adapter *a, struct xe_state *s)
+{
+    struct kxe_query_config *c;
+    uint64_t bits;
+    int err;
+
+    if ((err = query(a, KXE_QUERY_CONFIG, sizeof(*c), (void **)&c)) < 0)
+        return err;
+    bits = c->num_params > KXE_CONFIG_VA_BITS ? c->info[KXE_CONFIG_VA_BITS] : 0;
+    free(c);
+    if (bits < 32)
+        return -ENODEV;                  /* no VM worth the name */
+    s->va_end = bits >= 48 ? VA_CANONICAL_END : 1ull << bits;
     return 0;
 }
 
-static void xe_stop(struct kdrm_adapter *a)
+/* The first render engine, if the device has one (media-only GTs do not). */
+static int read_engines(struct kdrm_adapter *a, struct xe_state *s)
 {
-    free(a->family_data);
-    a->family_data = NULL;
+    struct kxe_query_engines *e;
+    size_t room;
+    int err;
+
+    if ((err = query(a, KXE_QUERY_ENGINES, sizeof(*e), (void **)&e)) < 0)
+        return err;
+    room = (size_t)e->num_engines;
+    for (size_t i = 0; i < room && !s->has_render; i++)
+        if (e->engines[i].instance.engine_class == KXE_ENGINE_CLASS_RENDER) {
+            s->render = e->engines[i].instance;
+            s->render.pad = 0;
+            s->has_render = true;
+        }
+    free(e);
+    return 0;
 }
 
-static int xe_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
+static int vm_create(struct kdrm_adapter *a, struct xe_state *s)
+{
+    struct kxe_vm_create args = { .flags = 0 };
+    int err = kdrm_ioctl(a->fd, KXE_IOCTL_VM_CREATE, &args, "XE_VM_CREATE");
+
+    if (err < 0)
+        return err;
+    s->vm = args.vm_id;
+    return 0;
+}
+
+static void vm_destroy(struct kdrm_adapter *a, struct xe_state *s)
+{
+    struct kxe_vm_destroy args = { .vm_id = s->vm };
+
+    if (drmIoctl(a->fd, KXE_IOCTL_VM_DESTROY, &args))
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "XE_VM_DESTROY(%u) failed: %d\n", s->vm, errno);
+}
+
+static void state_free(struct xe_state *s)
+{
+    pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->bind_lock);
+    free(s);
+}
+
+/* The queries, then the VM and the bind timeline; a failed start keeps
+ * nothing (it is not stopped). */
+static int xe_start(struct kdrm_adapter *a)
+{
+    struct xe_state *s = calloc(1, sizeof(*s));
+    int err;
+
+    if (!s)
+        return -ENOMEM;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->bind_lock, NULL);
+    list_init(&s->bound);
+    list_init(&s->batches);
+    if ((err = read_regions(a, s)) < 0 || (err = read_va_bits(a, s)) < 0 || (err = read_engines(a, s)) < 0 ||
+        (err = vm_create(a, s)) < 0) {
+        state_free(s);
+        return err;
+    }
+    if ((err = kdrm_syncobj_create(a, &s->bind_timeline)) < 0) {
+        vm_destroy(a, s);
+        state_free(s);
+        return err;
+    }
+    a->family_data = s;
+    a->gpu_va = true;                    /* every object is bound in the VM */
+    if ((a->caps & KMT_DRM_CAP_FENCES) && s->has_render)
+        a->caps |= KMT_DRM_CAP_SUBMIT;
+    return 0;
+}
+
+static void batches_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all);
+
+/* The contexts are gone (nothing runs): their batches go, then the VM. */
+static void xe_stop(struct kdrm_adapter *a)
 {
     struct xe_state *s = state(a);
-    bool vram = s->vram_mask && (bo->flags & KMT_DRM_ALLOCATION_DEVICE_LOCAL);
-    uint64_t page = vram && s->vram_page > s->system_page ? s->vram_page : s->system_page;
+
+    batches_release(a, NULL, true);
+    kdrm_syncobj_destroy(a, s->bind_timeline);
+    vm_destroy(a, s);
+    state_free(s);
+    a->family_data = NULL;
+    a->gpu_va = false;
+}
+
+/* ---- the VA books --------------------------------------------------------- */
+
+/* First fit at `align` in [VA_START, va_end), kept in address order. */
+static int va_alloc(struct xe_state *s, struct xe_bo *xb, uint64_t align)
+{
+    uint64_t at = VA_START;
+    struct xe_bo *it;
+    struct list *before = &s->bound;
+    int err = -ENOSPC;
+
+    pthread_mutex_lock(&s->lock);
+    LIST_FOR_EACH_ENTRY(it, &s->bound, struct xe_bo, entry) {
+        at = (at + align - 1) & ~(align - 1);
+        if (at + xb->span <= it->va) {
+            before = &it->entry;
+            break;
+        }
+        at = it->va + it->span;
+    }
+    at = (at + align - 1) & ~(align - 1);
+    if (at < s->va_end && xb->span <= s->va_end - at) {
+        xb->va = at;
+        list_add_tail(before, &xb->entry);
+        err = 0;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return err;
+}
+
+static void va_free(struct xe_state *s, struct xe_bo *xb)
+{
+    pthread_mutex_lock(&s->lock);
+    list_remove(&xb->entry);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- binds ------------------------------------------------------------------ */
+
+/* One MAP or UNMAP that signals the next bind point, and the wait for it;
+ * *taken: the kernel took the bind (even if the wait then failed).  A
+ * release (UNMAP) is never failed by the fault hook: nothing could undo it. */
+static int bind(struct kdrm_adapter *a, uint32_t op, uint32_t handle, uint64_t va, uint64_t span, bool *taken)
+{
+    struct xe_state *s = state(a);
+    struct kxe_sync sync = { .type = KXE_SYNC_TIMELINE_SYNCOBJ, .flags = KXE_SYNC_FLAG_SIGNAL,
+                             .handle = s->bind_timeline };
+    struct kxe_vm_bind args = { .vm_id = s->vm, .num_binds = 1, .num_syncs = 1, .syncs = (uintptr_t)&sync };
+    struct drm_syncobj_timeline_wait wait = { .handles = (uintptr_t)&s->bind_timeline,
+                                              .points = (uintptr_t)&sync.timeline_value,
+                                              .timeout_nsec = INT64_MAX, .count_handles = 1 };
+    bool release = op == KXE_BIND_OP_UNMAP;
+    int err;
+
+    args.bind.op = op;
+    args.bind.obj = release ? 0 : handle;                  /* MBZ for UNMAP */
+    args.bind.pat_index = release ? 0 : KXE_PAT_CACHED_COHERENT;
+    args.bind.range = span;
+    args.bind.addr = va;
+    pthread_mutex_lock(&s->bind_lock);
+    sync.timeline_value = ++s->bind_point;
+    if (release)
+        err = drmIoctl(a->fd, KXE_IOCTL_VM_BIND, &args) ? -errno : 0;
+    else
+        err = kdrm_ioctl(a->fd, KXE_IOCTL_VM_BIND, &args, "XE_VM_BIND");
+    *taken = !err;
+    if (!err && release)
+        err = drmIoctl(a->fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &wait) ? -errno : 0;
+    else if (!err)
+        err = kdrm_ioctl(a->fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &wait, "XE_VM_BIND_WAIT");
+    pthread_mutex_unlock(&s->bind_lock);
+    return err;
+}
+
+static void unbind(struct kdrm_adapter *a, struct kdrm_bo *bo, struct xe_bo *xb)
+{
+    bool taken;
+    int err = bind(a, KXE_BIND_OP_UNMAP, 0, xb->va, xb->span, &taken);
+
+    if (err < 0)
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "unbind of %u at %#llx failed: %s\n", bo->handle,
+                   (unsigned long long)xb->va, strerror(-err));
+}
+
+/* A range for the new object and its binding there.  A wait that failed
+ * after the bind was taken unbinds (the bind queue runs in order). */
+static int bind_new(struct kdrm_adapter *a, struct kdrm_bo *bo, uint64_t align)
+{
+    struct xe_state *s = state(a);
+    struct xe_bo *xb = calloc(1, sizeof(*xb));
+    bool taken;
+    int err;
+
+    if (!xb)
+        return -ENOMEM;
+    xb->span = bo->size;
+    if ((err = va_alloc(s, xb, align)) < 0) {
+        free(xb);
+        return err;
+    }
+    if ((err = bind(a, KXE_BIND_OP_MAP, bo->handle, xb->va, xb->span, &taken)) < 0) {
+        if (taken)
+            unbind(a, bo, xb);
+        va_free(s, xb);
+        free(xb);
+        return err;
+    }
+    bo->family_bo = xb;
+    bo->gpu_va = xb->va;
+    return 0;
+}
+
+/* ---- objects ---------------------------------------------------------------- */
+
+static int gem_create(struct kdrm_adapter *a, struct kdrm_bo *bo, bool vram, uint64_t page)
+{
+    struct xe_state *s = state(a);
     struct kxe_gem_create args = {
         .size = (bo->size + page - 1) & ~(page - 1),
         .placement = s->system_mask | (vram ? s->vram_mask : 0),
@@ -211,6 +607,36 @@ static int xe_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
     return 0;
 }
 
+/* The object, bound at a VA aligned to its page (the kernel's 64 KiB rule
+ * for VRAM binds, xe_vm.c); closed again if the bind fails. */
+static int xe_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    struct xe_state *s = state(a);
+    bool vram = s->vram_mask && (bo->flags & KMT_DRM_ALLOCATION_DEVICE_LOCAL);
+    uint64_t page = vram && s->vram_page > s->system_page ? s->vram_page : s->system_page;
+    int err;
+
+    if ((err = gem_create(a, bo, vram, page)) < 0)
+        return err;
+    if ((err = bind_new(a, bo, page)) < 0) {
+        kdrm_gem_close(a->fd, bo->handle);
+        bo->handle = 0;
+    }
+    return err;
+}
+
+/* Unbound (waited for) before the close, and the range free only after. */
+static void xe_destroy(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    struct xe_bo *xb = bo->family_bo;
+
+    unbind(a, bo, xb);
+    kdrm_gem_destroy(a, bo);
+    va_free(state(a), xb);
+    free(xb);
+    bo->family_bo = NULL;
+}
+
 static int xe_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr)
 {
     if (!bo->has_offset) {
@@ -225,13 +651,187 @@ static int xe_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **p
     return kdrm_map_offset(a, bo, prot, ptr);
 }
 
+/* ---- contexts --------------------------------------------------------------- */
+
+static int xe_ctx_create(struct kdrm_adapter *a, struct kdrm_context *c)
+{
+    struct xe_state *s = state(a);
+    struct kxe_exec_queue_create args = { .width = 1, .num_placements = 1, .vm_id = s->vm,
+                                          .instances = (uintptr_t)&s->render };
+    int err;
+
+    if (!s->has_render)
+        return -EOPNOTSUPP;
+    if ((err = kdrm_ioctl(a->fd, KXE_IOCTL_EXEC_QUEUE_CREATE, &args, "XE_EXEC_QUEUE_CREATE")) < 0)
+        return err;
+    c->kernel_ctx = args.exec_queue_id;
+    return 0;
+}
+
+/* The core drained the context before destroying it: its batches are done. */
+static void xe_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
+{
+    struct kxe_exec_queue_destroy args = { .exec_queue_id = c->kernel_ctx };
+
+    batches_release(a, c, true);
+    if (drmIoctl(a->fd, KXE_IOCTL_EXEC_QUEUE_DESTROY, &args))
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "XE_EXEC_QUEUE_DESTROY(%u) failed: %d\n", c->kernel_ctx, errno);
+}
+
+/* ---- legacy batches ----------------------------------------------------------- */
+
+static bool batch_done(struct kdrm_adapter *a, const struct xe_batch *b)
+{
+    bool done;
+
+    pthread_mutex_lock(&a->exec.lock);
+    done = b->ctx->block->completed_point >= b->point;
+    pthread_mutex_unlock(&a->exec.lock);
+    return done;
+}
+
+static void batch_free(struct kdrm_adapter *a, struct xe_batch *b)
+{
+    xe_destroy(a, &b->bo);
+    free(b);
+}
+
+/* Frees the batches the GPU is done with: those of context `c` (NULL: of
+ * any), all of them or the completed ones; unbound outside the lock. */
+static void batches_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all)
+{
+    struct xe_state *s = state(a);
+    struct xe_batch *b, *next;
+    struct list done;
+
+    list_init(&done);
+    pthread_mutex_lock(&s->lock);
+    LIST_FOR_EACH_ENTRY_SAFE(b, next, &s->batches, struct xe_batch, entry)
+        if ((!c || b->ctx == c) && (all || batch_done(a, b))) {
+            list_remove(&b->entry);
+            list_add_tail(&done, &b->entry);
+        }
+    pthread_mutex_unlock(&s->lock);
+    LIST_FOR_EACH_ENTRY_SAFE(b, next, &done, struct xe_batch, entry)
+        batch_free(a, b);
+}
+
+/* A legacy command buffer copied into a write-back system object of its own. */
+static int batch_from_cpu(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job,
+                          struct xe_batch **out)
+{
+    struct xe_batch *b = calloc(1, sizeof(*b));
+    void *p;
+    int err;
+
+    if (!b)
+        return -ENOMEM;
+    b->bo.adapter = a;
+    b->bo.size = job->size;
+    if ((err = xe_create(a, &b->bo)) < 0) {
+        free(b);
+        return err;
+    }
+    if ((err = xe_map(a, &b->bo, PROT_WRITE, &p)) < 0) {
+        batch_free(a, b);
+        return err;
+    }
+    memcpy(p, job->cmds, job->size);
+    kdrm_unmap_plain(a, &b->bo, p);
+    b->ctx = c;
+    b->point = job->signals[0].point;
+    *out = b;
+    return 0;
+}
+
+static void batch_keep(struct kdrm_adapter *a, struct xe_batch *b)
+{
+    struct xe_state *s = state(a);
+
+    pthread_mutex_lock(&s->lock);
+    list_add_tail(&s->batches, &b->entry);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- submission --------------------------------------------------------------- */
+
+/* Whether [va, va + size) lies in one bound object. */
+static bool batch_bound(struct xe_state *s, uint64_t va, UINT size)
+{
+    struct xe_bo *xb;
+    bool in = false;
+
+    pthread_mutex_lock(&s->lock);
+    LIST_FOR_EACH_ENTRY(xb, &s->bound, struct xe_bo, entry)
+        if (va >= xb->va && va - xb->va < xb->span) {
+            in = size <= xb->span - (va - xb->va);
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
+    return in;
+}
+
+static struct kxe_sync timeline_sync(const struct kdrm_sync_point *p, bool signal)
+{
+    return (struct kxe_sync){ .type = KXE_SYNC_TIMELINE_SYNCOBJ, .flags = signal ? KXE_SYNC_FLAG_SIGNAL : 0,
+                              .handle = p->handle, .timeline_value = p->point };
+}
+
+/* One XE_EXEC of the batch at `va`.  No object list: what the VM binds is
+ * resident for every exec on it. */
+static int exec(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job, uint64_t va)
+{
+    struct kxe_sync syncs[MAX_SYNCS];
+    struct kxe_exec args = { .exec_queue_id = c->kernel_ctx, .address = va, .num_batch_buffer = 1,
+                             .syncs = (uintptr_t)syncs };
+    UINT n = 0;
+
+    if (!batch_bound(state(a), va, job->size))
+        return -EFAULT;
+    if (job->nwaits + job->nsignals > MAX_SYNCS)
+        return -EINVAL;
+    for (UINT i = 0; i < job->nwaits; i++)
+        syncs[n++] = timeline_sync(&job->waits[i], false);
+    for (UINT i = 0; i < job->nsignals; i++)
+        syncs[n++] = timeline_sync(&job->signals[i], true);
+    args.num_syncs = n;
+    return kdrm_ioctl(a->fd, KXE_IOCTL_EXEC, &args, "XE_EXEC");
+}
+
+/* Batches are whole dwords at a dword-aligned address. */
+static bool batch_shape_ok(const struct kdrm_job *job)
+{
+    return job->size && !(job->size % 4) && !(job->cmd_va % 4);
+}
+
+static int xe_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job)
+{
+    struct xe_batch *b = NULL;
+    int err;
+
+    if (!batch_shape_ok(job))
+        return -EINVAL;
+    batches_release(a, NULL, false);
+    if (job->cmds && (err = batch_from_cpu(a, c, job, &b)) < 0)
+        return err;
+    err = exec(a, c, job, b ? b->bo.gpu_va : job->cmd_va);
+    if (b && err)
+        batch_free(a, b);
+    else if (b)
+        batch_keep(a, b);
+    return err;
+}
+
 const struct kdrm_family kdrm_family_xe = {
     .name = "xe",
     .start = xe_start,
     .stop = xe_stop,
     .create = xe_create,
-    .destroy = kdrm_gem_destroy,
+    .destroy = xe_destroy,
     .map = xe_map,
     .unmap = kdrm_unmap_plain,
     .memory = xe_memory,
+    .ctx_create = xe_ctx_create,
+    .ctx_destroy = xe_ctx_destroy,
+    .submit = xe_submit,
 };

@@ -69,6 +69,7 @@ static void start_on(const struct fake_drm_config *c, int fd)
     adapter->card_fd = -1;
     adapter->page_size = (UINT)sysconf(_SC_PAGESIZE);
     kdrm_copy_init(adapter);             /* as DxgkDdiAddDevice does */
+    kdrm_batches_init(adapter);
     ck_assert_int_eq(adapter->family->start(adapter), 0);
     ck_assert_int_eq(adapter->family->memory(adapter, &adapter->memory), 0);
 }
@@ -1383,11 +1384,63 @@ START_TEST(amdgpu_failure_half_way_leaves_no_object)
 END_TEST
 #endif
 
+/* ---- the GPU VA allocator (drm_gpuva.c) ------------------------------------ */
+
+/* First fit at the granule or at a larger alignment the object asks for,
+ * ranges never overlap, a freed range is found again, and lookups answer
+ * inside an object's bytes only. */
+START_TEST(gpuva_first_fit_honours_each_objects_alignment)
+{
+    struct kdrm_gpuva v;
+    struct kdrm_gpuva_range r;
+    UINT64 a, b, c, d;
+
+    ck_assert_int_eq(kdrm_gpuva_init(&v, 2u << 20, 1ull << 32, 4096), 0);
+    ck_assert_int_eq(kdrm_gpuva_alloc(&v, 1, 4096, 0, &a), 0);
+    ck_assert_uint_eq(a, 2u << 20);
+    ck_assert_int_eq(kdrm_gpuva_alloc(&v, 2, 5000, 65536, &b), 0);    /* 64 KiB-aligned, past `a` */
+    ck_assert_uint_eq(b, (2u << 20) + 65536);
+    ck_assert_int_eq(kdrm_gpuva_alloc(&v, 3, 4096, 0, &c), 0);        /* the gap before `b` */
+    ck_assert_uint_eq(c, a + 4096);
+    ck_assert_int_eq(kdrm_gpuva_alloc(&v, 4, 4096, 3 * 4096, &d), -EINVAL);
+    ck_assert(kdrm_gpuva_find_address(&v, b + 4999, &r));
+    ck_assert_uint_eq(r.handle, 2);
+    ck_assert(!kdrm_gpuva_find_address(&v, b + 5000, &r));            /* past its bytes, inside its span */
+    ck_assert(kdrm_gpuva_find_handle(&v, 3, &r));
+    ck_assert_uint_eq(r.start, c);
+    kdrm_gpuva_free(&v, a);
+    ck_assert(!kdrm_gpuva_find_handle(&v, 1, &r));
+    ck_assert_int_eq(kdrm_gpuva_alloc(&v, 5, 4096, 0, &d), 0);        /* first fit: `a` again */
+    ck_assert_uint_eq(d, a);
+    kdrm_gpuva_fini(&v);
+}
+END_TEST
+
+START_TEST(gpuva_refuses_what_does_not_fit)
+{
+    struct kdrm_gpuva v;
+    UINT64 a;
+
+    ck_assert_int_eq(kdrm_gpuva_init(&v, 0, 1 << 20, 4096), -EINVAL);       /* 0 is never an address */
+    ck_assert_int_eq(kdrm_gpuva_init(&v, 4096, 4096, 4096), -EINVAL);       /* empty */
+    ck_assert_int_eq(kdrm_gpuva_init(&v, 65536, 65536 + 3 * 65536, 4096), 0);
+    ck_assert_int_eq(kdrm_gpuva_alloc(&v, 1, 0, 0, &a), -ENOSPC);
+    ck_assert_int_eq(kdrm_gpuva_alloc(&v, 1, 4 * 65536, 0, &a), -ENOSPC);
+    ck_assert_int_eq(kdrm_gpuva_alloc(&v, 1, 4096, 0, &a), 0);
+    ck_assert_int_eq(kdrm_gpuva_alloc(&v, 2, 65536, 262144, &a), -ENOSPC);    /* no aligned room left */
+    ck_assert_int_eq(kdrm_gpuva_alloc(&v, 2, 2 * 65536, 65536, &a), 0);
+    ck_assert_uint_eq(a, 2 * 65536);
+    ck_assert_int_eq(kdrm_gpuva_alloc(&v, 3, 4096, 0, &a), 0);                /* the gap after the first */
+    ck_assert_uint_eq(a, 65536 + 4096);
+    kdrm_gpuva_fini(&v);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("drm_families");
     TCase *i915 = tcase_create("i915"), *xe = tcase_create("xe"), *watch = tcase_create("watch");
-    TCase *discovery = tcase_create("discovery");
+    TCase *discovery = tcase_create("discovery"), *gpuva = tcase_create("gpuva");
 
     tcase_add_test(i915, i915_integrated_is_uma_and_maps_write_back_on_llc);
     tcase_add_test(i915, i915_write_combine_without_llc_or_when_asked);
@@ -1414,6 +1467,9 @@ int main(void)
     tcase_add_test(watch, watcher_stop_races_kicks_without_touching_a_reused_number);
     tcase_add_test(discovery, pci_domain_above_16_bits_gets_its_own_bus_id_and_luid);
     tcase_add_test(discovery, pci_bus_id_is_unchanged_up_to_16_bits_and_without_sysfs);
+    tcase_add_test(gpuva, gpuva_first_fit_honours_each_objects_alignment);
+    tcase_add_test(gpuva, gpuva_refuses_what_does_not_fit);
+    suite_add_tcase(s, gpuva);
     suite_add_tcase(s, i915);
     suite_add_tcase(s, xe);
     suite_add_tcase(s, watch);

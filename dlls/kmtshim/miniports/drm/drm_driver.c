@@ -72,6 +72,7 @@ static NTSTATUS APIENTRY kdrm_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *
     a->page_size = (UINT)sysconf(_SC_PAGESIZE);
     kdrm_exec_init(a);
     kdrm_copy_init(a);
+    kdrm_batches_init(a);
     *ctx = a;
     return STATUS_SUCCESS;
 }

@@ -5,7 +5,9 @@
  * address spaces of their own.  Ranges are kept sorted by address in one
  * array; each carries the GEM handle it was given for, so a submission can
  * find an object by handle or by an address inside it.  First fit: a freed
- * range is reused by the next object that fits it.
+ * range is reused by the next object that fits it.  A range starts at the
+ * allocator's granule or at the larger alignment its object asks for (xe's
+ * 64 KiB VRAM pages).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -63,12 +65,16 @@ static bool grow(struct kdrm_gpuva *v)
     return true;
 }
 
-int kdrm_gpuva_alloc(struct kdrm_gpuva *v, UINT32 handle, UINT64 size, UINT64 *va)
+int kdrm_gpuva_alloc(struct kdrm_gpuva *v, UINT32 handle, UINT64 size, UINT64 align, UINT64 *va)
 {
     UINT64 span, start;
     UINT i;
     int err = -ENOSPC;
 
+    if (align < v->align)
+        align = v->align;
+    if (align & (align - 1))
+        return -EINVAL;
     if (!size || size > v->limit - v->base)
         return -ENOSPC;
     span = (size + v->align - 1) & ~(v->align - 1);
@@ -76,8 +82,10 @@ int kdrm_gpuva_alloc(struct kdrm_gpuva *v, UINT32 handle, UINT64 size, UINT64 *v
     start = v->base;
     for (i = 0; i <= v->count; i++) {
         UINT64 end = i < v->count ? v->ranges[i].start : v->limit;
+        UINT64 at = (start + align - 1) & ~(align - 1);
 
-        if (end >= start && end - start >= span) {
+        if (at >= start && end >= at && end - at >= span) {
+            start = at;
             err = grow(v) ? 0 : -ENOMEM;
             break;
         }

@@ -154,8 +154,10 @@ struct kdrm_gpuva {
 /* 0 or -EINVAL (align not a power of two, base 0 or unaligned, empty). */
 int kdrm_gpuva_init(struct kdrm_gpuva *v, UINT64 base, UINT64 limit, UINT64 align);
 void kdrm_gpuva_fini(struct kdrm_gpuva *v);
-/* A free range for `size` bytes of object `handle`: 0, -ENOSPC or -ENOMEM. */
-int kdrm_gpuva_alloc(struct kdrm_gpuva *v, UINT32 handle, UINT64 size, UINT64 *va);
+/* A free range for `size` bytes of object `handle`, starting at a multiple
+ * of `align` (a power of two; 0 or less than the granule: the granule):
+ * 0, -EINVAL, -ENOSPC or -ENOMEM. */
+int kdrm_gpuva_alloc(struct kdrm_gpuva *v, UINT32 handle, UINT64 size, UINT64 align, UINT64 *va);
 void kdrm_gpuva_free(struct kdrm_gpuva *v, UINT64 va);
 /* The range whose object's bytes hold `va`, or that was given to `handle`. */
 bool kdrm_gpuva_find_address(struct kdrm_gpuva *v, UINT64 va, struct kdrm_gpuva_range *out);
@@ -293,6 +295,8 @@ struct kdrm_adapter {
     struct kdrm_exec exec;
     pthread_mutex_t copy_lock;           /* copy-backed objects (drm_copy_sync.c); a leaf */
     struct list copies;                  /* struct kdrm_bo.copy_entry, under copy_lock */
+    pthread_mutex_t batch_lock;          /* legacy batch copies (drm_batch.c); before exec.lock */
+    struct list batches;                 /* struct kdrm_batch.entry, under batch_lock */
     atomic_ullong devices, buffers, bytes, bindings, mappings;
     atomic_ullong contexts, fences, syncobjs, submissions;
 };
@@ -348,6 +352,15 @@ struct kdrm_bo {
     unsigned copy_refs;                  /* the allocation + submissions naming it */
 };
 
+/* A legacy command buffer copied into an object of the family's own, kept
+ * until its context completed it (drm_batch.c). */
+struct kdrm_batch {
+    struct kdrm_bo bo;
+    const struct kdrm_context *ctx;
+    UINT64 point;                        /* the ring point that completes it */
+    struct list entry;                   /* kdrm_adapter.batches */
+};
+
 /* drm_driver.c */
 void kdrm_trace(struct kdrm_adapter *a, KMT_TRACE_LEVEL level, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -387,6 +400,18 @@ void kdrm_bo_release(struct kdrm_adapter *a, struct kdrm_bo *bo);
 /* drm_copy_sync.c: keeping copy-backed objects and the caller's pages in
  * step around submissions. */
 void kdrm_copy_init(struct kdrm_adapter *a);
+
+/* drm_batch.c: legacy streams on adapters with GPU VA.  copy makes the
+ * object (the family's create, map and unmap, `flags` KMT_DRM_ALLOCATION_*);
+ * keep holds it until its context completed it; release frees the kept
+ * copies of context `c` (NULL: of every context), all of them or only
+ * those completed. */
+void kdrm_batches_init(struct kdrm_adapter *a);
+int kdrm_batch_copy(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job, UINT flags,
+                    struct kdrm_batch **out);
+void kdrm_batch_free(struct kdrm_adapter *a, struct kdrm_batch *b);
+void kdrm_batch_keep(struct kdrm_adapter *a, struct kdrm_batch *b);
+void kdrm_batches_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all);
 void kdrm_copy_register(struct kdrm_adapter *a, struct kdrm_bo *bo, void *user, UINT64 size);
 /* The allocation is destroyed: true if the object can go now, false if a
  * submission still names it (its completion frees it). */

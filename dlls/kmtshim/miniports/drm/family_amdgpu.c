@@ -31,9 +31,9 @@
  *                 out; it is the same ioctl on the same fd.  A command
  *                 buffer outside every object is refused (-EFAULT: a page
  *                 fault).  A legacy one (CPU memory) is copied into an IB
- *                 object of the family's own, freed once its context
- *                 completed it: the kernel would keep the pages alive, but
- *                 the VA must stay mapped until the GPU read it.
+ *                 object of the family's own (drm_batch.c), freed once its
+ *                 context completed it: the kernel would keep the pages
+ *                 alive, but the VA must stay mapped until the GPU read it.
  * The device's file: libdrm_amdgpu keeps one amdgpu_device per GPU in the
  * process, on a dup of the fd its first amdgpu_device_initialize was given.
  * A later initialize with any fd of the same GPU gets that device again,
@@ -52,7 +52,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
@@ -76,9 +75,8 @@ _Static_assert(sizeof(struct drm_amdgpu_cs_chunk_syncobj) == sizeof(struct kdrm_
 
 struct amd_state {
     amdgpu_device_handle dev;
-    pthread_mutex_t lock;                /* a leaf but for exec.lock, taken inside it */
+    pthread_mutex_t lock;                /* a leaf */
     struct list mapped;                  /* struct amd_bo.entry: every object with a VA */
-    struct list ibs;                     /* struct amd_ib.entry: legacy IBs the GPU may still read */
 };
 
 /* kdrm_bo.family_bo */
@@ -88,14 +86,6 @@ struct amd_bo {
     UINT64 va, span;
     UINT32 handle;
     struct list entry;                   /* amd_state.mapped */
-};
-
-/* A legacy submission's copy of its command buffer. */
-struct amd_ib {
-    struct kdrm_bo bo;
-    const struct kdrm_context *ctx;
-    UINT64 point;                        /* the ring point that completes it */
-    struct list entry;                   /* amd_state.ibs */
 };
 
 static struct amd_state *state(struct kdrm_adapter *a)
@@ -170,7 +160,6 @@ static int amd_start(struct kdrm_adapter *a)
                    "syncobjs go on its fd %d, not on the adapter's fd %d\n", fd, a->fd);
     pthread_mutex_init(&s->lock, NULL);
     list_init(&s->mapped);
-    list_init(&s->ibs);
     a->family_data = s;
     a->fd = fd;
     a->gpu_va = true;                    /* every amdgpu VM takes mappings */
@@ -179,14 +168,12 @@ static int amd_start(struct kdrm_adapter *a)
     return 0;
 }
 
-static void ibs_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all);
-
 /* The device's fd may close with it: the adapter's own fd comes back first. */
 static void amd_stop(struct kdrm_adapter *a)
 {
     struct amd_state *s = state(a);
 
-    ibs_release(a, NULL, true);          /* the contexts are gone: nothing runs */
+    kdrm_batches_release(a, NULL, true); /* the contexts are gone: nothing runs */
     a->fd = node_fd(a);
     a->gpu_va = false;
     amdgpu_device_deinitialize(s->dev);
@@ -375,76 +362,12 @@ static void amd_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
 {
     union drm_amdgpu_ctx args;
 
-    ibs_release(a, c, true);
+    kdrm_batches_release(a, c, true);
     memset(&args, 0, sizeof(args));
     args.in.op = AMDGPU_CTX_OP_FREE_CTX;
     args.in.ctx_id = c->kernel_ctx;
     if (drmIoctl(a->fd, DRM_IOCTL_AMDGPU_CTX, &args))
         kdrm_trace(a, KMT_TRACE_ERR, __func__, "AMDGPU_CTX free(%u) failed\n", c->kernel_ctx);
-}
-
-/* Whether the context completed the submission that signals `point`. */
-static bool ib_done(struct kdrm_adapter *a, const struct amd_ib *ib)
-{
-    bool done;
-
-    pthread_mutex_lock(&a->exec.lock);
-    done = ib->ctx->block->completed_point >= ib->point;
-    pthread_mutex_unlock(&a->exec.lock);
-    return done;
-}
-
-/* Frees the legacy IBs the GPU is done with: those of context `c` (NULL:
- * of any), all of them or the completed ones.  Unmapped outside the lock
- * (va_unmap takes it). */
-static void ibs_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all)
-{
-    struct amd_state *s = state(a);
-    struct amd_ib *ib, *next;
-    struct list done;
-
-    list_init(&done);
-    pthread_mutex_lock(&s->lock);
-    LIST_FOR_EACH_ENTRY_SAFE(ib, next, &s->ibs, struct amd_ib, entry)
-        if ((!c || ib->ctx == c) && (all || ib_done(a, ib))) {
-            list_remove(&ib->entry);
-            list_add_tail(&done, &ib->entry);
-        }
-    pthread_mutex_unlock(&s->lock);
-    LIST_FOR_EACH_ENTRY_SAFE(ib, next, &done, struct amd_ib, entry) {
-        amd_destroy(a, &ib->bo);
-        free(ib);
-    }
-}
-
-/* A legacy command buffer copied into a write-combined GTT object of its own. */
-static int ib_from_cpu(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job,
-                       struct amd_ib **out)
-{
-    struct amd_ib *ib = calloc(1, sizeof(*ib));
-    void *p;
-    int err;
-
-    if (!ib)
-        return -ENOMEM;
-    ib->bo.adapter = a;
-    ib->bo.size = (job->size + a->page_size - 1) & ~(UINT64)(a->page_size - 1);
-    ib->bo.flags = KMT_DRM_ALLOCATION_WRITECOMBINE;
-    if ((err = amd_create(a, &ib->bo)) < 0) {
-        free(ib);
-        return err;
-    }
-    if ((err = amd_map(a, &ib->bo, PROT_WRITE, &p)) < 0) {
-        amd_destroy(a, &ib->bo);
-        free(ib);
-        return err;
-    }
-    memcpy(p, job->cmds, job->size);
-    amd_unmap(a, &ib->bo, p);
-    ib->ctx = c;
-    ib->point = job->signals[0].point;
-    *out = ib;
-    return 0;
 }
 
 /* The GEM handle of the object whose mapping holds [va, va + size), or -EFAULT. */
@@ -526,32 +449,22 @@ static bool ib_shape_ok(const struct kdrm_job *job)
     return job->size && !(job->size % 4) && job->size / 4 <= IB_MAX_DWORDS && !(job->cmd_va % 4);
 }
 
-static void ib_keep(struct kdrm_adapter *a, struct amd_ib *ib)
-{
-    struct amd_state *s = state(a);
-
-    pthread_mutex_lock(&s->lock);
-    list_add_tail(&s->ibs, &ib->entry);
-    pthread_mutex_unlock(&s->lock);
-}
-
+/* A legacy stream runs from a write-combined GTT copy (drm_batch.c). */
 static int amd_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job)
 {
-    struct amd_ib *ib = NULL;
+    struct kdrm_batch *b = NULL;
     int err;
 
     if (!ib_shape_ok(job))
         return -EINVAL;
-    ibs_release(a, NULL, false);
-    if (job->cmds && (err = ib_from_cpu(a, c, job, &ib)) < 0)
+    kdrm_batches_release(a, NULL, false);
+    if (job->cmds && (err = kdrm_batch_copy(a, c, job, KMT_DRM_ALLOCATION_WRITECOMBINE, &b)) < 0)
         return err;
-    err = cs_ioctl(a, c, job, ib ? ib->bo.gpu_va : job->cmd_va);
-    if (ib && err) {
-        amd_destroy(a, &ib->bo);
-        free(ib);
-    } else if (ib) {
-        ib_keep(a, ib);
-    }
+    err = cs_ioctl(a, c, job, b ? b->bo.gpu_va : job->cmd_va);
+    if (b && err)
+        kdrm_batch_free(a, b);
+    else if (b)
+        kdrm_batch_keep(a, b);
     return err;
 }
 

@@ -201,7 +201,7 @@ static int give_va(struct kdrm_adapter *a, struct kdrm_bo *bo)
 
     if (!a->gpu_va)
         return 0;
-    if ((err = kdrm_gpuva_alloc(&state(a)->va, bo->handle, bo->size, &bo->gpu_va)) < 0) {
+    if ((err = kdrm_gpuva_alloc(&state(a)->va, bo->handle, bo->size, 0, &bo->gpu_va)) < 0) {
         kdrm_gem_destroy(a, bo);
         bo->gpu_va = 0;
     }

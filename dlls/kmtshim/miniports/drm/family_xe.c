@@ -253,26 +253,10 @@ struct xe_state {
     uint64_t va_end;                     /* from the VM's VA_BITS */
     bool has_render;
     struct kxe_engine_class_instance render;
-    pthread_mutex_t lock;                /* the VA books and the batches; a leaf but for exec.lock, taken inside */
-    struct list bound;                   /* struct xe_bo.entry, by address */
-    struct list batches;                 /* struct xe_batch.entry: legacy batches the GPU may still read */
+    struct kdrm_gpuva va;                /* the VM's address books */
     pthread_mutex_t bind_lock;           /* one bind at a time: its timeline point in order */
     uint32_t bind_timeline;
     uint64_t bind_point;
-};
-
-/* kdrm_bo.family_bo: the object's range of the VM. */
-struct xe_bo {
-    uint64_t va, span;
-    struct list entry;                   /* xe_state.bound */
-};
-
-/* A legacy submission's copy of its command buffer. */
-struct xe_batch {
-    struct kdrm_bo bo;
-    const struct kdrm_context *ctx;
-    uint64_t point;                      /* the ring point that completes it */
-    struct list entry;                   /* xe_state.batches */
 };
 
 static struct xe_state *state(struct kdrm_adapter *a)
@@ -424,7 +408,7 @@ static void vm_destroy(struct kdrm_adapter *a, struct xe_state *s)
 
 static void state_free(struct xe_state *s)
 {
-    pthread_mutex_destroy(&s->lock);
+    kdrm_gpuva_fini(&s->va);
     pthread_mutex_destroy(&s->bind_lock);
     free(s);
 }
@@ -438,12 +422,9 @@ static int xe_start(struct kdrm_adapter *a)
 
     if (!s)
         return -ENOMEM;
-    pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->bind_lock, NULL);
-    list_init(&s->bound);
-    list_init(&s->batches);
     if ((err = read_regions(a, s)) < 0 || (err = read_va_bits(a, s)) < 0 || (err = read_engines(a, s)) < 0 ||
-        (err = vm_create(a, s)) < 0) {
+        (err = kdrm_gpuva_init(&s->va, VA_START, s->va_end, s->system_page)) < 0 || (err = vm_create(a, s)) < 0) {
         state_free(s);
         return err;
     }
@@ -459,55 +440,17 @@ static int xe_start(struct kdrm_adapter *a)
     return 0;
 }
 
-static void batches_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all);
-
 /* The contexts are gone (nothing runs): their batches go, then the VM. */
 static void xe_stop(struct kdrm_adapter *a)
 {
     struct xe_state *s = state(a);
 
-    batches_release(a, NULL, true);
+    kdrm_batches_release(a, NULL, true);
     kdrm_syncobj_destroy(a, s->bind_timeline);
     vm_destroy(a, s);
     state_free(s);
     a->family_data = NULL;
     a->gpu_va = false;
-}
-
-/* ---- the VA books --------------------------------------------------------- */
-
-/* First fit at `align` in [VA_START, va_end), kept in address order. */
-static int va_alloc(struct xe_state *s, struct xe_bo *xb, uint64_t align)
-{
-    uint64_t at = VA_START;
-    struct xe_bo *it;
-    struct list *before = &s->bound;
-    int err = -ENOSPC;
-
-    pthread_mutex_lock(&s->lock);
-    LIST_FOR_EACH_ENTRY(it, &s->bound, struct xe_bo, entry) {
-        at = (at + align - 1) & ~(align - 1);
-        if (at + xb->span <= it->va) {
-            before = &it->entry;
-            break;
-        }
-        at = it->va + it->span;
-    }
-    at = (at + align - 1) & ~(align - 1);
-    if (at < s->va_end && xb->span <= s->va_end - at) {
-        xb->va = at;
-        list_add_tail(before, &xb->entry);
-        err = 0;
-    }
-    pthread_mutex_unlock(&s->lock);
-    return err;
-}
-
-static void va_free(struct xe_state *s, struct xe_bo *xb)
-{
-    pthread_mutex_lock(&s->lock);
-    list_remove(&xb->entry);
-    pthread_mutex_unlock(&s->lock);
 }
 
 /* ---- binds ------------------------------------------------------------------ */
@@ -547,14 +490,14 @@ static int bind(struct kdrm_adapter *a, uint32_t op, uint32_t handle, uint64_t v
     return err;
 }
 
-static void unbind(struct kdrm_adapter *a, struct kdrm_bo *bo, struct xe_bo *xb)
+static void unbind(struct kdrm_adapter *a, UINT32 handle, uint64_t va, uint64_t span)
 {
     bool taken;
-    int err = bind(a, KXE_BIND_OP_UNMAP, 0, xb->va, xb->span, &taken);
+    int err = bind(a, KXE_BIND_OP_UNMAP, 0, va, span, &taken);
 
     if (err < 0)
-        kdrm_trace(a, KMT_TRACE_ERR, __func__, "unbind of %u at %#llx failed: %s\n", bo->handle,
-                   (unsigned long long)xb->va, strerror(-err));
+        kdrm_trace(a, KMT_TRACE_ERR, __func__, "unbind of %u at %#llx failed: %s\n", handle,
+                   (unsigned long long)va, strerror(-err));
 }
 
 /* A range for the new object and its binding there.  A wait that failed
@@ -562,26 +505,19 @@ static void unbind(struct kdrm_adapter *a, struct kdrm_bo *bo, struct xe_bo *xb)
 static int bind_new(struct kdrm_adapter *a, struct kdrm_bo *bo, uint64_t align)
 {
     struct xe_state *s = state(a);
-    struct xe_bo *xb = calloc(1, sizeof(*xb));
+    uint64_t va;
     bool taken;
     int err;
 
-    if (!xb)
-        return -ENOMEM;
-    xb->span = bo->size;
-    if ((err = va_alloc(s, xb, align)) < 0) {
-        free(xb);
+    if ((err = kdrm_gpuva_alloc(&s->va, bo->handle, bo->size, align, &va)) < 0)
         return err;
-    }
-    if ((err = bind(a, KXE_BIND_OP_MAP, bo->handle, xb->va, xb->span, &taken)) < 0) {
+    if ((err = bind(a, KXE_BIND_OP_MAP, bo->handle, va, bo->size, &taken)) < 0) {
         if (taken)
-            unbind(a, bo, xb);
-        va_free(s, xb);
-        free(xb);
+            unbind(a, bo->handle, va, bo->size);
+        kdrm_gpuva_free(&s->va, va);
         return err;
     }
-    bo->family_bo = xb;
-    bo->gpu_va = xb->va;
+    bo->gpu_va = va;
     return 0;
 }
 
@@ -628,13 +564,9 @@ static int xe_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
 /* Unbound (waited for) before the close, and the range free only after. */
 static void xe_destroy(struct kdrm_adapter *a, struct kdrm_bo *bo)
 {
-    struct xe_bo *xb = bo->family_bo;
-
-    unbind(a, bo, xb);
+    unbind(a, bo->handle, bo->gpu_va, bo->size);
     kdrm_gem_destroy(a, bo);
-    va_free(state(a), xb);
-    free(xb);
-    bo->family_bo = NULL;
+    kdrm_gpuva_free(&state(a)->va, bo->gpu_va);
 }
 
 static int xe_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr)
@@ -673,84 +605,9 @@ static void xe_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
 {
     struct kxe_exec_queue_destroy args = { .exec_queue_id = c->kernel_ctx };
 
-    batches_release(a, c, true);
+    kdrm_batches_release(a, c, true);
     if (drmIoctl(a->fd, KXE_IOCTL_EXEC_QUEUE_DESTROY, &args))
         kdrm_trace(a, KMT_TRACE_ERR, __func__, "XE_EXEC_QUEUE_DESTROY(%u) failed: %d\n", c->kernel_ctx, errno);
-}
-
-/* ---- legacy batches ----------------------------------------------------------- */
-
-static bool batch_done(struct kdrm_adapter *a, const struct xe_batch *b)
-{
-    bool done;
-
-    pthread_mutex_lock(&a->exec.lock);
-    done = b->ctx->block->completed_point >= b->point;
-    pthread_mutex_unlock(&a->exec.lock);
-    return done;
-}
-
-static void batch_free(struct kdrm_adapter *a, struct xe_batch *b)
-{
-    xe_destroy(a, &b->bo);
-    free(b);
-}
-
-/* Frees the batches the GPU is done with: those of context `c` (NULL: of
- * any), all of them or the completed ones; unbound outside the lock. */
-static void batches_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all)
-{
-    struct xe_state *s = state(a);
-    struct xe_batch *b, *next;
-    struct list done;
-
-    list_init(&done);
-    pthread_mutex_lock(&s->lock);
-    LIST_FOR_EACH_ENTRY_SAFE(b, next, &s->batches, struct xe_batch, entry)
-        if ((!c || b->ctx == c) && (all || batch_done(a, b))) {
-            list_remove(&b->entry);
-            list_add_tail(&done, &b->entry);
-        }
-    pthread_mutex_unlock(&s->lock);
-    LIST_FOR_EACH_ENTRY_SAFE(b, next, &done, struct xe_batch, entry)
-        batch_free(a, b);
-}
-
-/* A legacy command buffer copied into a write-back system object of its own. */
-static int batch_from_cpu(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job,
-                          struct xe_batch **out)
-{
-    struct xe_batch *b = calloc(1, sizeof(*b));
-    void *p;
-    int err;
-
-    if (!b)
-        return -ENOMEM;
-    b->bo.adapter = a;
-    b->bo.size = job->size;
-    if ((err = xe_create(a, &b->bo)) < 0) {
-        free(b);
-        return err;
-    }
-    if ((err = xe_map(a, &b->bo, PROT_WRITE, &p)) < 0) {
-        batch_free(a, b);
-        return err;
-    }
-    memcpy(p, job->cmds, job->size);
-    kdrm_unmap_plain(a, &b->bo, p);
-    b->ctx = c;
-    b->point = job->signals[0].point;
-    *out = b;
-    return 0;
-}
-
-static void batch_keep(struct kdrm_adapter *a, struct xe_batch *b)
-{
-    struct xe_state *s = state(a);
-
-    pthread_mutex_lock(&s->lock);
-    list_add_tail(&s->batches, &b->entry);
-    pthread_mutex_unlock(&s->lock);
 }
 
 /* ---- submission --------------------------------------------------------------- */
@@ -758,17 +615,9 @@ static void batch_keep(struct kdrm_adapter *a, struct xe_batch *b)
 /* Whether [va, va + size) lies in one bound object. */
 static bool batch_bound(struct xe_state *s, uint64_t va, UINT size)
 {
-    struct xe_bo *xb;
-    bool in = false;
+    struct kdrm_gpuva_range r;
 
-    pthread_mutex_lock(&s->lock);
-    LIST_FOR_EACH_ENTRY(xb, &s->bound, struct xe_bo, entry)
-        if (va >= xb->va && va - xb->va < xb->span) {
-            in = size <= xb->span - (va - xb->va);
-            break;
-        }
-    pthread_mutex_unlock(&s->lock);
-    return in;
+    return kdrm_gpuva_find_address(&s->va, va, &r) && size <= r.size - (va - r.start);
 }
 
 static struct kxe_sync timeline_sync(const struct kdrm_sync_point *p, bool signal)
@@ -804,21 +653,22 @@ static bool batch_shape_ok(const struct kdrm_job *job)
     return job->size && !(job->size % 4) && !(job->cmd_va % 4);
 }
 
+/* A legacy stream runs from a write-back system copy (drm_batch.c). */
 static int xe_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job)
 {
-    struct xe_batch *b = NULL;
+    struct kdrm_batch *b = NULL;
     int err;
 
     if (!batch_shape_ok(job))
         return -EINVAL;
-    batches_release(a, NULL, false);
-    if (job->cmds && (err = batch_from_cpu(a, c, job, &b)) < 0)
+    kdrm_batches_release(a, NULL, false);
+    if (job->cmds && (err = kdrm_batch_copy(a, c, job, 0, &b)) < 0)
         return err;
     err = exec(a, c, job, b ? b->bo.gpu_va : job->cmd_va);
     if (b && err)
-        batch_free(a, b);
+        kdrm_batch_free(a, b);
     else if (b)
-        batch_keep(a, b);
+        kdrm_batch_keep(a, b);
     return err;
 }
 

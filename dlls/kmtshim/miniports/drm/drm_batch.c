@@ -1,0 +1,96 @@
+/*
+ * DRM miniport: legacy command buffers on adapters with GPU VA.
+ *
+ * A legacy (Render) submission's stream is CPU memory, but amdgpu and xe
+ * run command buffers only at GPU virtual addresses: the family copies the
+ * stream into an object of its own (kdrm_batch_copy), which its create()
+ * gives a VA, and submits that.  Destroying the object unmaps its VA at
+ * once, while the GPU may not have read it yet, so the copy is kept on the
+ * adapter until its context completed the submission (the ring point in
+ * the context's progress block), and freed by the next submission, at the
+ * context's destroy, or at the adapter's stop.
+ *
+ * `batch_lock` is taken before exec.lock (to read a context's progress),
+ * never under it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "drm_miniport.h"
+
+void kdrm_batches_init(struct kdrm_adapter *a)
+{
+    pthread_mutex_init(&a->batch_lock, NULL);
+    list_init(&a->batches);
+}
+
+int kdrm_batch_copy(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job, UINT flags,
+                    struct kdrm_batch **out)
+{
+    struct kdrm_batch *b = calloc(1, sizeof(*b));
+    void *p;
+    int err;
+
+    if (!b)
+        return -ENOMEM;
+    b->bo.magic = KDRM_BO_MAGIC;
+    b->bo.adapter = a;
+    b->bo.size = ((UINT64)job->size + a->page_size - 1) & ~(UINT64)(a->page_size - 1);
+    b->bo.flags = flags;
+    b->bo.backing = KMT_DRM_BACKING_BO;
+    if ((err = a->family->create(a, &b->bo)) < 0) {
+        free(b);
+        return err;
+    }
+    if ((err = a->family->map(a, &b->bo, PROT_WRITE, &p)) < 0) {
+        kdrm_batch_free(a, b);
+        return err;
+    }
+    memcpy(p, job->cmds, job->size);
+    a->family->unmap(a, &b->bo, p);
+    b->ctx = c;
+    b->point = job->signals[0].point;
+    *out = b;
+    return 0;
+}
+
+void kdrm_batch_free(struct kdrm_adapter *a, struct kdrm_batch *b)
+{
+    a->family->destroy(a, &b->bo);
+    free(b);
+}
+
+void kdrm_batch_keep(struct kdrm_adapter *a, struct kdrm_batch *b)
+{
+    pthread_mutex_lock(&a->batch_lock);
+    list_add_tail(&a->batches, &b->entry);
+    pthread_mutex_unlock(&a->batch_lock);
+}
+
+static bool batch_done(struct kdrm_adapter *a, const struct kdrm_batch *b)
+{
+    bool done;
+
+    pthread_mutex_lock(&a->exec.lock);
+    done = b->ctx->block->completed_point >= b->point;
+    pthread_mutex_unlock(&a->exec.lock);
+    return done;
+}
+
+void kdrm_batches_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all)
+{
+    struct kdrm_batch *b, *next;
+    struct list done = LIST_INIT(done);
+
+    pthread_mutex_lock(&a->batch_lock);
+    LIST_FOR_EACH_ENTRY_SAFE(b, next, &a->batches, struct kdrm_batch, entry)
+        if ((!c || b->ctx == c) && (all || batch_done(a, b))) {
+            list_remove(&b->entry);
+            list_add_tail(&done, &b->entry);
+        }
+    pthread_mutex_unlock(&a->batch_lock);
+    /* freed outside the lock: a family's destroy may take its own locks */
+    LIST_FOR_EACH_ENTRY_SAFE(b, next, &done, struct kdrm_batch, entry)
+        kdrm_batch_free(a, b);
+}

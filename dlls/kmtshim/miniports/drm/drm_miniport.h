@@ -56,9 +56,11 @@
  *   allocation (DxgkCbCreateContextAllocation).
  * GPU VA (kdrm_adapter.gpu_va): where the adapter has it every object gets
  *   an address at create, freed at destroy, and reported as the
- *   allocation's GpuVirtualAddress: i915 with softpin, a full PPGTT and
- *   timeline fences from the adapter's allocator (drm_gpuva.c); xe from its own, bound in the adapter's VM; amdgpu from
- *   libdrm_amdgpu's VA manager, mapped into the fd's VM.  Elsewhere it is 0.
+ *   allocation's GpuVirtualAddress: i915 (with softpin, a full PPGTT and
+ *   timeline fences) and xe from the adapter's allocator (drm_gpuva.c), xe
+ *   binding each in the adapter's VM; amdgpu from libdrm_amdgpu's VA
+ *   manager, mapped into the fd's VM.  Elsewhere it is 0.  Legacy streams
+ *   are copied into objects with a VA (drm_batch.c on amdgpu and xe).
  * Submission (drm_submit.c): a command buffer is the driver's native stream
  *   (virgl commands, i915 batches), handed to the kernel as it is: virtual
  *   submissions pass its GPU VA (i915: inside one of the objects, each

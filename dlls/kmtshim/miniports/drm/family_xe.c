@@ -15,8 +15,8 @@
  *                 without it the kernel says 0 and free reads as total)
  *   GPU VA        one VM per adapter (XE_VM_CREATE, no flags: no scratch
  *                 page, so a stray access faults; not LR, so exec can signal
- *                 syncobjs).  Every object gets a range of the family's own
- *                 allocator (first fit in the low half of the VM's
+ *                 syncobjs).  Every object gets a range of the adapter's
+ *                 allocator (drm_gpuva.c: first fit in the low half of the VM's
  *                 VA_BITS, never below 2 MiB, aligned to the object's page:
  *                 64 KiB where VRAM needs it) bound with XE_VM_BIND MAP.
  *                 Binds run asynchronously on the VM's bind queue: each one

@@ -13,6 +13,7 @@
 #include <virtgpu_drm.h>
 
 #include "drm_test.h"
+#include "exec_util.h"
 
 unsigned drm_test_adapters(struct drm_test_adapter *out, unsigned max)
 {
@@ -407,4 +408,123 @@ NTSTATUS drm_test_submit(D3DKMT_HANDLE context, D3DGPU_VIRTUAL_ADDRESS commands,
     sc.pPrivateDriverData = priv;
     sc.PrivateDriverDataSize = priv ? sizeof(*priv) : 0;
     return D3DKMTSubmitCommand(&sc);
+}
+
+NTSTATUS drm_test_create2(D3DKMT_HANDLE device, UINT64 size, UINT flags, struct drm_test_alloc *out)
+{
+    KMT_DRM_ALLOCATION_DESC desc = drm_test_desc(size, flags);
+    D3DDDI_ALLOCATIONINFO2 info = { 0 };
+    D3DKMT_CREATEALLOCATION ca = { 0 };
+    NTSTATUS status;
+
+    info.pPrivateDriverData = &desc;
+    info.PrivateDriverDataSize = sizeof(desc);
+    ca.hDevice = device;
+    ca.NumAllocations = 1;
+    ca.pAllocationInfo2 = &info;
+    if ((status = D3DKMTCreateAllocation2(&ca)))
+        return status;
+    out->handle = info.hAllocation;
+    out->va = info.GpuVirtualAddress;
+    out->size = desc.AllocatedSize;
+    out->gem = desc.GemHandle;
+    return STATUS_SUCCESS;
+}
+
+void drm_test_write(D3DKMT_HANDLE device, const struct drm_test_alloc *a, UINT offset, const void *data, UINT bytes)
+{
+    void *p;
+
+    ck_assert_status(drm_test_lock(device, a->handle, 0, &p), STATUS_SUCCESS);
+    memcpy((char *)p + offset, data, bytes);
+    ck_assert_status(drm_test_unlock(device, a->handle), STATUS_SUCCESS);
+}
+
+UINT32 drm_test_read_u32(D3DKMT_HANDLE device, const struct drm_test_alloc *a, UINT offset)
+{
+    UINT32 v;
+    void *p;
+
+    ck_assert_status(drm_test_lock(device, a->handle, 0, &p), STATUS_SUCCESS);
+    memcpy(&v, (char *)p + offset, sizeof(v));
+    ck_assert_status(drm_test_unlock(device, a->handle), STATUS_SUCCESS);
+    return v;
+}
+
+void drm_test_assert_disjoint(const struct drm_test_alloc *a, UINT n, UINT64 size, UINT64 align)
+{
+    for (UINT i = 0; i < n; i++) {
+        UINT64 si = size ? size : a[i].size;
+
+        ck_assert_uint_ne(a[i].va, 0);
+        ck_assert_uint_eq(a[i].va % align, 0);
+        for (UINT j = 0; j < i; j++) {
+            UINT64 sj = size ? size : a[j].size;
+
+            ck_assert_msg(a[i].va + si <= a[j].va || a[j].va + sj <= a[i].va,
+                          "allocations %u and %u overlap: VAs %#llx and %#llx", i, j,
+                          (unsigned long long)a[i].va, (unsigned long long)a[j].va);
+        }
+    }
+}
+
+void drm_test_signal_and_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE context, D3DKMT_HANDLE fence, UINT64 value)
+{
+    ck_assert_status(kmt_gpu_signal(context, fence, value), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(device, fence, value, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+}
+
+void drm_test_run_and_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE context, D3DGPU_VIRTUAL_ADDRESS commands,
+                           UINT length, KMT_DRM_SUBMIT *priv, D3DKMT_HANDLE fence, UINT64 value)
+{
+    ck_assert_status(drm_test_submit(context, commands, length, priv), STATUS_SUCCESS);
+    drm_test_signal_and_wait(device, context, fence, value);
+}
+
+void drm_test_expect_fault(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, D3DKMT_DEVICEEXECUTION_STATE state)
+{
+    ck_assert_status(kmt_fence_wait(device, fence, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_int_eq(kmt_exec_state(device), state);
+}
+
+void drm_test_expect_page_fault(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, D3DGPU_VIRTUAL_ADDRESS va)
+{
+    D3DKMT_GETDEVICESTATE gs = { 0 };
+
+    drm_test_expect_fault(device, fence, D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT);
+    gs.hDevice = device;
+    gs.StateType = D3DKMT_DEVICESTATE_PAGE_FAULT;
+    ck_assert_status(D3DKMTGetDeviceState(&gs), STATUS_SUCCESS);
+    ck_assert_uint_eq(gs.PageFaultState.FaultedVirtualAddress, va);
+}
+
+void drm_test_stream_page_faults(D3DKMT_HANDLE adapter, bool in_alloc, UINT64 va, UINT length,
+                                 const unsigned *kernel_runs)
+{
+    D3DKMT_HANDLE device = drm_test_create_device(adapter), ctx = kmt_exec_virtual_context(device);
+    struct drm_test_alloc code;
+    struct kmt_fence f;
+
+    ck_assert_status(drm_test_create2(device, 4096, 0, &code), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    if (in_alloc)
+        va += code.va;
+    ck_assert_status(drm_test_submit(ctx, va, length, NULL), STATUS_SUCCESS);
+    drm_test_expect_page_fault(device, f.handle, va);
+    ck_assert_uint_eq(*kernel_runs, 0);
+    ck_assert_uint_eq(drm_test_query_context(adapter, device, ctx).Faults, 1);
+    drm_test_destroy_device(device);
+}
+
+void drm_test_finish(D3DKMT_HANDLE adapter, bool idle)
+{
+    drm_test_set_fault(adapter, "", 0, 0);
+    drm_test_assert_no_buffers(adapter);
+    if (idle) {
+        KMT_DRM_STATS st = drm_test_stats(adapter);
+
+        ck_assert_uint_eq(st.Contexts, 0);
+        ck_assert_uint_eq(st.Submissions, 0);
+    }
+    kmt_test_shutdown_no_leaks();
 }

@@ -76,6 +76,43 @@ bool drm_test_kernel_has_eventfd(int fd);
 /* errno of a SYNCOBJ_DESTROY of `handle` (0: it existed, now destroyed) */
 int drm_test_syncobj_destroy_errno(int fd, UINT handle);
 
+/* Allocations with GPU VAs and submission through them (the exec tests). */
+struct drm_test_alloc {
+    D3DKMT_HANDLE handle;
+    D3DGPU_VIRTUAL_ADDRESS va;
+    UINT64 size;                         /* the driver's AllocatedSize */
+    UINT32 gem;
+};
+
+/* CreateAllocation2 of one allocation of `size` bytes with KMT_DRM_ALLOCATION_*
+ * `flags`; `out` gets its handle, GPU VA, allocated size and GEM handle. */
+NTSTATUS drm_test_create2(D3DKMT_HANDLE device, UINT64 size, UINT flags, struct drm_test_alloc *out);
+/* Lock, copy `bytes` of `data` to `offset`, Unlock (each must succeed). */
+void drm_test_write(D3DKMT_HANDLE device, const struct drm_test_alloc *a, UINT offset, const void *data, UINT bytes);
+/* Lock, read the dword at `offset`, Unlock (each must succeed). */
+UINT32 drm_test_read_u32(D3DKMT_HANDLE device, const struct drm_test_alloc *a, UINT offset);
+/* Each VA is non-zero and a multiple of `align`, and no two ranges overlap,
+ * each `size` bytes long (0: its own allocated size). */
+void drm_test_assert_disjoint(const struct drm_test_alloc *a, UINT n, UINT64 size, UINT64 align);
+/* A GPU signal of `fence` to `value` on `context`, and the CPU's wait for it. */
+void drm_test_signal_and_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE context, D3DKMT_HANDLE fence, UINT64 value);
+/* drm_test_submit, which must succeed, then drm_test_signal_and_wait. */
+void drm_test_run_and_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE context, D3DGPU_VIRTUAL_ADDRESS commands,
+                           UINT length, KMT_DRM_SUBMIT *priv, D3DKMT_HANDLE fence, UINT64 value);
+/* The device faulted: a wait for UINT64_MAX on `fence` returns and its
+ * execution state is `state`. */
+void drm_test_expect_fault(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, D3DKMT_DEVICEEXECUTION_STATE state);
+/* The same as a DMA page fault that GetDeviceState places at `va`. */
+void drm_test_expect_page_fault(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, D3DGPU_VIRTUAL_ADDRESS va);
+/* On a new device and context, a stream of `length` bytes at `va` (past the
+ * VA of a fresh 4 KiB allocation when `in_alloc`) never reaches the kernel:
+ * a page fault there, one fault on the context, *kernel_runs still 0. */
+void drm_test_stream_page_faults(D3DKMT_HANDLE adapter, bool in_alloc, UINT64 va, UINT length,
+                                 const unsigned *kernel_runs);
+/* The miniport's end of a test: fault injection off, no buffers (with
+ * `idle`, no context or submission either), kmt_test_shutdown_no_leaks. */
+void drm_test_finish(D3DKMT_HANDLE adapter, bool idle);
+
 /* The kernel's view.  A closed GEM handle makes a second GEM_CLOSE fail
  * with EINVAL; returns that errno (0 if the close succeeded: it was open). */
 int drm_test_gem_close_errno(int fd, UINT handle);

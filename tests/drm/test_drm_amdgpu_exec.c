@@ -30,13 +30,6 @@
 static struct drm_test_adapter adapters[DRM_TEST_MAX];
 static D3DKMT_HANDLE adapter;
 
-/* An allocation by CreateAllocation2, with its VA and GEM handle. */
-struct alloc {
-    D3DKMT_HANDLE handle;
-    D3DGPU_VIRTUAL_ADDRESS va;
-    UINT32 gem;
-};
-
 static void open_fake_amdgpu(void)
 {
     const struct fake_drm_config c = { .driver = FAKE_AMDGPU, .timelines = true };
@@ -54,9 +47,7 @@ static void open_fake_amdgpu(void)
 /* Nothing of the test is left, in the miniport or in the fake kernel. */
 static void close_fake_amdgpu(void)
 {
-    drm_test_set_fault(adapter, "", 0, 0);
-    drm_test_assert_no_buffers(adapter);
-    kmt_test_shutdown_no_leaks();
+    drm_test_finish(adapter, false);
     ck_assert_uint_eq(fake_drm.live_objects, 0);
     ck_assert_uint_eq(fake_drm.live_contexts, 0);
     ck_assert_uint_eq(fake_drm.live_syncobjs, 0);
@@ -66,46 +57,6 @@ static void close_fake_amdgpu(void)
     ck_assert_uint_eq(fake_amdgpu.bo_freed_mapped, 0);
     fake_drm_set_devices(NULL, 0, NULL);
     fake_drm_close();
-}
-
-static NTSTATUS create2(D3DKMT_HANDLE device, UINT64 size, UINT flags, struct alloc *out)
-{
-    KMT_DRM_ALLOCATION_DESC desc = drm_test_desc(size, flags);
-    D3DDDI_ALLOCATIONINFO2 info = { 0 };
-    D3DKMT_CREATEALLOCATION ca = { 0 };
-    NTSTATUS status;
-
-    info.pPrivateDriverData = &desc;
-    info.PrivateDriverDataSize = sizeof(desc);
-    ca.hDevice = device;
-    ca.NumAllocations = 1;
-    ca.pAllocationInfo2 = &info;
-    if ((status = D3DKMTCreateAllocation2(&ca)))
-        return status;
-    out->handle = info.hAllocation;
-    out->va = info.GpuVirtualAddress;
-    out->gem = desc.GemHandle;
-    return status;
-}
-
-static void write_u32s(D3DKMT_HANDLE device, const struct alloc *a, UINT offset, const UINT32 *v, UINT n)
-{
-    void *p;
-
-    ck_assert_status(drm_test_lock(device, a->handle, 0, &p), STATUS_SUCCESS);
-    memcpy((char *)p + offset, v, n * sizeof(*v));
-    ck_assert_status(drm_test_unlock(device, a->handle), STATUS_SUCCESS);
-}
-
-static UINT32 read_u32(D3DKMT_HANDLE device, const struct alloc *a, UINT offset)
-{
-    UINT32 v;
-    void *p;
-
-    ck_assert_status(drm_test_lock(device, a->handle, 0, &p), STATUS_SUCCESS);
-    memcpy(&v, (char *)p + offset, sizeof(v));
-    ck_assert_status(drm_test_unlock(device, a->handle), STATUS_SUCCESS);
-    return v;
 }
 
 /* A NOP, then WRITE_DATA of two dwords to `dst`: 6 + 2 dwords. */
@@ -124,44 +75,19 @@ static UINT pm4_write(UINT32 *ib, UINT64 dst, UINT32 v0, UINT32 v1)
     return n;
 }
 
-/* Submits `ib` (in `code`) naming `dst`, signals `f` to `value` after it
- * and waits for that from the CPU. */
-static void run_and_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE ctx, const struct alloc *code, UINT bytes,
-                         const struct alloc *dst, const struct kmt_fence *f, UINT64 value)
-{
-    KMT_DRM_SUBMIT d = drm_test_submit_desc();
-
-    d.NumBoHandles = 1;
-    d.BoHandles[0] = dst->gem;
-    ck_assert_status(drm_test_submit(ctx, code->va, bytes, &d), STATUS_SUCCESS);
-    ck_assert_status(kmt_gpu_signal(ctx, f->handle, value), STATUS_SUCCESS);
-    ck_assert_status(kmt_fence_wait(device, f->handle, value, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
-}
-
-static void assert_disjoint(const struct alloc *a, UINT n, UINT64 size)
-{
-    for (UINT i = 0; i < n; i++) {
-        ck_assert_uint_ne(a[i].va, 0);
-        ck_assert_uint_eq(a[i].va % 4096, 0);
-        for (UINT j = 0; j < i; j++)
-            ck_assert_msg(a[i].va + size <= a[j].va || a[j].va + size <= a[i].va,
-                          "VAs %#llx and %#llx overlap", (unsigned long long)a[i].va, (unsigned long long)a[j].va);
-    }
-}
-
 START_TEST(allocations_get_distinct_mapped_vas)
 {
     D3DKMT_HANDLE device;
-    struct alloc a[3];
+    struct drm_test_alloc a[3];
     static unsigned char mem[8192] __attribute__((aligned(4096)));
     D3DKMT_HANDLE sys;
 
     open_fake_amdgpu();
     device = drm_test_create_device(adapter);
-    ck_assert_status(create2(device, 8192, 0, &a[0]), STATUS_SUCCESS);
-    ck_assert_status(create2(device, 8192, KMT_DRM_ALLOCATION_DEVICE_LOCAL, &a[1]), STATUS_SUCCESS);
-    ck_assert_status(create2(device, 100, 0, &a[2]), STATUS_SUCCESS);
-    assert_disjoint(a, 3, 8192);
+    ck_assert_status(drm_test_create2(device, 8192, 0, &a[0]), STATUS_SUCCESS);
+    ck_assert_status(drm_test_create2(device, 8192, KMT_DRM_ALLOCATION_DEVICE_LOCAL, &a[1]), STATUS_SUCCESS);
+    ck_assert_status(drm_test_create2(device, 100, 0, &a[2]), STATUS_SUCCESS);
+    drm_test_assert_disjoint(a, 3, 8192, 4096);
     ck_assert_uint_eq(a[1].va % 65536, 0);                 /* VRAM: the kernel's large fragments */
     ck_assert_uint_eq(fake_amdgpu.mappings, 3);
     ck_assert_uint_eq(fake_amdgpu.last_map_flags,
@@ -182,8 +108,9 @@ END_TEST
 START_TEST(ib_at_a_gpu_va_writes_another_allocation)
 {
     D3DKMT_HANDLE device, ctx;
-    struct alloc code, dst;
+    struct drm_test_alloc code, dst;
     KMT_DRM_CONTEXT_INFO info;
+    KMT_DRM_SUBMIT d = drm_test_submit_desc();
     struct kmt_fence f;
     UINT32 ib[16];
     UINT n;
@@ -191,16 +118,18 @@ START_TEST(ib_at_a_gpu_va_writes_another_allocation)
     open_fake_amdgpu();
     device = drm_test_create_device(adapter);
     ctx = kmt_exec_virtual_context(device);
-    ck_assert_status(create2(device, 4096, 0, &code), STATUS_SUCCESS);
-    ck_assert_status(create2(device, 4096, KMT_DRM_ALLOCATION_DEVICE_LOCAL, &dst), STATUS_SUCCESS);
+    ck_assert_status(drm_test_create2(device, 4096, 0, &code), STATUS_SUCCESS);
+    ck_assert_status(drm_test_create2(device, 4096, KMT_DRM_ALLOCATION_DEVICE_LOCAL, &dst), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
     n = pm4_write(ib, dst.va + 16, 0xcafef00du, 0x12345678u);
-    write_u32s(device, &code, 256, ib, n);
+    drm_test_write(device, &code, 256, ib, n * 4);
     code.va += 256;                      /* anywhere in the allocation */
-    run_and_wait(device, ctx, &code, n * 4, &dst, &f, 1);
-    ck_assert_uint_eq(read_u32(device, &dst, 16), 0xcafef00du);
-    ck_assert_uint_eq(read_u32(device, &dst, 20), 0x12345678u);
-    ck_assert_uint_eq(read_u32(device, &dst, 24), 0);
+    d.NumBoHandles = 1;
+    d.BoHandles[0] = dst.gem;
+    drm_test_run_and_wait(device, ctx, code.va, n * 4, &d, f.handle, 1);
+    ck_assert_uint_eq(drm_test_read_u32(device, &dst, 16), 0xcafef00du);
+    ck_assert_uint_eq(drm_test_read_u32(device, &dst, 20), 0x12345678u);
+    ck_assert_uint_eq(drm_test_read_u32(device, &dst, 24), 0);
     ck_assert_uint_eq(fake_amdgpu.submissions, 1);
     ck_assert_uint_eq(fake_amdgpu.faults, 0);
     ck_assert_uint_eq(fake_amdgpu.last_ib_va, code.va);
@@ -224,7 +153,7 @@ END_TEST
 START_TEST(waits_and_signals_through_the_private_data)
 {
     D3DKMT_HANDLE device, ctx;
-    struct alloc code, dst;
+    struct drm_test_alloc code, dst;
     KMT_DRM_FENCE_INFO in, out;
     struct kmt_fence fin, fout;
     KMT_DRM_SUBMIT d = drm_test_submit_desc();
@@ -234,14 +163,14 @@ START_TEST(waits_and_signals_through_the_private_data)
     open_fake_amdgpu();
     device = drm_test_create_device(adapter);
     ctx = kmt_exec_virtual_context(device);
-    ck_assert_status(create2(device, 4096, 0, &code), STATUS_SUCCESS);
-    ck_assert_status(create2(device, 4096, 0, &dst), STATUS_SUCCESS);
+    ck_assert_status(drm_test_create2(device, 4096, 0, &code), STATUS_SUCCESS);
+    ck_assert_status(drm_test_create2(device, 4096, 0, &dst), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_create(device, 2, 0, &fin), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_create(device, 0, 0, &fout), STATUS_SUCCESS);
     in = drm_test_export_fence(adapter, fin.handle);
     out = drm_test_export_fence(adapter, fout.handle);
     n = pm4_write(ib, dst.va, 7, 8);
-    write_u32s(device, &code, 0, ib, n);
+    drm_test_write(device, &code, 0, ib, n * 4);
     d.NumBoHandles = 1;
     d.BoHandles[0] = dst.gem;
     d.NumWaits = 1;
@@ -253,13 +182,12 @@ START_TEST(waits_and_signals_through_the_private_data)
     ck_assert_status(drm_test_submit(ctx, code.va, n * 4, &d), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_wait(device, fout.handle, 5, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
     ck_assert_uint_eq(*fout.cpu, 5);
-    ck_assert_uint_eq(read_u32(device, &dst, 0), 7);
+    ck_assert_uint_eq(drm_test_read_u32(device, &dst, 0), 7);
     ck_assert_uint_eq(drm_test_query_context(adapter, device, ctx).Faults, 0);
 
     d.Waits[0].Point = 3;                /* not signalled: EINVAL without WAIT_FOR_SUBMIT */
     ck_assert_status(drm_test_submit(ctx, code.va, n * 4, &d), STATUS_SUCCESS);
-    ck_assert_status(kmt_fence_wait(device, fout.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
-    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+    drm_test_expect_fault(device, fout.handle, D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
     ck_assert_uint_eq(fake_amdgpu.submissions, 1);
     drm_test_destroy_device(device);
     close_fake_amdgpu();
@@ -268,45 +196,11 @@ END_TEST
 
 /* A command buffer the miniport finds in no allocation, or running past
  * the end of one, never reaches the kernel: a DMA page fault at its VA. */
-static void expect_page_fault(D3DGPU_VIRTUAL_ADDRESS (*where)(const struct alloc *), UINT length)
-{
-    D3DKMT_HANDLE device = drm_test_create_device(adapter), ctx = kmt_exec_virtual_context(device);
-    D3DKMT_GETDEVICESTATE gs = { 0 };
-    struct alloc code;
-    struct kmt_fence f;
-    D3DGPU_VIRTUAL_ADDRESS va;
-
-    ck_assert_status(create2(device, 4096, 0, &code), STATUS_SUCCESS);
-    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
-    va = where(&code);
-    ck_assert_status(drm_test_submit(ctx, va, length, NULL), STATUS_SUCCESS);
-    ck_assert_status(kmt_fence_wait(device, f.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
-    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT);
-    gs.hDevice = device;
-    gs.StateType = D3DKMT_DEVICESTATE_PAGE_FAULT;
-    ck_assert_status(D3DKMTGetDeviceState(&gs), STATUS_SUCCESS);
-    ck_assert_uint_eq(gs.PageFaultState.FaultedVirtualAddress, va);
-    ck_assert_uint_eq(fake_amdgpu.submissions, 0);
-    ck_assert_uint_eq(drm_test_query_context(adapter, device, ctx).Faults, 1);
-    drm_test_destroy_device(device);
-}
-
-static D3DGPU_VIRTUAL_ADDRESS below_everything(const struct alloc *a)
-{
-    (void)a;
-    return 0x1000;
-}
-
-static D3DGPU_VIRTUAL_ADDRESS across_the_end(const struct alloc *a)
-{
-    return a->va + 4096 - 8;
-}
-
 START_TEST(ib_outside_every_allocation_is_a_page_fault)
 {
     open_fake_amdgpu();
-    expect_page_fault(below_everything, 64);
-    expect_page_fault(across_the_end, 16);
+    drm_test_stream_page_faults(adapter, false, 0x1000, 64, &fake_amdgpu.submissions);     /* below everything */
+    drm_test_stream_page_faults(adapter, true, 4096 - 8, 16, &fake_amdgpu.submissions);     /* across the end */
     close_fake_amdgpu();
 }
 END_TEST
@@ -316,13 +210,13 @@ START_TEST(va_failures_leave_no_half_made_object)
 {
     static const char *const calls[] = { "amdgpu_va_range_alloc", "amdgpu_bo_va_op" };
     D3DKMT_HANDLE device;
-    struct alloc a;
+    struct drm_test_alloc a;
 
     open_fake_amdgpu();
     device = drm_test_create_device(adapter);
     for (UINT k = 0; k < 2; k++) {
         ck_assert_status(drm_test_set_fault(adapter, calls[k], 1, ENOMEM), STATUS_SUCCESS);
-        ck_assert_status(create2(device, 4096, 0, &a), STATUS_NO_MEMORY);
+        ck_assert_status(drm_test_create2(device, 4096, 0, &a), STATUS_NO_MEMORY);
         ck_assert_uint_eq(fake_drm.live_objects, 0);
         ck_assert_uint_eq(fake_amdgpu.va_ranges, 0);
         ck_assert_uint_eq(fake_amdgpu.mappings, 0);
@@ -337,20 +231,19 @@ END_TEST
 START_TEST(cs_failure_faults_the_device)
 {
     D3DKMT_HANDLE device, ctx;
-    struct alloc code;
+    struct drm_test_alloc code;
     struct kmt_fence f;
     UINT32 nop[2] = { PKT3(PKT3_NOP, 1), 0 };
 
     open_fake_amdgpu();
     device = drm_test_create_device(adapter);
     ctx = kmt_exec_virtual_context(device);
-    ck_assert_status(create2(device, 4096, 0, &code), STATUS_SUCCESS);
+    ck_assert_status(drm_test_create2(device, 4096, 0, &code), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
-    write_u32s(device, &code, 0, nop, 2);
+    drm_test_write(device, &code, 0, nop, sizeof(nop));
     ck_assert_status(drm_test_set_fault(adapter, "AMDGPU_CS", 1, ENOMEM), STATUS_SUCCESS);
     ck_assert_status(drm_test_submit(ctx, code.va, sizeof(nop), NULL), STATUS_SUCCESS);
-    ck_assert_status(kmt_fence_wait(device, f.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
-    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+    drm_test_expect_fault(device, f.handle, D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
     ck_assert_uint_eq(fake_amdgpu.submissions, 0);
     drm_test_destroy_device(device);
     close_fake_amdgpu();
@@ -364,14 +257,14 @@ START_TEST(legacy_render_runs_a_copy_of_the_stream)
     D3DKMT_HANDLE device, ctx;
     D3DKMT_CREATECONTEXT cc;
     D3DKMT_RENDER r = { 0 };
-    struct alloc dst;
+    struct drm_test_alloc dst;
     struct kmt_fence f;
     unsigned base;
     UINT n;
 
     open_fake_amdgpu();
     device = drm_test_create_device(adapter);
-    ck_assert_status(create2(device, 4096, 0, &dst), STATUS_SUCCESS);
+    ck_assert_status(drm_test_create2(device, 4096, 0, &dst), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
     ctx = kmt_exec_legacy_context(device, &cc);
     base = fake_drm.live_objects;
@@ -385,10 +278,9 @@ START_TEST(legacy_render_runs_a_copy_of_the_stream)
         ck_assert_status(D3DKMTRender(&r), STATUS_SUCCESS);
         cc.pCommandBuffer = r.pNewCommandBuffer;
         cc.pAllocationList = r.pNewAllocationList;
-        ck_assert_status(kmt_gpu_signal(ctx, f.handle, k), STATUS_SUCCESS);
-        ck_assert_status(kmt_fence_wait(device, f.handle, k, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
-        ck_assert_uint_eq(read_u32(device, &dst, 8), 0xa0 + k);
-        ck_assert_uint_eq(read_u32(device, &dst, 12), 0xb0 + k);
+        drm_test_signal_and_wait(device, ctx, f.handle, k);
+        ck_assert_uint_eq(drm_test_read_u32(device, &dst, 8), 0xa0 + k);
+        ck_assert_uint_eq(drm_test_read_u32(device, &dst, 12), 0xb0 + k);
         ck_assert_uint_eq(fake_drm.live_objects, base + 1);        /* this one's IB; the last freed */
     }
     ck_assert_uint_eq(fake_amdgpu.faults, 0);
@@ -405,7 +297,7 @@ END_TEST
 
 struct creator {
     D3DKMT_HANDLE device;
-    struct alloc a[PER_THREAD];
+    struct drm_test_alloc a[PER_THREAD];
 };
 
 static void *create_many(void *arg)
@@ -413,7 +305,7 @@ static void *create_many(void *arg)
     struct creator *c = arg;
 
     for (UINT i = 0; i < PER_THREAD; i++)
-        ck_assert_status(create2(c->device, 8192, i % 2 ? KMT_DRM_ALLOCATION_DEVICE_LOCAL : 0, &c->a[i]),
+        ck_assert_status(drm_test_create2(c->device, 8192, i % 2 ? KMT_DRM_ALLOCATION_DEVICE_LOCAL : 0, &c->a[i]),
                          STATUS_SUCCESS);
     return NULL;
 }
@@ -421,7 +313,7 @@ static void *create_many(void *arg)
 START_TEST(concurrent_creates_get_disjoint_vas)
 {
     struct creator c[2];
-    struct alloc all[2 * PER_THREAD];
+    struct drm_test_alloc all[2 * PER_THREAD];
     pthread_t t[2];
     D3DKMT_HANDLE device;
 
@@ -435,7 +327,7 @@ START_TEST(concurrent_creates_get_disjoint_vas)
         ck_assert_int_eq(pthread_join(t[i], NULL), 0);
     for (UINT i = 0; i < 2; i++)
         memcpy(all + i * PER_THREAD, c[i].a, sizeof(c[i].a));
-    assert_disjoint(all, 2 * PER_THREAD, 8192);
+    drm_test_assert_disjoint(all, 2 * PER_THREAD, 8192, 4096);
     ck_assert_uint_eq(fake_amdgpu.mappings, 2 * PER_THREAD);
     for (UINT i = 0; i < 2 * PER_THREAD; i++)
         ck_assert_status(drm_test_destroy(device, &all[i].handle, 1), STATUS_SUCCESS);

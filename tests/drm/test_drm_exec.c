@@ -61,11 +61,6 @@ static unsigned open_virgl(struct drm_test_adapter *out)
     return kept;
 }
 
-static KMT_DRM_FENCE_INFO export_fence(D3DKMT_HANDLE adapter, D3DKMT_HANDLE fence)
-{
-    return drm_test_export_fence(adapter, fence);
-}
-
 static int raw_signal(int fd, UINT handle, UINT64 point)
 {
     struct drm_syncobj_timeline_array s = {
@@ -97,11 +92,6 @@ static NTSTATUS submit(D3DKMT_HANDLE context, const void *cmds, UINT length, KMT
     return drm_test_submit(context, (D3DGPU_VIRTUAL_ADDRESS)(uintptr_t)cmds, length, priv);
 }
 
-static KMT_DRM_SUBMIT submit_desc(void)
-{
-    return drm_test_submit_desc();
-}
-
 /* ---- fences ------------------------------------------------------------------------- */
 
 START_TEST(fence_backing_follows_the_kernel)
@@ -130,7 +120,7 @@ START_TEST(fence_backing_follows_the_kernel)
         ck_assert_status(kmt_fence_wait(device, f.handle, 9, 10), STATUS_TIMEOUT);
         if (backed) {
             /* signalled before it was handed out: the kernel has it too */
-            info = export_fence(a[i].handle, f.handle);
+            info = drm_test_export_fence(a[i].handle, f.handle);
             ck_assert_int_eq(info.Fd, a[i].umd.DrmFd);
             ck_assert_uint_eq(info.KernelValue, 8);
             ck_assert_uint_eq(drm_test_timeline_value(info.Fd, info.SyncobjHandle), 8);
@@ -168,7 +158,7 @@ START_TEST(cpu_signals_and_rewinds_move_the_timeline)
         tested++;
         device = drm_test_create_device(a[i].handle);
         ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
-        info = export_fence(a[i].handle, f.handle);
+        info = drm_test_export_fence(a[i].handle, f.handle);
         ck_assert_uint_eq(info.KernelValue, 0);
         ck_assert_status(kmt_fence_signal(device, f.handle, 10, 0), STATUS_SUCCESS);
         ck_assert_uint_eq(drm_test_timeline_value(fd, info.SyncobjHandle), 10);
@@ -240,7 +230,7 @@ START_TEST(waiter_thread_woken_by_a_cpu_signal)
         ck_assert_int_eq(pthread_join(t, NULL), 0);
         ck_assert_status(atomic_load(&w.status), STATUS_SUCCESS);
         if (kernel_fences(&a[i]))
-            ck_assert_uint_eq(export_fence(a[i].handle, f.handle).KernelValue, 3);
+            ck_assert_uint_eq(drm_test_export_fence(a[i].handle, f.handle).KernelValue, 3);
         drm_test_destroy_device(device);
     }
     kmt_test_shutdown_no_leaks();
@@ -265,7 +255,7 @@ START_TEST(kernel_signal_wakes_a_waiter)
             continue;
         device = w.device = drm_test_create_device(a[i].handle);
         ck_assert_status(kmt_fence_create(device, 1, 0, &f), STATUS_SUCCESS);
-        info = export_fence(a[i].handle, f.handle);
+        info = drm_test_export_fence(a[i].handle, f.handle);
         w.fence = f.handle;
         start_waiter(&w, &t);
         ck_assert_int_eq(raw_signal(info.Fd, info.SyncobjHandle, 5), 0);
@@ -331,7 +321,7 @@ START_TEST(cpu_and_kernel_signals_race)
             continue;
         cpu.device = drm_test_create_device(a[i].handle);
         ck_assert_status(kmt_fence_create(cpu.device, 0, 0, &f), STATUS_SUCCESS);
-        info = export_fence(a[i].handle, f.handle);
+        info = drm_test_export_fence(a[i].handle, f.handle);
         cpu.fence = f.handle;
         kernel.fd = info.Fd;
         kernel.syncobj = info.SyncobjHandle;
@@ -357,7 +347,7 @@ START_TEST(cpu_and_kernel_signals_race)
         /* fences destroyed while the kernel side still signals them */
         for (unsigned k = 0; k < 20; k++) {
             ck_assert_status(kmt_fence_create(cpu.device, 0, 0, &f), STATUS_SUCCESS);
-            info = export_fence(a[i].handle, f.handle);
+            info = drm_test_export_fence(a[i].handle, f.handle);
             kernel.syncobj = info.SyncobjHandle;
             kernel.rounds = 50;
             kernel.failures = 0;
@@ -389,7 +379,7 @@ START_TEST(no_syncobj_outlives_its_fence)
         device = drm_test_create_device(a[i].handle);
         for (unsigned k = 0; k < 8; k++) {
             ck_assert_status(kmt_fence_create(device, k, 0, &f[k]), STATUS_SUCCESS);
-            handles[k] = export_fence(a[i].handle, f[k].handle).SyncobjHandle;
+            handles[k] = drm_test_export_fence(a[i].handle, f[k].handle).SyncobjHandle;
         }
         ck_assert_uint_eq(drm_test_stats(a[i].handle).Syncobjs, 8);
         for (unsigned k = 0; k < 4; k++)
@@ -529,7 +519,7 @@ START_TEST(virgl_submission_completes_and_fence_follows)
         struct kmt_fence f;
 
         ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
-        fi = export_fence(a[i].handle, f.handle);
+        fi = drm_test_export_fence(a[i].handle, f.handle);
         ck_assert_status(submit(ctx, nop_stream, 4, NULL), STATUS_SUCCESS);
         ck_assert_status(kmt_gpu_signal(ctx, f.handle, 1), STATUS_SUCCESS);
         ck_assert_status(kmt_fence_wait(device, f.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
@@ -572,7 +562,7 @@ START_TEST(virgl_submission_signals_a_fence_itself)
 
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx = kmt_exec_virtual_context(device);
-        KMT_DRM_SUBMIT d = submit_desc();
+        KMT_DRM_SUBMIT d = drm_test_submit_desc();
         KMT_DRM_ALLOCATION_DESC ad;
         KMT_DRM_FENCE_INFO in, out;
         struct kmt_fence fin, fout;
@@ -584,8 +574,8 @@ START_TEST(virgl_submission_signals_a_fence_itself)
         ck_assert_status(drm_test_create(device, 1, 4096, &alloc, NULL, &ad), STATUS_SUCCESS);
         ck_assert_status(kmt_fence_create(device, 2, 0, &fin), STATUS_SUCCESS);
         ck_assert_status(kmt_fence_create(device, 0, 0, &fout), STATUS_SUCCESS);
-        in = export_fence(a[i].handle, fin.handle);
-        out = export_fence(a[i].handle, fout.handle);
+        in = drm_test_export_fence(a[i].handle, fin.handle);
+        out = drm_test_export_fence(a[i].handle, fout.handle);
         w.fence = fout.handle;
         start_waiter(&w, &t);
         d.NumBoHandles = 1;
@@ -609,8 +599,7 @@ START_TEST(virgl_submission_signals_a_fence_itself)
         /* the ring and anything not handed out cannot be named */
         d.Signals[0].SyncobjHandle = drm_test_query_context(a[i].handle, device, ctx).RingSyncobj;
         ck_assert_status(submit(ctx, nop_stream, 4, &d), STATUS_SUCCESS);
-        ck_assert_status(kmt_fence_wait(device, fout.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
-        ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+        drm_test_expect_fault(device, fout.handle, D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
         ck_assert_uint_eq(drm_test_query_context(a[i].handle, device, ctx).Faults, 1);
         drm_test_destroy_device(device);
         assert_destroyed(in.Fd, in.SyncobjHandle);
@@ -707,19 +696,13 @@ START_TEST(virgl_bad_stream_address_page_faults)
 
     for (unsigned i = 0; i < n; i++) {
         D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx = kmt_exec_virtual_context(device);
-        D3DKMT_GETDEVICESTATE gs = { 0 };
         struct kmt_fence f;
 
         ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
         ck_assert_status(submit(ctx, nop_stream, 4, NULL), STATUS_SUCCESS);
         ck_assert_status(submit(ctx, (const void *)(uintptr_t)0x1000, 64, NULL), STATUS_SUCCESS);
         /* the device faults: its fences jump to the maximum */
-        ck_assert_status(kmt_fence_wait(device, f.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
-        ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT);
-        gs.hDevice = device;
-        gs.StateType = D3DKMT_DEVICESTATE_PAGE_FAULT;
-        ck_assert_status(D3DKMTGetDeviceState(&gs), STATUS_SUCCESS);
-        ck_assert_uint_eq(gs.PageFaultState.FaultedVirtualAddress, 0x1000);
+        drm_test_expect_page_fault(device, f.handle, 0x1000);
         ck_assert_status(submit(ctx, nop_stream, 4, NULL), STATUS_DEVICE_REMOVED);
         ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
         ck_assert_uint_eq(drm_test_stats(a[i].handle).Submissions, 0);
@@ -744,7 +727,7 @@ START_TEST(virgl_destroy_device_with_work_in_flight)
         ctx[1] = kmt_exec_virtual_context(device);
         for (unsigned k = 0; k < 2; k++) {
             ck_assert_status(kmt_fence_create(device, 0, 0, &f[k]), STATUS_SUCCESS);
-            fences[k] = export_fence(a[i].handle, f[k].handle).SyncobjHandle;
+            fences[k] = drm_test_export_fence(a[i].handle, f[k].handle).SyncobjHandle;
         }
         ring = drm_test_query_context(a[i].handle, device, ctx[0]).RingSyncobj;
         for (unsigned k = 0; k < 30; k++) {
@@ -804,7 +787,7 @@ static NTSTATUS submit_copy(D3DKMT_HANDLE ctx, const KMT_DRM_ALLOCATION_INFO *ds
                             const KMT_DRM_ALLOCATION_INFO *src, UINT rows, UINT signal, UINT64 point)
 {
     static UINT32 stream[14];
-    KMT_DRM_SUBMIT d = submit_desc();
+    KMT_DRM_SUBMIT d = drm_test_submit_desc();
     UINT length = copy_stream(stream, dst->ResourceId, src->ResourceId, rows);
 
     d.NumSignals = signal != 0;
@@ -855,7 +838,7 @@ static void own_fence_shows_write_back(D3DKMT_HANDLE adapter, D3DKMT_HANDLE devi
     ck_assert_status(kmt_fence_create(device, 0, 0, &out), STATUS_SUCCESS);
     if (stall_ms)
         ck_assert_status(drm_test_set_fault(adapter, "submitted", 1, -stall_ms), STATUS_SUCCESS);
-    ck_assert_status(submit_copy(ctx, sys, plain, 2, export_fence(adapter, out.handle).SyncobjHandle, 1),
+    ck_assert_status(submit_copy(ctx, sys, plain, 2, drm_test_export_fence(adapter, out.handle).SyncobjHandle, 1),
                      STATUS_SUCCESS);
     for (unsigned spins = 0; *out.cpu < 1; spins++) {
         ck_assert_msg(spins < 10000000, "the submission's fence never moved (stall %d ms)", stall_ms);
@@ -1059,9 +1042,9 @@ START_TEST(virgl_kernel_faults)
         /* the same for a handed-out fence the submission signals itself:
          * its reading fails, the fence still rises */
         ck_assert_status(kmt_fence_create(device, 0, 0, &e), STATUS_SUCCESS);
-        d = submit_desc();
+        d = drm_test_submit_desc();
         d.NumSignals = 1;
-        d.Signals[0].SyncobjHandle = export_fence(a[i].handle, e.handle).SyncobjHandle;
+        d.Signals[0].SyncobjHandle = drm_test_export_fence(a[i].handle, e.handle).SyncobjHandle;
         d.Signals[0].Point = 1;
         ck_assert_status(drm_test_set_fault(a[i].handle, "SYNCOBJ_QUERY", 1, EIO), STATUS_SUCCESS);
         ck_assert_status(submit(ctx, nop_stream, 4, &d), STATUS_SUCCESS);
@@ -1073,8 +1056,7 @@ START_TEST(virgl_kernel_faults)
         /* the kernel refuses a submission: a DMA fault, in order */
         ck_assert_status(drm_test_set_fault(a[i].handle, "VIRTGPU_EXECBUFFER", 1, EINVAL), STATUS_SUCCESS);
         ck_assert_status(submit(ctx, nop_stream, 4, NULL), STATUS_SUCCESS);
-        ck_assert_status(kmt_fence_wait(device, f.handle, UINT64_MAX, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
-        ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+        drm_test_expect_fault(device, f.handle, D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
         ck_assert_uint_eq(drm_test_query_context(a[i].handle, device, ctx).Faults, 1);
         drm_test_destroy_device(device);
         ck_assert_uint_eq(drm_test_stats(a[i].handle).Syncobjs, 0);
@@ -1101,7 +1083,7 @@ START_TEST(virgl_every_exec_call_fails_cleanly)
         for (unsigned nth = 1; !clean; nth++) {
             D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), ctx = kmt_exec_virtual_context(device);
             D3DKMT_DEVICEEXECUTION_STATE state;
-            KMT_DRM_SUBMIT d = submit_desc();
+            KMT_DRM_SUBMIT d = drm_test_submit_desc();
             NTSTATUS signal;
             struct kmt_fence f, e;
 
@@ -1109,7 +1091,7 @@ START_TEST(virgl_every_exec_call_fails_cleanly)
             ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
             ck_assert_status(kmt_fence_create(device, 0, 0, &e), STATUS_SUCCESS);
             d.NumSignals = 1;
-            d.Signals[0].SyncobjHandle = export_fence(a[i].handle, e.handle).SyncobjHandle;
+            d.Signals[0].SyncobjHandle = drm_test_export_fence(a[i].handle, e.handle).SyncobjHandle;
             d.Signals[0].Point = 1;
             ck_assert_status(drm_test_set_fault(a[i].handle, "any", nth, EIO), STATUS_SUCCESS);
             ck_assert_status(submit(ctx, nop_stream, 4, &d), STATUS_SUCCESS);

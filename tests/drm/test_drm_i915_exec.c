@@ -92,7 +92,8 @@ static KMT_DRM_SUBMIT submit_desc(const UINT *gems, UINT n)
     KMT_DRM_SUBMIT d = drm_test_submit_desc();
 
     d.NumBoHandles = n;
-    memcpy(d.BoHandles, gems, n * sizeof(*gems));
+    if (n)                                          /* gems may be NULL then */
+        memcpy(d.BoHandles, gems, n * sizeof(*gems));
     return d;
 }
 

@@ -77,9 +77,16 @@ static struct {
     uint32_t flags;
 } maps[MAX_MAPPINGS];
 
+/* A new device's books; what outlives a device (fake_amdgpu.h) and the
+ * rules it broke are kept. */
 static void books_reset(void)
 {
-    memset(&fake_amdgpu, 0, sizeof(fake_amdgpu));
+    struct fake_amdgpu kept = { .total_submissions = fake_amdgpu.total_submissions,
+                                .left_at_deinit = fake_amdgpu.left_at_deinit,
+                                .range_freed_mapped = fake_amdgpu.range_freed_mapped,
+                                .bo_freed_mapped = fake_amdgpu.bo_freed_mapped };
+
+    fake_amdgpu = kept;
     memset(ranges, 0, sizeof(ranges));
     memset(maps, 0, sizeof(maps));
 }
@@ -117,6 +124,7 @@ static int locked_amdgpu_device_deinitialize(amdgpu_device_handle dev)
         return -EINVAL;
     if (--dev->refs)
         return 0;
+    fake_amdgpu.left_at_deinit += fake_amdgpu.va_ranges + fake_amdgpu.mappings;
     fake_drm_close_fd(dev->fd);
     free(dev);
     the_device = NULL;
@@ -709,6 +717,7 @@ static int amdgpu_cs(unsigned file, void *arg)
     if ((err = parse(&cs, args)) < 0)
         return err;
     fake_amdgpu.submissions++;
+    fake_amdgpu.total_submissions++;
     fake_amdgpu.last_bo_count = cs.nbos;
     run_ib(&cs);
     for (unsigned i = 0; i < cs.nsignals; i++)

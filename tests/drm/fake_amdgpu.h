@@ -22,6 +22,10 @@ struct fake_amdgpu {
     unsigned last_bo_count;             /* the last CS's BO list */
     uint64_t last_ib_va;
     uint32_t last_map_flags;
+    /* A new device starts new books (its VA manager); these outlive it,
+     * so a program that starts the device again (a fuzzer) still sees them */
+    unsigned total_submissions;         /* CS ioctls taken since the program started */
+    unsigned left_at_deinit;            /* ranges and mappings live when the last device reference went */
 };
 
 extern struct fake_amdgpu fake_amdgpu;

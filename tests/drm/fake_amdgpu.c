@@ -573,7 +573,7 @@ static bool write_data(const struct cs *cs, const uint32_t *body, unsigned n, ui
         fault(va);
         return false;
     }
-    memcpy(dst, body + 3, (size_t)(n - 3) * 4);
+    memmove(dst, body + 3, (size_t)(n - 3) * 4);  /* an IB may write over its own packet */
     return true;
 }
 

@@ -1023,7 +1023,7 @@ static uint32_t exec_store(const struct fake_exec *x, const uint32_t *dw, uint32
     if (!(to = exec_resolve(x, addr, bytes)))
         fake_drm.exec_lost_writes++;
     else
-        memcpy(to, dw + 3, bytes);
+        memmove(to, dw + 3, bytes);           /* a batch may store over its own dwords */
     return length;
 }
 

@@ -422,7 +422,7 @@ static bool store_data(uint32_t vm, const uint32_t *dw, unsigned len, uint64_t a
         gpu_fault(dst);
         return false;
     }
-    memcpy(p, dw + 3, (len - 3) * 4u);
+    memmove(p, dw + 3, (len - 3) * 4u);  /* a batch may store over its own dwords */
     return true;
 }
 

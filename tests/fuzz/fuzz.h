@@ -90,7 +90,7 @@ void fuzz_pool_kill(struct fuzz_pool *pool, D3DKMT_HANDLE h);
 
 /* What must come back to where it was after an input, besides the core's
  * live objects: the miniport's own books, the process's fds. */
-#define FUZZ_MAX_COUNTS 16
+#define FUZZ_MAX_COUNTS 32
 struct fuzz_counts {
     unsigned n;
     const char *name[FUZZ_MAX_COUNTS];
@@ -99,8 +99,16 @@ struct fuzz_counts {
 
 void fuzz_count_add(struct fuzz_counts *c, const char *name, UINT64 value);
 
+/* What a target's GPU runs: the command streams the harness writes. */
+enum fuzz_isa {
+    FUZZ_ISA_SOFT,                  /* the soft engine's commands (kmtsoft.h), on every target */
+    FUZZ_ISA_MI,                    /* and Intel MI commands (xe) */
+    FUZZ_ISA_PM4,                   /* and AMD PM4 type-3 packets (amdgpu) */
+};
+
 struct fuzz_target {
     const char *name;
+    enum fuzz_isa isa;
     /* Once per process, before the first D3DKMT call. */
     void (*setup)(void);
     /* Arms a failure of the Nth call of the miniport or allocation of the

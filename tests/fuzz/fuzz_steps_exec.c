@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "kmtshim/kmtsoft.h"
@@ -35,6 +36,80 @@ static UINT64 pick_va(struct fuzz_prog *p)
         o = fuzz_pool_pick_live(&p->pool, FK_ALLOCATION, &p->in);
         return o && o->gpu_va ? o->gpu_va + 8 * (fuzz_u8(&p->in) % 64) : fuzz_u64(&p->in);
     }
+}
+
+#define MI_NOOP 0u
+#define MI_STORE_DATA_IMM(dwords) ((0x20u << 23) | ((dwords) - 2u))
+#define MI_SDI_QWORD (1u << 21)
+#define PKT3(op, body_dwords) ((3u << 30) | (((body_dwords) - 1u) << 16) | ((op) << 8))
+#define PKT3_NOP 0x10u
+#define PKT3_WRITE_DATA 0x37u
+#define PKT3_WRITE_DATA_DST_MEM (5u << 8)
+#define PKT3_WRITE_DATA_CONFIRM (1u << 20)
+
+/* A soft-engine command in the target GPU's own commands, as the fake
+ * kernel of its family runs them: a fill, a fence signal or a 64-bit write
+ * is a store of its value at its address (MI_STORE_DATA_IMM on xe,
+ * WRITE_DATA on amdgpu), a no-op, a copy, a delay or a wait (which the
+ * fakes lack) is a no-op, a bad command its opcode dword, a command the
+ * GPU does not know.  The same bytes of the input make either, so a
+ * program reads the same on every target.  Returns the dwords written. */
+static UINT native_command(const KMT_SOFT_CMD_HEADER *h, const void *cmd, UINT32 *w)
+{
+    UINT64 va = 0, value = 0;
+    bool store = true, qword = true;
+    UINT n = 0;
+
+    switch (h->Opcode) {
+    case KMT_SOFT_OP_FILL: {
+        const KMT_SOFT_CMD_FILL *f = cmd;
+
+        va = f->DstVa;
+        value = f->Value;
+        qword = false;
+        break;
+    }
+    case KMT_SOFT_OP_SIGNAL_FENCE:
+    case KMT_SOFT_OP_WRITE64: {
+        const KMT_SOFT_CMD_FENCE *f = cmd;
+
+        va = f->Va;
+        value = f->Value;
+        break;
+    }
+    default:
+        store = false;
+    }
+    if (fuzz_target.isa == FUZZ_ISA_MI) {
+        if (h->Opcode >= 8)
+            w[n++] = h->Opcode;
+        else if (!store)
+            w[n++] = MI_NOOP;
+        else {
+            w[n++] = qword ? MI_STORE_DATA_IMM(5) | MI_SDI_QWORD : MI_STORE_DATA_IMM(4);
+            w[n++] = (UINT32)va & (qword ? ~7u : ~3u);
+            w[n++] = (UINT32)(va >> 32);
+            w[n++] = (UINT32)value;
+            if (qword)
+                w[n++] = (UINT32)(value >> 32);
+        }
+        return n;
+    }
+    if (h->Opcode >= 8)
+        w[n++] = h->Opcode;
+    else if (!store) {
+        w[n++] = PKT3(PKT3_NOP, 1);
+        w[n++] = 0;
+    } else {
+        w[n++] = PKT3(PKT3_WRITE_DATA, qword ? 5 : 4);
+        w[n++] = PKT3_WRITE_DATA_DST_MEM | PKT3_WRITE_DATA_CONFIRM;
+        w[n++] = (UINT32)va & ~3u;
+        w[n++] = (UINT32)(va >> 32);
+        w[n++] = (UINT32)value;
+        if (qword)
+            w[n++] = (UINT32)(value >> 32);
+    }
+    return n;
 }
 
 UINT fuzz_commands(struct fuzz_prog *p, void *dst, UINT room)
@@ -76,6 +151,14 @@ UINT fuzz_commands(struct fuzz_prog *p, void *dst, UINT room)
             break;
         default:
             c.h.Size = sizeof(c.h);
+        }
+        if (fuzz_target.isa != FUZZ_ISA_SOFT) {
+            UINT32 w[8];
+            UINT n = native_command(&c.h, &c, w);
+
+            memcpy(out + used, w, n * 4);
+            used += n * 4;
+            continue;
         }
         memcpy(out + used, &c, 32);
         used += c.h.Size <= 32 && c.h.Size >= 8 ? (c.h.Size + 7) & ~7u : 32;

@@ -102,7 +102,7 @@ void fuzz_count_add(struct fuzz_counts *c, const char *name, UINT64 value);
 /* What a target's GPU runs: the command streams the harness writes. */
 enum fuzz_isa {
     FUZZ_ISA_SOFT,                  /* the soft engine's commands (kmtsoft.h), on every target */
-    FUZZ_ISA_MI,                    /* and Intel MI commands (xe) */
+    FUZZ_ISA_MI,                    /* and Intel MI commands (i915, xe) */
     FUZZ_ISA_PM4,                   /* and AMD PM4 type-3 packets (amdgpu) */
 };
 

@@ -206,10 +206,10 @@ static void counts(D3DKMT_HANDLE adapter, struct fuzz_counts *c)
 
 const struct fuzz_target fuzz_target = {
     .name = NAME,
-#if defined(FUZZ_XE)
-    .isa = FUZZ_ISA_MI,
-#elif defined(FUZZ_AMDGPU)
+#if defined(FUZZ_AMDGPU)
     .isa = FUZZ_ISA_PM4,
+#elif !defined(FUZZ_MIXED)
+    .isa = FUZZ_ISA_MI,                 /* i915 and xe (mixed keeps the soft engine's commands) */
 #endif
     .setup = setup,
     .arm_fault = arm_fault,

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
@@ -429,6 +430,42 @@ NTSTATUS drm_test_create2(D3DKMT_HANDLE device, UINT64 size, UINT flags, struct 
     out->size = desc.AllocatedSize;
     out->gem = desc.GemHandle;
     return STATUS_SUCCESS;
+}
+
+struct creator {
+    D3DKMT_HANDLE device;
+    UINT64 size;
+    UINT count;
+    struct drm_test_alloc *out;
+};
+
+static void *create_many(void *arg)
+{
+    const struct creator *c = arg;
+
+    for (UINT i = 0; i < c->count; i++)
+        ck_assert_status(drm_test_create2(c->device, c->size, i % 2 ? KMT_DRM_ALLOCATION_DEVICE_LOCAL : 0, &c->out[i]),
+                         STATUS_SUCCESS);
+    return NULL;
+}
+
+void drm_test_create_from_two_threads(D3DKMT_HANDLE device, UINT64 size, UINT per_thread, struct drm_test_alloc *all)
+{
+    struct creator c[2];
+    pthread_t t[2];
+
+    for (UINT i = 0; i < 2; i++) {
+        c[i] = (struct creator){ device, size, per_thread, all + i * per_thread };
+        ck_assert_int_eq(pthread_create(&t[i], NULL, create_many, &c[i]), 0);
+    }
+    for (UINT i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+}
+
+void drm_test_destroy_all(D3DKMT_HANDLE device, struct drm_test_alloc *all, UINT count)
+{
+    for (UINT i = 0; i < count; i++)
+        ck_assert_status(drm_test_destroy(device, &all[i].handle, 1), STATUS_SUCCESS);
 }
 
 void drm_test_write(D3DKMT_HANDLE device, const struct drm_test_alloc *a, UINT offset, const void *data, UINT bytes)

@@ -87,6 +87,11 @@ struct drm_test_alloc {
 /* CreateAllocation2 of one allocation of `size` bytes with KMT_DRM_ALLOCATION_*
  * `flags`; `out` gets its handle, GPU VA, allocated size and GEM handle. */
 NTSTATUS drm_test_create2(D3DKMT_HANDLE device, UINT64 size, UINT flags, struct drm_test_alloc *out);
+/* Two threads each create `per_thread` allocations of `size` bytes on
+ * `device` at once, every other one DEVICE_LOCAL (each must succeed); the
+ * records land in all[0 .. 2 * per_thread).  destroy_all destroys them. */
+void drm_test_create_from_two_threads(D3DKMT_HANDLE device, UINT64 size, UINT per_thread, struct drm_test_alloc *all);
+void drm_test_destroy_all(D3DKMT_HANDLE device, struct drm_test_alloc *all, UINT count);
 /* Lock, copy `bytes` of `data` to `offset`, Unlock (each must succeed). */
 void drm_test_write(D3DKMT_HANDLE device, const struct drm_test_alloc *a, UINT offset, const void *data, UINT bytes);
 /* Lock, read the dword at `offset`, Unlock (each must succeed). */

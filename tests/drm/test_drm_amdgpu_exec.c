@@ -295,42 +295,17 @@ END_TEST
 
 #define PER_THREAD 12
 
-struct creator {
-    D3DKMT_HANDLE device;
-    struct drm_test_alloc a[PER_THREAD];
-};
-
-static void *create_many(void *arg)
-{
-    struct creator *c = arg;
-
-    for (UINT i = 0; i < PER_THREAD; i++)
-        ck_assert_status(drm_test_create2(c->device, 8192, i % 2 ? KMT_DRM_ALLOCATION_DEVICE_LOCAL : 0, &c->a[i]),
-                         STATUS_SUCCESS);
-    return NULL;
-}
-
 START_TEST(concurrent_creates_get_disjoint_vas)
 {
-    struct creator c[2];
     struct drm_test_alloc all[2 * PER_THREAD];
-    pthread_t t[2];
     D3DKMT_HANDLE device;
 
     open_fake_amdgpu();
     device = drm_test_create_device(adapter);
-    for (UINT i = 0; i < 2; i++) {
-        c[i].device = device;
-        ck_assert_int_eq(pthread_create(&t[i], NULL, create_many, &c[i]), 0);
-    }
-    for (UINT i = 0; i < 2; i++)
-        ck_assert_int_eq(pthread_join(t[i], NULL), 0);
-    for (UINT i = 0; i < 2; i++)
-        memcpy(all + i * PER_THREAD, c[i].a, sizeof(c[i].a));
+    drm_test_create_from_two_threads(device, 8192, PER_THREAD, all);
     drm_test_assert_disjoint(all, 2 * PER_THREAD, 8192, 4096);
     ck_assert_uint_eq(fake_amdgpu.mappings, 2 * PER_THREAD);
-    for (UINT i = 0; i < 2 * PER_THREAD; i++)
-        ck_assert_status(drm_test_destroy(device, &all[i].handle, 1), STATUS_SUCCESS);
+    drm_test_destroy_all(device, all, 2 * PER_THREAD);
     drm_test_destroy_device(device);
     close_fake_amdgpu();
 }

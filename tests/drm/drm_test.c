@@ -468,6 +468,20 @@ void drm_test_destroy_all(D3DKMT_HANDLE device, struct drm_test_alloc *all, UINT
         ck_assert_status(drm_test_destroy(device, &all[i].handle, 1), STATUS_SUCCESS);
 }
 
+void drm_test_render(D3DKMT_HANDLE ctx, D3DKMT_CREATECONTEXT *cc, UINT length, D3DKMT_HANDLE written)
+{
+    D3DKMT_RENDER r = { .hContext = ctx, .CommandLength = length, .AllocationCount = written ? 1 : 0 };
+
+    if (written) {
+        memset(&cc->pAllocationList[0], 0, sizeof(cc->pAllocationList[0]));
+        cc->pAllocationList[0].hAllocation = written;
+        cc->pAllocationList[0].WriteOperation = 1;
+    }
+    ck_assert_status(D3DKMTRender(&r), STATUS_SUCCESS);
+    cc->pCommandBuffer = r.pNewCommandBuffer;
+    cc->pAllocationList = r.pNewAllocationList;
+}
+
 void drm_test_write(D3DKMT_HANDLE device, const struct drm_test_alloc *a, UINT offset, const void *data, UINT bytes)
 {
     void *p;

@@ -92,6 +92,10 @@ NTSTATUS drm_test_create2(D3DKMT_HANDLE device, UINT64 size, UINT flags, struct 
  * records land in all[0 .. 2 * per_thread).  destroy_all destroys them. */
 void drm_test_create_from_two_threads(D3DKMT_HANDLE device, UINT64 size, UINT per_thread, struct drm_test_alloc *all);
 void drm_test_destroy_all(D3DKMT_HANDLE device, struct drm_test_alloc *all, UINT count);
+/* A legacy Render of the `length` bytes the caller wrote at
+ * cc->pCommandBuffer, naming `written` (0: nothing) as written in the
+ * allocation list (must succeed); cc then points at the new buffers. */
+void drm_test_render(D3DKMT_HANDLE ctx, D3DKMT_CREATECONTEXT *cc, UINT length, D3DKMT_HANDLE written);
 /* Lock, copy `bytes` of `data` to `offset`, Unlock (each must succeed). */
 void drm_test_write(D3DKMT_HANDLE device, const struct drm_test_alloc *a, UINT offset, const void *data, UINT bytes);
 /* Lock, read the dword at `offset`, Unlock (each must succeed). */

@@ -256,7 +256,6 @@ START_TEST(legacy_render_runs_a_copy_of_the_stream)
 {
     D3DKMT_HANDLE device, ctx;
     D3DKMT_CREATECONTEXT cc;
-    D3DKMT_RENDER r = { 0 };
     struct drm_test_alloc dst;
     struct kmt_fence f;
     unsigned base;
@@ -270,14 +269,7 @@ START_TEST(legacy_render_runs_a_copy_of_the_stream)
     base = fake_drm.live_objects;
     for (UINT k = 1; k <= 2; k++) {
         n = pm4_write(cc.pCommandBuffer, dst.va + 8, 0xa0 + k, 0xb0 + k);
-        cc.pAllocationList[0].hAllocation = dst.handle;
-        cc.pAllocationList[0].WriteOperation = 1;
-        r.hContext = ctx;
-        r.CommandLength = n * 4;
-        r.AllocationCount = 1;
-        ck_assert_status(D3DKMTRender(&r), STATUS_SUCCESS);
-        cc.pCommandBuffer = r.pNewCommandBuffer;
-        cc.pAllocationList = r.pNewAllocationList;
+        drm_test_render(ctx, &cc, n * 4, dst.handle);
         drm_test_signal_and_wait(device, ctx, f.handle, k);
         ck_assert_uint_eq(drm_test_read_u32(device, &dst, 8), 0xa0 + k);
         ck_assert_uint_eq(drm_test_read_u32(device, &dst, 12), 0xb0 + k);

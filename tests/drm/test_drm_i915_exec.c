@@ -338,7 +338,6 @@ START_TEST(legacy_render_runs_a_copied_batch)
 {
     D3DKMT_HANDLE device, ctx;
     D3DKMT_CREATECONTEXT cc;
-    D3DKMT_RENDER r = { 0 };
     struct drm_test_alloc target;
     struct kmt_fence f;
 
@@ -347,12 +346,8 @@ START_TEST(legacy_render_runs_a_copied_batch)
     ctx = kmt_exec_legacy_context(device, &cc);
     target = create(device, PAGE);
     ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
-    r.hContext = ctx;
-    r.CommandLength = store_batch(cc.pCommandBuffer, target.va + 8, 0x1234) - 8;   /* no batch end */
-    cc.pAllocationList[0].hAllocation = target.handle;
-    cc.pAllocationList[0].WriteOperation = 1;
-    r.AllocationCount = 1;
-    ck_assert_status(D3DKMTRender(&r), STATUS_SUCCESS);
+    drm_test_render(ctx, &cc, store_batch(cc.pCommandBuffer, target.va + 8, 0x1234) - 8,   /* no batch end */
+                    target.handle);
     drm_test_signal_and_wait(device, ctx, f.handle, 1);
     ck_assert_uint_eq(drm_test_read_u32(device, &target, 8), 0x1234);
     ck_assert_uint_eq(fake_drm.execs, 1);
@@ -401,7 +396,6 @@ static void failing_call(const char *call, bool legacy)
 {
     D3DKMT_HANDLE device, ctx;
     D3DKMT_CREATECONTEXT cc;
-    D3DKMT_RENDER r = { 0 };
     struct drm_test_alloc batch;
     UINT32 end[2] = { MI_BATCH_BUFFER_END, 0 };
     struct kmt_fence f;
@@ -414,10 +408,8 @@ static void failing_call(const char *call, bool legacy)
     ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
     ck_assert_status(drm_test_set_fault(adapter, call, 1, ENOMEM), STATUS_SUCCESS);
     if (legacy) {
-        r.hContext = ctx;
-        r.CommandLength = 8;
         memcpy(cc.pCommandBuffer, end, 8);
-        ck_assert_status(D3DKMTRender(&r), STATUS_SUCCESS);
+        drm_test_render(ctx, &cc, 8, 0);
     } else {
         ck_assert_status(drm_test_submit(ctx, batch.va, sizeof(end), NULL), STATUS_SUCCESS);
     }

@@ -50,6 +50,11 @@ struct fake_drm_config {
     bool apu;                           /* amdgpu: a FUSION part (UMA) */
     uint32_t vram_min_page;             /* xe: 64 KiB on discrete parts */
     bool no_system_region;              /* xe: the region query lists VRAM only */
+    /* xe: the graphics IP, hence the PAT table (xe_pat.c xe_pat_init_early)
+     * and the device id: Xe2 (Lunar Lake, Battlemage when discrete),
+     * Xe_LPG (Meteor Lake) or Xe_LP (Tiger Lake, DG2 when discrete). */
+    enum { FAKE_XE_XE2, FAKE_XE_XELPG, FAKE_XE_XELP } xe_ip;
+    bool xe_no_ip_ver;                  /* xe: GT_LIST's ip_ver 0 (an older kernel, or no GMD_ID) */
     /* Timeline syncobjs: GET_CAP says SYNCOBJ and SYNCOBJ_TIMELINE, the
      * SYNCOBJ ioctls keep syncobjs with a value, and SYNCOBJ_EVENTFD takes
      * registrations on them and sets the eventfd when the value reaches the

@@ -11,8 +11,10 @@
  *                 offset, range non-zero; the range within the VM (EINVAL);
  *                 the object the caller's (ENOENT), offset + range within
  *                 it, 64 KiB alignment where VRAM with a 64 KiB page is
- *                 among its placements; obj MBZ for UNMAP; a known PAT
- *                 index.  A MAP over an existing binding replaces that part
+ *                 among its placements; obj MBZ for UNMAP; a PAT index
+ *                 of the platform's table that is not reserved, and for a
+ *                 MAP of a WB object one with coherency (xe_pat.c tables,
+ *                 xe_vm_bind_ioctl_validate_bo).  A MAP over an existing binding replaces that part
  *                 (the kernel's remap), and an UNMAP of nothing is
  *                 answered 0 with the syncs signalled (xe's ENODATA path):
  *                 both are counted, since the miniport should do neither.
@@ -92,7 +94,8 @@ struct fake_xe_exec {
 #define SYNC_SYNCOBJ 0
 #define SYNC_TIMELINE 1
 #define SYNC_SIGNAL 1u
-#define PAT_ENTRIES 32                   /* Xe2's table */
+#define QUERY_GT_LIST 3
+#define CACHING_WB 1
 #define PAGE 4096ull
 #define VM_SIZE (1ull << FAKE_XE_VA_BITS)
 #define VRAM_MASK 2u                     /* fake_drm.c's VRAM instance */
@@ -107,6 +110,26 @@ struct fake_xe_exec {
 #define MI_STORE_DATA_IMM 0x20
 #define SDI_GGTT (1u << 22)
 #define MAX_BATCH_DWORDS (1u << 16)      /* the fake's run-away limit */
+
+/* Each platform's PAT table as the kernel reads it (xe_pat.c,
+ * xe_pat_index_get_coh_mode): 0 a reserved entry, 1 no coherency, 2 at
+ * least 1-way.  Xe2 (xe2_pat_table): 16..19 reserved; Xe_LPG (Meteor
+ * Lake, xelpg_pat_table): 0 WB, 1 WT, 2 UC, none coherent, 3 and 4 WB
+ * coherent; Xe_LP (Tiger Lake to DG2, xelp_pat_table): 0 WB coherent,
+ * then WC, WT, UC. */
+static const uint8_t xe2_pat[] = { 1, 2, 2, 1, 2, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1,
+                                   0, 0, 0, 0, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2 };
+static const uint8_t xelpg_pat[] = { 1, 1, 1, 2, 2 };
+static const uint8_t xelp_pat[] = { 2, 1, 1, 1 };
+
+static uint8_t pat_coh(uint16_t index)
+{
+    switch (fake_drm.config.xe_ip) {
+    case FAKE_XE_XELPG: return index < sizeof(xelpg_pat) ? xelpg_pat[index] : 0;
+    case FAKE_XE_XELP: return index < sizeof(xelp_pat) ? xelp_pat[index] : 0;
+    default: return index < sizeof(xe2_pat) ? xe2_pat[index] : 0;
+    }
+}
 
 static struct { bool live; unsigned file; } vms[MAX_VMS + 1];
 static struct { bool live; unsigned file; uint32_t vm; uint16_t width; } queues[MAX_QUEUES + 1];
@@ -149,13 +172,28 @@ static int device_query(struct fake_xe_dquery *q)
 {
     struct { uint32_t n, pad; struct fake_xe_engine e[2]; } engines = {
         2, 0, { { { 0, 0, 0, 0 }, { 0 } }, { { 1, 0, 0, 0 }, { 0 } } } };
+    /* a device id of the platform: Lunar Lake or Battlemage, Meteor Lake,
+     * Tiger Lake or DG2; GMD_ID's IP version on the first two */
+    static const uint16_t devid[3][2] = { { 0x6420, 0xe20b }, { 0x7d55, 0x7d55 }, { 0x9a49, 0x56a0 } };
+    static const uint16_t ip_ver[3][2] = { { 20, 4 }, { 12, 70 }, { 0, 0 } };
+    unsigned ip = fake_drm.config.xe_ip;
     struct { uint32_t n, pad; uint64_t info[5]; } config = {
-        5, 0, { 0x6420, fake_drm.config.discrete, 4096, FAKE_XE_VA_BITS, 2 } };
+        5, 0, { devid[ip][fake_drm.config.discrete], fake_drm.config.discrete, 4096, FAKE_XE_VA_BITS, 2 } };
+    /* one main GT: type, tile, id, pad[3], reference clock, near and far
+     * regions, ip_ver major/minor/rev, pad2, reserved[7] (96 bytes) */
+    struct { uint32_t n, pad; uint16_t type, tile, id, pad1[3]; uint32_t clock;
+             uint64_t near, far; uint16_t major, minor, rev, pad2; uint64_t reserved[7]; } gts = {
+        .n = 1, .clock = 19200000, .near = 1,
+        .major = fake_drm.config.xe_no_ip_ver ? 0 : ip_ver[ip][0],
+        .minor = fake_drm.config.xe_no_ip_ver ? 0 : ip_ver[ip][1] };
 
+    _Static_assert(sizeof(gts) == 8 + 96, "drm_xe_gt is 96 bytes");
     if (q->query == QUERY_ENGINES)
         return reply(q, &engines, sizeof(engines));
     if (q->query == QUERY_CONFIG)
         return reply(q, &config, sizeof(config));
+    if (q->query == QUERY_GT_LIST)
+        return reply(q, &gts, sizeof(gts));
     return -EINVAL;
 }
 
@@ -263,7 +301,7 @@ static int check_op(const struct fake_xe_bind_op *op)
         return -EINVAL;
     if (op->range > VM_SIZE || op->addr > VM_SIZE - op->range)
         return -EINVAL;
-    return op->pat_index < PAT_ENTRIES ? 0 : -EINVAL;
+    return pat_coh(op->pat_index) ? 0 : -EINVAL;       /* beyond the table, or reserved */
 }
 
 static int map(unsigned file, uint32_t vm, const struct fake_xe_bind_op *op)
@@ -278,6 +316,8 @@ static int map(unsigned file, uint32_t vm, const struct fake_xe_bind_op *op)
     if ((o->placement & VRAM_MASK) && fake_drm.config.vram_min_page >= 65536 &&
         ((op->obj_offset | op->addr | op->range) & 65535))
         return -EINVAL;
+    if (o->cpu_caching == CACHING_WB && pat_coh(op->pat_index) == 1)
+        return -EINVAL;                  /* a WB object needs a coherent index */
     for (unsigned i = 0; i < MAX_MAPPINGS; i++)
         if (!maps[i].live && free_slot == MAX_MAPPINGS)
             free_slot = i;

@@ -25,24 +25,32 @@
 #define MI_STORE_DATA_IMM(dwords) ((0x20u << 23) | ((dwords) - 2u))
 #define SDI_QWORD (1u << 21)
 #define XE2_PAT_WB_1WAY 1
+#define XELPG_PAT_WB_1WAY 3
+#define XELP_PAT_WB 0
 
 static struct drm_test_adapter adapters[DRM_TEST_MAX];
 static D3DKMT_HANDLE adapter;
 
-static void open_fake_xe(bool discrete)
+static void open_fake_xe_config(const struct fake_drm_config *c)
 {
-    const struct fake_drm_config c = { .driver = FAKE_XE, .timelines = true, .discrete = discrete };
     struct fake_drm_pci_device dev = { 0, 3, 0, 0, NULL };
     static char path[64];
 
     fake_xe_reset();
-    ck_assert_int_ge(fake_drm_open(&c), 0);
+    ck_assert_int_ge(fake_drm_open(c), 0);
     ck_assert_int_eq(fake_drm_device_path(path, sizeof(path)), 0);
     dev.render_node = path;
     fake_drm_set_devices(&dev, 1, "xe");
     ck_assert_uint_eq(drm_test_use_allocating(adapters), 1);
     adapter = adapters[0].handle;
     ck_assert_uint_eq(fake_xe.vms, 1);
+}
+
+static void open_fake_xe(bool discrete)
+{
+    const struct fake_drm_config c = { .driver = FAKE_XE, .timelines = true, .discrete = discrete };
+
+    open_fake_xe_config(&c);
 }
 
 /* Nothing of the test is left, in the miniport or in the fake kernel. */
@@ -108,6 +116,45 @@ START_TEST(allocations_get_distinct_bound_vas)
     ck_assert_status(drm_test_destroy(device, &a[0].handle, 1), STATUS_SUCCESS);
     drm_test_destroy_device(device);
     close_fake_xe();
+}
+END_TEST
+
+/* Each platform binds with its own table's coherent write-back index
+ * (xe_pat.c): the fake refuses a reserved index and, for a WB object, one
+ * without coherency, as xe_vm.c does.  Index 1 is WT on Meteor Lake and
+ * WC on Tiger Lake and DG2: both refused for a WB object.  The IP version
+ * comes from GT_LIST, or from the device id where the kernel gives none. */
+START_TEST(binds_use_the_platforms_coherent_pat_index)
+{
+    static const struct { int ip; bool discrete, no_ip_ver; uint16_t pat; } cases[] = {
+        { FAKE_XE_XE2, false, false, XE2_PAT_WB_1WAY },   /* Lunar Lake */
+        { FAKE_XE_XE2, true, true, XE2_PAT_WB_1WAY },     /* Battlemage, by its device id */
+        { FAKE_XE_XELPG, false, false, XELPG_PAT_WB_1WAY },
+        { FAKE_XE_XELPG, false, true, XELPG_PAT_WB_1WAY },
+        { FAKE_XE_XELP, false, true, XELP_PAT_WB },       /* Tiger Lake */
+        { FAKE_XE_XELP, true, true, XELP_PAT_WB },        /* DG2 */
+    };
+
+    for (UINT i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct fake_drm_config c = { .driver = FAKE_XE, .timelines = true, .discrete = cases[i].discrete,
+                                     .xe_ip = cases[i].ip, .xe_no_ip_ver = cases[i].no_ip_ver };
+        struct drm_test_alloc wb, wc, local;
+        D3DKMT_HANDLE device;
+
+        open_fake_xe_config(&c);
+        device = drm_test_create_device(adapter);
+        ck_assert_status(drm_test_create2(device, 4096, 0, &wb), STATUS_SUCCESS);
+        ck_assert_uint_eq(fake_xe.last_pat_index, cases[i].pat);
+        ck_assert_status(drm_test_create2(device, 4096, KMT_DRM_ALLOCATION_WRITECOMBINE, &wc), STATUS_SUCCESS);
+        ck_assert_status(drm_test_create2(device, 4096, KMT_DRM_ALLOCATION_DEVICE_LOCAL, &local), STATUS_SUCCESS);
+        ck_assert_uint_eq(fake_xe.last_pat_index, cases[i].pat);
+        ck_assert_uint_eq(fake_xe.mappings, 3);
+        ck_assert_status(drm_test_destroy(device, &wb.handle, 1), STATUS_SUCCESS);
+        ck_assert_status(drm_test_destroy(device, &wc.handle, 1), STATUS_SUCCESS);
+        ck_assert_status(drm_test_destroy(device, &local.handle, 1), STATUS_SUCCESS);
+        drm_test_destroy_device(device);
+        close_fake_xe();
+    }
 }
 END_TEST
 
@@ -336,6 +383,7 @@ int main(void)
     TCase *tc = tcase_create("xe");
 
     tcase_add_test(tc, allocations_get_distinct_bound_vas);
+    tcase_add_test(tc, binds_use_the_platforms_coherent_pat_index);
     tcase_add_test(tc, batch_at_a_gpu_va_writes_another_allocation);
     tcase_add_test(tc, waits_and_signals_through_the_private_data);
     tcase_add_test(tc, batch_outside_every_allocation_is_a_page_fault);

@@ -1,5 +1,6 @@
 /*
- * DRM miniport, xe family (Intel Lunar Lake, Battlemage and later).
+ * DRM miniport, xe family (Intel Lunar Lake, Battlemage and later; Tiger
+ * Lake to Meteor Lake and DG2 where xe drives them).
  *
  * libdrm 2.4.114 has no xe_drm.h: the ioctls used here are declared below
  * from the kernel's uAPI (include/uapi/drm/xe_drm.h, Linux 6.8+).
@@ -18,7 +19,8 @@
  *                 syncobjs).  Every object gets a range of the adapter's
  *                 allocator (drm_gpuva.c: first fit in the low half of the VM's
  *                 VA_BITS, never below 2 MiB, aligned to the object's page:
- *                 64 KiB where VRAM needs it) bound with XE_VM_BIND MAP.
+ *                 64 KiB where VRAM needs it) bound with XE_VM_BIND MAP at
+ *                 the platform's coherent write-back PAT index (pick_pat).
  *                 Binds run asynchronously on the VM's bind queue: each one
  *                 signals the next point of a bind timeline, waited for
  *                 before the object is handed out.  Destroy unbinds (waited
@@ -54,15 +56,28 @@
 #define KXE_QUERY_ENGINES 0
 #define KXE_QUERY_MEM_REGIONS 1
 #define KXE_QUERY_CONFIG 2
+#define KXE_QUERY_GT_LIST 3
+#define KXE_CONFIG_REV_AND_DEVICE_ID 0
 #define KXE_CONFIG_VA_BITS 3
+#define KXE_GT_TYPE_MAIN 0
 #define KXE_ENGINE_CLASS_RENDER 0
 #define KXE_BIND_OP_MAP 0
 #define KXE_BIND_OP_UNMAP 1
 #define KXE_SYNC_TIMELINE_SYNCOBJ 1
 #define KXE_SYNC_FLAG_SIGNAL 1u
-/* Xe2's PAT index 1: L3 write-back, 1-way coherent (xe_pat.c,
- * xe2_pat_table), which the kernel accepts for WB and WC objects alike. */
-#define KXE_PAT_CACHED_COHERENT 1
+/* The PAT index of a write-back, at least 1-way coherent entry, which the
+ * kernel accepts for WB and WC objects alike (a WB object's index needs
+ * coherency: xe_vm.c, xe_vm_bind_ioctl_validate_bo).  Each platform has a
+ * table of its own (xe_pat.c, xe_pat_init_early), and Mesa picks the same
+ * entries as its cached_coherent:
+ *   Xe2, Xe3 (xe2_pat_table)          1: L3 WB, L4 UC, 1-way coherent
+ *   Xe_LPG, Meteor/Arrow Lake (xelpg) 3: WB, 1-way (0 WB, 1 WT, 2 UC: none)
+ *   Xe_HPC, Ponte Vecchio (xehpc)     3: WB (0 is UC, none)
+ *   Xe_LP, Tiger Lake to DG2 (xelp)   0: WB (1 WC, 2 WT, 3 UC: none)
+ * An UNMAP's index only has to be a table entry that is not reserved: 0. */
+#define KXE_PAT_XE2_COHERENT 1
+#define KXE_PAT_XELPG_COHERENT 3
+#define KXE_PAT_XELP_COHERENT 0
 #define KXE_MEM_CLASS_SYSMEM 0
 #define KXE_MEM_CLASS_VRAM 1
 #define KXE_CREATE_NEEDS_VISIBLE_VRAM (1u << 2)
@@ -136,6 +151,27 @@ struct kxe_query_config {
     uint32_t num_params;
     uint32_t pad;
     uint64_t info[];
+};
+
+struct kxe_gt {
+    uint16_t type;
+    uint16_t tile_id;
+    uint16_t gt_id;
+    uint16_t pad[3];
+    uint32_t reference_clock;
+    uint64_t near_mem_regions;
+    uint64_t far_mem_regions;
+    uint16_t ip_ver_major;               /* 0: no GMD_ID, or a kernel that does not say */
+    uint16_t ip_ver_minor;
+    uint16_t ip_ver_rev;
+    uint16_t pad2;
+    uint64_t reserved[7];
+};
+
+struct kxe_query_gt_list {
+    uint32_t num_gt;
+    uint32_t pad;
+    struct kxe_gt gt_list[];
 };
 
 struct kxe_vm_create {
@@ -219,6 +255,7 @@ struct kxe_exec {
 _Static_assert(sizeof(struct kxe_mem_region) == 88, "xe uAPI layout");
 _Static_assert(sizeof(struct kxe_gem_create) == 56, "xe uAPI layout");
 _Static_assert(sizeof(struct kxe_engine) == 32, "xe uAPI layout");
+_Static_assert(sizeof(struct kxe_gt) == 96, "xe uAPI layout");
 _Static_assert(sizeof(struct kxe_vm_create) == 32, "xe uAPI layout");
 _Static_assert(sizeof(struct kxe_vm_destroy) == 24, "xe uAPI layout");
 _Static_assert(sizeof(struct kxe_vm_bind_op) == 80, "xe uAPI layout");
@@ -251,6 +288,8 @@ struct xe_state {
     uint32_t system_page, vram_page;
     uint32_t vm;
     uint64_t va_end;                     /* from the VM's VA_BITS */
+    uint16_t devid;                      /* the PCI device id (CONFIG) */
+    uint16_t pat_index;                  /* write-back, coherent: for every MAP */
     bool has_render;
     struct kxe_engine_class_instance render;
     struct kdrm_gpuva va;                /* the VM's address books */
@@ -360,11 +399,43 @@ static int read_va_bits(struct kdrm_adapter *a, struct xe_state *s)
     if ((err = query(a, KXE_QUERY_CONFIG, sizeof(*c), (void **)&c)) < 0)
         return err;
     bits = c->num_params > KXE_CONFIG_VA_BITS ? c->info[KXE_CONFIG_VA_BITS] : 0;
+    s->devid = (uint16_t)c->info[KXE_CONFIG_REV_AND_DEVICE_ID];   /* revision above bit 16 */
     free(c);
     if (bits < 32)
         return -ENODEV;                  /* no VM worth the name */
     s->va_end = bits >= 48 ? VA_CANONICAL_END : 1ull << bits;
     return 0;
+}
+
+/* The coherent write-back PAT index of the platform.  The main GT's IP
+ * version where GT_LIST gives it (GMD_ID platforms, Meteor Lake on, on
+ * kernels that have the field), else the PCI device id: Meteor and Arrow
+ * Lake 0x7dxx, Lunar Lake 0x64xx, Battlemage 0xe2xx, Panther Lake 0xb0xx,
+ * Ponte Vecchio 0x0bxx; every other part xe drives is Xe_LP (Tiger Lake,
+ * Rocket/Alder/Raptor Lake, DG1, DG2). */
+static void pick_pat(struct kdrm_adapter *a, struct xe_state *s)
+{
+    struct kxe_query_gt_list *g;
+    unsigned major = 0, minor = 0;
+
+    if (query(a, KXE_QUERY_GT_LIST, sizeof(*g), (void **)&g) == 0) {
+        for (uint32_t i = 0; i < g->num_gt && !major; i++)
+            if (g->gt_list[i].type == KXE_GT_TYPE_MAIN) {
+                major = g->gt_list[i].ip_ver_major;
+                minor = g->gt_list[i].ip_ver_minor;
+            }
+        free(g);
+    }
+    if (major >= 20)
+        s->pat_index = KXE_PAT_XE2_COHERENT;
+    else if (major == 12 && minor >= 70)
+        s->pat_index = KXE_PAT_XELPG_COHERENT;
+    else
+        switch (s->devid >> 8) {
+        case 0x64: case 0xe2: case 0xb0: s->pat_index = KXE_PAT_XE2_COHERENT; break;
+        case 0x7d: case 0x0b: s->pat_index = KXE_PAT_XELPG_COHERENT; break;
+        default: s->pat_index = KXE_PAT_XELP_COHERENT; break;
+        }
 }
 
 /* The first render engine, if the device has one (media-only GTs do not). */
@@ -423,7 +494,9 @@ static int xe_start(struct kdrm_adapter *a)
     if (!s)
         return -ENOMEM;
     pthread_mutex_init(&s->bind_lock, NULL);
-    if ((err = read_regions(a, s)) < 0 || (err = read_va_bits(a, s)) < 0 || (err = read_engines(a, s)) < 0 ||
+    if (!(err = read_regions(a, s)) && !(err = read_va_bits(a, s)))
+        pick_pat(a, s);
+    if (err < 0 || (err = read_engines(a, s)) < 0 ||
         (err = kdrm_gpuva_init(&s->va, VA_START, s->va_end, s->system_page)) < 0 || (err = vm_create(a, s)) < 0) {
         state_free(s);
         return err;
@@ -472,7 +545,7 @@ static int bind(struct kdrm_adapter *a, uint32_t op, uint32_t handle, uint64_t v
 
     args.bind.op = op;
     args.bind.obj = release ? 0 : handle;                  /* MBZ for UNMAP */
-    args.bind.pat_index = release ? 0 : KXE_PAT_CACHED_COHERENT;
+    args.bind.pat_index = release ? 0 : s->pat_index;
     args.bind.range = span;
     args.bind.addr = va;
     pthread_mutex_lock(&s->bind_lock);

@@ -24,7 +24,8 @@
  * rules of amdgpu_cs.c: a context of the caller's file, known chunk ids,
  * an IB, objects and syncobjs of the caller's file, a wait point that
  * already signalled (no WAIT_FOR_SUBMIT here).  The "GPU" then runs the IB
- * at once as PM4: type-3 NOP and WRITE_DATA to memory, through the VA
+ * at once as PM4: type-3 NOP (PKT3_NOP_PAD, count 0x3fff, is its header
+ * alone) and WRITE_DATA to memory, through the VA
  * mappings into the objects' bytes (a userptr object's are the caller's
  * pages).  An IB or a write outside every mapping, or in an object the BO
  * list lacks, is a VM fault: recorded, the rest of the IB skipped, and the
@@ -511,6 +512,7 @@ int amdgpu_bo_va_op(amdgpu_bo_handle bo, uint64_t offset, uint64_t size, uint64_
 #define MAX_CS_CHUNKS 16
 #define MAX_CS_BOS 512
 #define PKT3_NOP 0x10
+#define PKT3_NOP_PAD 0xffff1000u         /* PACKET3(NOP, 0x3fff): count -1, the header alone */
 #define PKT3_WRITE_DATA 0x37
 #define WRITE_DATA_DST_MEM 5
 
@@ -603,10 +605,13 @@ static void run_ib(const struct cs *cs)
         return;
     }
     fake_amdgpu.last_ib_va = va;
+    fake_amdgpu.last_ib_bytes = cs->ib->ib_bytes;
     while (i < ndw) {
         uint32_t header = dw[i], count = ((header >> 16) & 0x3fff) + 1;
 
-        if (header >> 30 == 2) {         /* type-2 filler */
+        /* type-2 filler, and the one-dword NOP the kernel pads its own IBs
+         * and rings with (gfx_v9_0.c and later: funcs->nop), as Mesa does */
+        if (header >> 30 == 2 || header == PKT3_NOP_PAD) {
             i++;
             continue;
         }

@@ -21,6 +21,7 @@ struct fake_amdgpu {
     unsigned bo_freed_mapped;           /* objects freed while still mapped */
     unsigned last_bo_count;             /* the last CS's BO list */
     uint64_t last_ib_va;
+    uint32_t last_ib_bytes;             /* the last IB chunk's ib_bytes */
     uint32_t last_map_flags;
     /* A new device starts new books (its VA manager); these outlive it,
      * so a program that starts the device again (a fuzzer) still sees them */

@@ -23,6 +23,7 @@
 
 #define PKT3(op, body_dwords) ((3u << 30) | (((body_dwords) - 1u) << 16) | ((op) << 8))
 #define PKT3_NOP 0x10u
+#define PKT3_NOP_PAD 0xffff1000u          /* PACKET3(NOP, 0x3fff): the header alone (soc15d.h, gfx rings' nop) */
 #define PKT3_WRITE_DATA 0x37u
 #define WRITE_DATA_DST_MEM (5u << 8)
 #define WRITE_DATA_CONFIRM (1u << 20)
@@ -285,6 +286,75 @@ START_TEST(legacy_render_runs_a_copy_of_the_stream)
 }
 END_TEST
 
+/* The one-dword NOP (count 0x3fff) the kernel pads its rings and IBs with,
+ * and Mesa its IBs, runs as one dword: what follows it still runs. */
+START_TEST(one_dword_nops_pad_an_ib)
+{
+    D3DKMT_HANDLE device, ctx;
+    struct drm_test_alloc code, dst;
+    KMT_DRM_SUBMIT d = drm_test_submit_desc();
+    struct kmt_fence f;
+    UINT32 ib[16];
+    UINT n = 0;
+
+    open_fake_amdgpu();
+    device = drm_test_create_device(adapter);
+    ctx = kmt_exec_virtual_context(device);
+    ck_assert_status(drm_test_create2(device, 4096, 0, &code), STATUS_SUCCESS);
+    ck_assert_status(drm_test_create2(device, 4096, 0, &dst), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    ib[n++] = PKT3_NOP_PAD;
+    ib[n++] = PKT3_NOP_PAD;
+    n += pm4_write(ib + n, dst.va, 0x5a5a0001u, 0x5a5a0002u);
+    ib[n++] = PKT3_NOP_PAD;
+    drm_test_write(device, &code, 0, ib, n * 4);
+    d.NumBoHandles = 1;
+    d.BoHandles[0] = dst.gem;
+    drm_test_run_and_wait(device, ctx, code.va, n * 4, &d, f.handle, 1);
+    ck_assert_uint_eq(fake_amdgpu.faults, 0);
+    ck_assert_uint_eq(drm_test_read_u32(device, &dst, 0), 0x5a5a0001u);
+    ck_assert_uint_eq(drm_test_read_u32(device, &dst, 4), 0x5a5a0002u);
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    ck_assert_status(drm_test_destroy(device, &code.handle, 1), STATUS_SUCCESS);
+    ck_assert_status(drm_test_destroy(device, &dst.handle, 1), STATUS_SUCCESS);
+    drm_test_destroy_device(device);
+    close_fake_amdgpu();
+}
+END_TEST
+
+/* A legacy stream's copy is padded with one-dword NOPs to the GFX ring's IB
+ * size alignment, 32 bytes (amdgpu_kms.c, as Mesa pads its IBs). */
+START_TEST(legacy_copy_is_padded_to_eight_dwords)
+{
+    D3DKMT_HANDLE device, ctx;
+    D3DKMT_CREATECONTEXT cc;
+    struct drm_test_alloc dst;
+    struct kmt_fence f;
+    UINT32 *cmd;
+
+    open_fake_amdgpu();
+    device = drm_test_create_device(adapter);
+    ck_assert_status(drm_test_create2(device, 4096, 0, &dst), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    ctx = kmt_exec_legacy_context(device, &cc);
+    cmd = cc.pCommandBuffer;
+    cmd[0] = PKT3(PKT3_WRITE_DATA, 4);   /* five dwords */
+    cmd[1] = WRITE_DATA_DST_MEM | WRITE_DATA_CONFIRM;
+    cmd[2] = (UINT32)(dst.va + 4);
+    cmd[3] = (UINT32)((dst.va + 4) >> 32);
+    cmd[4] = 0x77u;
+    drm_test_render(ctx, &cc, 5 * 4, dst.handle);
+    drm_test_signal_and_wait(device, ctx, f.handle, 1);
+    ck_assert_uint_eq(fake_amdgpu.last_ib_bytes, 32);
+    ck_assert_uint_eq(fake_amdgpu.faults, 0);
+    ck_assert_uint_eq(drm_test_read_u32(device, &dst, 4), 0x77u);
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    ck_assert_status(drm_test_destroy(device, &dst.handle, 1), STATUS_SUCCESS);
+    drm_test_destroy_device(device);
+    close_fake_amdgpu();
+}
+END_TEST
+
 #define PER_THREAD 12
 
 START_TEST(concurrent_creates_get_disjoint_vas)
@@ -315,6 +385,8 @@ int main(void)
     tcase_add_test(tc, va_failures_leave_no_half_made_object);
     tcase_add_test(tc, cs_failure_faults_the_device);
     tcase_add_test(tc, legacy_render_runs_a_copy_of_the_stream);
+    tcase_add_test(tc, one_dword_nops_pad_an_ib);
+    tcase_add_test(tc, legacy_copy_is_padded_to_eight_dwords);
     tcase_add_test(tc, concurrent_creates_get_disjoint_vas);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);

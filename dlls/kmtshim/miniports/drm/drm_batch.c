@@ -26,7 +26,7 @@ void kdrm_batches_init(struct kdrm_adapter *a)
 }
 
 int kdrm_batch_copy(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job, UINT flags,
-                    struct kdrm_batch **out)
+                    UINT pad_to, UINT32 pad, struct kdrm_batch **out)
 {
     struct kdrm_batch *b = calloc(1, sizeof(*b));
     void *p;
@@ -34,9 +34,10 @@ int kdrm_batch_copy(struct kdrm_adapter *a, const struct kdrm_context *c, const 
 
     if (!b)
         return -ENOMEM;
+    b->size = pad_to ? (UINT)(((UINT64)job->size + pad_to - 1) / pad_to * pad_to) : job->size;
     b->bo.magic = KDRM_BO_MAGIC;
     b->bo.adapter = a;
-    b->bo.size = ((UINT64)job->size + a->page_size - 1) & ~(UINT64)(a->page_size - 1);
+    b->bo.size = ((UINT64)b->size + a->page_size - 1) & ~(UINT64)(a->page_size - 1);
     b->bo.flags = flags;
     b->bo.backing = KMT_DRM_BACKING_BO;
     if ((err = a->family->create(a, &b->bo)) < 0) {
@@ -48,6 +49,8 @@ int kdrm_batch_copy(struct kdrm_adapter *a, const struct kdrm_context *c, const 
         return err;
     }
     memcpy(p, job->cmds, job->size);
+    for (UINT at = job->size; at + 4 <= b->size; at += 4)
+        memcpy((char *)p + at, &pad, 4);
     a->family->unmap(a, &b->bo, p);
     b->ctx = c;
     b->point = job->signals[0].point;

@@ -360,6 +360,7 @@ struct kdrm_batch {
     struct kdrm_bo bo;
     const struct kdrm_context *ctx;
     UINT64 point;                        /* the ring point that completes it */
+    UINT size;                           /* the stream's bytes with the padding: what the GPU runs */
     struct list entry;                   /* kdrm_adapter.batches */
 };
 
@@ -404,13 +405,15 @@ void kdrm_bo_release(struct kdrm_adapter *a, struct kdrm_bo *bo);
 void kdrm_copy_init(struct kdrm_adapter *a);
 
 /* drm_batch.c: legacy streams on adapters with GPU VA.  copy makes the
- * object (the family's create, map and unmap, `flags` KMT_DRM_ALLOCATION_*);
+ * object (the family's create, map and unmap, `flags` KMT_DRM_ALLOCATION_*),
+ * the stream padded with `pad` dwords to a multiple of `pad_to` bytes (0:
+ * as it is; kdrm_batch.size says what is there);
  * keep holds it until its context completed it; release frees the kept
  * copies of context `c` (NULL: of every context), all of them or only
  * those completed. */
 void kdrm_batches_init(struct kdrm_adapter *a);
 int kdrm_batch_copy(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job, UINT flags,
-                    struct kdrm_batch **out);
+                    UINT pad_to, UINT32 pad, struct kdrm_batch **out);
 void kdrm_batch_free(struct kdrm_adapter *a, struct kdrm_batch *b);
 void kdrm_batch_keep(struct kdrm_adapter *a, struct kdrm_batch *b);
 void kdrm_batches_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all);

@@ -64,6 +64,8 @@
 #define VRAM_VA_ALIGNMENT (64u * 1024u)  /* amdgpu_vm_fragment_size's default: 16 pages */
 #define VA_FLAGS (AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE | AMDGPU_VM_PAGE_EXECUTABLE)
 #define IB_MAX_DWORDS 0xfffffu           /* INDIRECT_BUFFER's 20-bit length */
+#define IB_PAD_BYTES 32u                 /* AMDGPU_INFO_HW_IP_INFO's ib_size_alignment for GFX */
+#define PKT3_NOP_PAD 0xffff1000u         /* PACKET3(NOP, 0x3fff): a NOP of its header alone */
 #define CS_MAX_BOS 257u                  /* the allocation list (drm_submit.c) and the IB's object */
 
 /* The syncobj chunk and the job's points are one layout: handed over as they are. */
@@ -411,11 +413,12 @@ static struct drm_amdgpu_cs_chunk chunk(UINT32 id, const void *data, size_t size
                                          .chunk_data = (uintptr_t)data };
 }
 
-/* One CS ioctl: the IB at `va` on GFX ring 0, the objects, the waits and the signals. */
-static int cs_ioctl(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job, UINT64 va)
+/* One CS ioctl: the IB of `bytes` at `va` on GFX ring 0, the objects, the waits and the signals. */
+static int cs_ioctl(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job, UINT64 va,
+                    UINT bytes)
 {
     struct drm_amdgpu_bo_list_entry list[CS_MAX_BOS];
-    struct drm_amdgpu_cs_chunk_ib ib = { .va_start = va, .ib_bytes = job->size, .ip_type = AMDGPU_HW_IP_GFX };
+    struct drm_amdgpu_cs_chunk_ib ib = { .va_start = va, .ib_bytes = bytes, .ip_type = AMDGPU_HW_IP_GFX };
     struct drm_amdgpu_bo_list_in bos = { .operation = ~0u, .list_handle = ~0u,
                                          .bo_info_size = sizeof(list[0]), .bo_info_ptr = (uintptr_t)list };
     struct drm_amdgpu_cs_chunk chunks[4];
@@ -425,7 +428,7 @@ static int cs_ioctl(struct kdrm_adapter *a, const struct kdrm_context *c, const 
     UINT n = 0;
     int err;
 
-    if ((err = ib_holder(a, va, job->size, &holder)) < 0)
+    if ((err = ib_holder(a, va, bytes, &holder)) < 0)
         return err;
     bos.bo_number = bo_list(job, holder, list);
     chunks[n++] = chunk(AMDGPU_CHUNK_ID_IB, &ib, sizeof(ib));
@@ -443,13 +446,20 @@ static int cs_ioctl(struct kdrm_adapter *a, const struct kdrm_context *c, const 
     return kdrm_ioctl(a->fd, DRM_IOCTL_AMDGPU_CS, &cs, "AMDGPU_CS");
 }
 
-/* PM4 IBs are whole dwords at a dword-aligned address. */
+/* PM4 IBs are whole dwords at a dword-aligned address (the kernel checks
+ * neither: a length past 20 bits runs into the INDIRECT_BUFFER packet's
+ * other fields, an unaligned address hits a BUG_ON or WARN in emit_ib); a
+ * legacy copy is that long once padded. */
 static bool ib_shape_ok(const struct kdrm_job *job)
 {
-    return job->size && !(job->size % 4) && job->size / 4 <= IB_MAX_DWORDS && !(job->cmd_va % 4);
+    UINT64 bytes = job->cmds ? ((UINT64)job->size + IB_PAD_BYTES - 1) & ~(UINT64)(IB_PAD_BYTES - 1) : job->size;
+
+    return job->size && !(job->size % 4) && bytes / 4 <= IB_MAX_DWORDS && !(job->cmd_va % 4);
 }
 
-/* A legacy stream runs from a write-combined GTT copy (drm_batch.c). */
+/* A legacy stream runs from a write-combined GTT copy (drm_batch.c),
+ * padded with one-dword NOPs to the GFX ring's IB size alignment as Mesa
+ * pads its own; a virtual one is the UMD's, run as it is. */
 static int amd_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job)
 {
     struct kdrm_batch *b = NULL;
@@ -458,9 +468,10 @@ static int amd_submit(struct kdrm_adapter *a, struct kdrm_context *c, const stru
     if (!ib_shape_ok(job))
         return -EINVAL;
     kdrm_batches_release(a, NULL, false);
-    if (job->cmds && (err = kdrm_batch_copy(a, c, job, KMT_DRM_ALLOCATION_WRITECOMBINE, &b)) < 0)
+    if (job->cmds &&
+        (err = kdrm_batch_copy(a, c, job, KMT_DRM_ALLOCATION_WRITECOMBINE, IB_PAD_BYTES, PKT3_NOP_PAD, &b)) < 0)
         return err;
-    err = cs_ioctl(a, c, job, b ? b->bo.gpu_va : job->cmd_va);
+    err = b ? cs_ioctl(a, c, job, b->bo.gpu_va, b->size) : cs_ioctl(a, c, job, job->cmd_va, job->size);
     if (b && err)
         kdrm_batch_free(a, b);
     else if (b)

@@ -735,7 +735,7 @@ static int xe_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struc
     if (!batch_shape_ok(job))
         return -EINVAL;
     kdrm_batches_release(a, NULL, false);
-    if (job->cmds && (err = kdrm_batch_copy(a, c, job, 0, &b)) < 0)
+    if (job->cmds && (err = kdrm_batch_copy(a, c, job, 0, 0, 0, &b)) < 0)
         return err;
     err = exec(a, c, job, b ? b->bo.gpu_va : job->cmd_va);
     if (b && err)

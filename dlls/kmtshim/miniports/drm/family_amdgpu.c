@@ -8,8 +8,9 @@
  *   existing sysmem  amdgpu_create_bo_from_user_mem (userptr, zero copy)
  *   GPU VA        every object, userptr ones too, gets a range of the
  *                 library's VA manager (amdgpu_va_range_alloc, general
- *                 range, 64 KiB-aligned for VRAM so the kernel can use its
- *                 large fragments) mapped readable, writeable and
+ *                 range, 64 KiB-aligned for VRAM: the kernel needs page
+ *                 alignment only, a larger one lets it use larger PTE
+ *                 fragments) mapped readable, writeable and
  *                 executable into the fd's VM (amdgpu_bo_va_op_raw MAP): the
  *                 allocation's GpuVirtualAddress.  Destroy unmaps, frees the
  *                 range, then the object (Mesa's order: the range is free
@@ -31,9 +32,11 @@
  *                 out; it is the same ioctl on the same fd.  A command
  *                 buffer outside every object is refused (-EFAULT: a page
  *                 fault).  A legacy one (CPU memory) is copied into an IB
- *                 object of the family's own (drm_batch.c), freed once its
- *                 context completed it: the kernel would keep the pages
- *                 alive, but the VA must stay mapped until the GPU read it.
+ *                 object of the family's own (drm_batch.c), padded with
+ *                 one-dword NOPs to 32 bytes, freed once its context
+ *                 completed it (amdgpu would defer the unmap's page-table
+ *                 clear behind the VM's submissions anyway; keeping it
+ *                 keeps the range out of libdrm's VA manager meanwhile).
  * The device's file: libdrm_amdgpu keeps one amdgpu_device per GPU in the
  * process, on a dup of the fd its first amdgpu_device_initialize was given.
  * A later initialize with any fd of the same GPU gets that device again,
@@ -61,7 +64,7 @@
 
 #include "drm_miniport.h"
 
-#define VRAM_VA_ALIGNMENT (64u * 1024u)  /* amdgpu_vm_fragment_size's default: 16 pages */
+#define VRAM_VA_ALIGNMENT (64u * 1024u)  /* a PTE fragment hint: amdgpu_vm_bo_map needs pages only */
 #define VA_FLAGS (AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE | AMDGPU_VM_PAGE_EXECUTABLE)
 #define IB_MAX_DWORDS 0xfffffu           /* INDIRECT_BUFFER's 20-bit length */
 #define IB_PAD_BYTES 32u                 /* AMDGPU_INFO_HW_IP_INFO's ib_size_alignment for GFX */

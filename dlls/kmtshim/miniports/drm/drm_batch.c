@@ -5,11 +5,11 @@
  * run command buffers only at GPU virtual addresses: the family copies the
  * stream into an object of its own (kdrm_batch_copy), which its create()
  * gives a VA, and submits that.  The copy is kept on the adapter until its
- * context completed the submission (amdgpu would defer an early unmap's
- * page-table clear behind the VM's submissions, amdgpu_vm_update_range;
- * keeping it also keeps its VA range from being handed out again) (the ring point in
- * the context's progress block), and freed by the next submission, at the
- * context's destroy, or at the adapter's stop.
+ * context completed the submission (the ring point in the context's
+ * progress block), and freed by the next submission, at the context's
+ * destroy, or at the adapter's stop.  amdgpu would defer an early unmap's
+ * page-table clear behind the VM's submissions (amdgpu_vm_update_range);
+ * keeping the copy also keeps its VA range from being handed out again.
  *
  * `batch_lock` is taken before exec.lock (to read a context's progress),
  * never under it.

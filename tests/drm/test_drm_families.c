@@ -1384,6 +1384,24 @@ START_TEST(amdgpu_failure_half_way_leaves_no_object)
 END_TEST
 #endif
 
+/* What a kernel errno becomes for the program: a context the kernel gave up
+ * after a GPU reset (EIO on i915, ECANCELED on amdgpu and xe) reads as a
+ * removed device, as a wedged or unplugged GPU does. */
+START_TEST(kernel_errnos_map_to_windows_statuses)
+{
+    ck_assert_status(kdrm_status_from_errno(0), STATUS_SUCCESS);
+    ck_assert_status(kdrm_status_from_errno(-EIO), STATUS_DEVICE_REMOVED);
+    ck_assert_status(kdrm_status_from_errno(-ECANCELED), STATUS_DEVICE_REMOVED);
+    ck_assert_status(kdrm_status_from_errno(-ENODEV), STATUS_DEVICE_REMOVED);
+    ck_assert_status(kdrm_status_from_errno(-ENOMEM), STATUS_NO_MEMORY);
+    ck_assert_status(kdrm_status_from_errno(-ENOSPC), STATUS_GRAPHICS_NO_VIDEO_MEMORY);
+    ck_assert_status(kdrm_status_from_errno(-EBUSY), STATUS_GRAPHICS_ALLOCATION_BUSY);
+    ck_assert_status(kdrm_status_from_errno(-EINVAL), STATUS_INVALID_PARAMETER);
+    ck_assert_status(kdrm_status_from_errno(-EOPNOTSUPP), STATUS_NOT_SUPPORTED);
+    ck_assert_status(kdrm_status_from_errno(-EPERM), STATUS_UNSUCCESSFUL);
+}
+END_TEST
+
 /* ---- the GPU VA allocator (drm_gpuva.c) ------------------------------------ */
 
 /* First fit at the granule or at a larger alignment the object asks for,
@@ -1440,7 +1458,7 @@ int main(void)
 {
     Suite *s = suite_create("drm_families");
     TCase *i915 = tcase_create("i915"), *xe = tcase_create("xe"), *watch = tcase_create("watch");
-    TCase *discovery = tcase_create("discovery"), *gpuva = tcase_create("gpuva");
+    TCase *discovery = tcase_create("discovery"), *gpuva = tcase_create("miniport");
 
     tcase_add_test(i915, i915_integrated_is_uma_and_maps_write_back_on_llc);
     tcase_add_test(i915, i915_write_combine_without_llc_or_when_asked);
@@ -1467,6 +1485,7 @@ int main(void)
     tcase_add_test(watch, watcher_stop_races_kicks_without_touching_a_reused_number);
     tcase_add_test(discovery, pci_domain_above_16_bits_gets_its_own_bus_id_and_luid);
     tcase_add_test(discovery, pci_bus_id_is_unchanged_up_to_16_bits_and_without_sysfs);
+    tcase_add_test(gpuva, kernel_errnos_map_to_windows_statuses);
     tcase_add_test(gpuva, gpuva_first_fit_honours_each_objects_alignment);
     tcase_add_test(gpuva, gpuva_refuses_what_does_not_fit);
     suite_add_tcase(s, gpuva);

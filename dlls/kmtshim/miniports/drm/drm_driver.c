@@ -51,7 +51,11 @@ NTSTATUS kdrm_status_from_errno(int err)
         return STATUS_NOT_SUPPORTED;
     case ENODEV:
     case EIO:
-        return STATUS_DEVICE_REMOVED;     /* unplugged, or a wedged GPU */
+    case ECANCELED:
+        /* unplugged, a wedged GPU, or a context the kernel gave up after a
+         * GPU reset (i915 bans with EIO; amdgpu's guilty or pre-reset
+         * contexts and xe's banned queues answer ECANCELED) */
+        return STATUS_DEVICE_REMOVED;
     default:
         return STATUS_UNSUCCESSFUL;
     }

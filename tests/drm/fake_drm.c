@@ -36,6 +36,9 @@ static struct {
 static unsigned files_opened;
 static unsigned caller;                 /* the file of the ioctl being answered */
 static void timelines_reset(void);
+static void vmas_reset(void);
+static void vmas_close(unsigned file, uint32_t handle);
+static void vmas_drop_context(uint32_t ctx);
 /* Ioctls from several threads (the chaos test) are answered one at a time. */
 static pthread_mutex_t answering = PTHREAD_MUTEX_INITIALIZER;
 
@@ -100,6 +103,7 @@ int fake_drm_open(const struct fake_drm_config *config)
     fake_drm_close();
     memset(&fake_drm, 0, sizeof(fake_drm));
     timelines_reset();
+    vmas_reset();
     fake_drm.config = *config;
     if (!fake_drm.config.vram_min_page)
         fake_drm.config.vram_min_page = 65536;
@@ -145,6 +149,7 @@ void fake_drm_close_fd(int fd)
 void fake_drm_close(void)
 {
     timelines_reset();
+    vmas_reset();
     if (memory && memory != MAP_FAILED)
         munmap(memory, MEMFD_SIZE);
     memory = NULL;
@@ -276,6 +281,8 @@ static int gem_close(struct drm_gem_close *args)
 {
     if (fake_drm.config.driver == FAKE_XE && fake_drm_xe_exec && !args->pad && owned(caller, args->handle))
         fake_drm_xe_exec(caller, DRM_IOCTL_GEM_CLOSE, args);     /* fake_xe_exec.c's books */
+    if (fake_drm.config.driver == FAKE_I915 && !args->pad && owned(caller, args->handle))
+        vmas_close(caller, args->handle);
     return args->pad ? -EINVAL : fake_drm_close_object(caller, args->handle);
 }
 
@@ -538,7 +545,11 @@ static int i915_context_create(struct drm_i915_gem_context_create_ext *args)
 
 static int i915_context_destroy(struct drm_i915_gem_context_destroy *args)
 {
-    return args->pad ? -EINVAL : context_free(args->ctx_id);
+    int err = args->pad ? -EINVAL : context_free(args->ctx_id);
+
+    if (!err)
+        vmas_drop_context(args->ctx_id);
+    return err;
 }
 
 /* ---- amdgpu: the one ioctl its family makes itself ----------------------- */
@@ -1067,6 +1078,94 @@ static void exec_signal(const struct fake_exec *x)
     }
 }
 
+/* The VMAs of the contexts' VMs (a full PPGTT each): a pinned object stays
+ * bound where it was put; GEM_CLOSE leaves a VMA its request keeps active
+ * in place (__i915_vma_active holds the object), and the context's
+ * destruction takes its VM away.  A softpin over another object's VMA
+ * evicts it: where that VMA is still active the kernel waits for its
+ * request (the second eb_reserve pass; i915_gem_evict_for_node,
+ * __i915_vma_unbind), which the fake counts as a stall. */
+#define FAKE_I915_VMAS 256
+static struct fake_vma {
+    bool live, active, closed;
+    uint32_t ctx, handle;
+    unsigned file;
+    uint64_t start, end;
+} vmas[FAKE_I915_VMAS];
+static struct { uint32_t handle; uint64_t point; } held[256];
+static unsigned nheld;
+
+static void vmas_reset(void)
+{
+    memset(vmas, 0, sizeof(vmas));
+    nheld = 0;
+}
+
+static void vmas_close(unsigned file, uint32_t handle)
+{
+    for (unsigned i = 0; i < FAKE_I915_VMAS; i++)
+        if (vmas[i].live && vmas[i].file == file && vmas[i].handle == handle)
+            vmas[i].closed = true;
+}
+
+static void vmas_drop_context(uint32_t ctx)
+{
+    for (unsigned i = 0; i < FAKE_I915_VMAS; i++)
+        if (vmas[i].live && vmas[i].ctx == ctx)
+            vmas[i].live = false;
+}
+
+/* Binds each listed object at its offset in the context's VM, evicting
+ * what overlaps it; all of them active while requests are held. */
+static void vmas_bind(const struct fake_exec *x, uint32_t ctx)
+{
+    for (uint32_t i = 0; i < x->count; i++) {
+        uint64_t start = x->objects[i].offset & ((1ull << 48) - 1);
+        uint64_t end = start + fake_drm_object(x->objects[i].handle)->size;
+        struct fake_vma *same = NULL, *free_slot = NULL;
+        bool stalled = false;
+
+        for (unsigned j = 0; j < FAKE_I915_VMAS; j++) {
+            struct fake_vma *v = &vmas[j];
+
+            if (!v->live) {
+                free_slot = free_slot ? free_slot : v;
+                continue;
+            }
+            if (v->ctx != ctx || v->file != caller)
+                continue;
+            if (!v->closed && v->handle == x->objects[i].handle && v->start == start) {
+                same = v;
+                continue;
+            }
+            if (v->start < end && start < v->end) {
+                stalled |= v->active;
+                v->live = false;
+                free_slot = free_slot ? free_slot : v;
+            }
+        }
+        if (stalled)
+            fake_drm.exec_stalls++;
+        if (!same && free_slot) {
+            *free_slot = (struct fake_vma){ true, false, false, ctx, x->objects[i].handle, caller, start, end };
+            same = free_slot;
+        }
+        if (same)
+            same->active = fake_drm.exec_hold;
+    }
+}
+
+void fake_drm_i915_retire(void)
+{
+    fake_drm_lock();
+    for (unsigned i = 0; i < nheld; i++)
+        fake_drm_syncobj_reach(held[i].handle, held[i].point);
+    nheld = 0;
+    for (unsigned i = 0; i < FAKE_I915_VMAS; i++)
+        vmas[i].active = false;
+    fake_drm_unlock();
+}
+
 /* i915_gem_check_execbuffer, check_buffer_count and the batch checks of
  * eb_add_vma: a batch (the last object, or the first with BATCH_FIRST) is
  * not written by its own request, and [start, start + len) lies in it. */
@@ -1103,9 +1202,16 @@ static int i915_execbuffer(struct drm_i915_gem_execbuffer2 *args)
     len = args->batch_len ? args->batch_len : o->size - args->batch_start_offset;
     fake_drm.execs++;
     fake_drm.last_exec_ctx = (uint32_t)args->rsvd1;
+    vmas_bind(&x, (uint32_t)args->rsvd1);
     exec_run(&x, (const uint32_t *)(exec_resolve(&x, batch->offset, o->size) + args->batch_start_offset),
              (uint32_t)(len / 4));
-    exec_signal(&x);
+    if (fake_drm.exec_hold) {
+        for (uint64_t i = 0; i < x.nfences; i++)
+            if ((x.fences[i].flags & I915_EXEC_FENCE_SIGNAL) && nheld < 256)
+                held[nheld++] = (typeof(held[0])){ x.fences[i].handle, x.points[i] };
+    } else {
+        exec_signal(&x);
+    }
     return 0;
 }
 

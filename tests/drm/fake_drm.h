@@ -97,6 +97,13 @@ struct fake_drm {
     unsigned execs;
     uint32_t last_exec_ctx;
     unsigned exec_lost_writes, exec_hangs;
+    /* i915: with exec_hold set, a batch's request stays active after it ran
+     * (its signal points wait) until fake_drm_i915_retire().  exec_stalls
+     * counts EXECBUFFER2 calls that softpinned over a VMA still active in
+     * the context's VM: the kernel evicts it, waiting for that request
+     * (eb_reserve, i915_gem_evict_for_node), where the fake cannot wait. */
+    bool exec_hold;
+    unsigned exec_stalls;
 };
 
 extern struct fake_drm fake_drm;
@@ -162,6 +169,8 @@ void fake_drm_unlock(void);
  * and moving it up to `point` (never down), setting the eventfds due. */
 int fake_drm_syncobj_value(unsigned file, uint32_t handle, uint64_t *value);
 void fake_drm_syncobj_reach(uint32_t handle, uint64_t point);
+/* i915: the held requests retire (fake_drm.exec_hold): their points signal. */
+void fake_drm_i915_retire(void);
 
 /* ---- for fake_xe_exec.c (xe VMs, exec queues, exec) ---- */
 /* Its handler of the xe ioctls fake_drm.c lacks, and of GEM_CLOSE before

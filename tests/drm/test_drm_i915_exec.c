@@ -333,7 +333,7 @@ END_TEST
 
 /* Render copies the stream into the context's DMA buffer; the miniport
  * copies it into a batch object of its own, ends it, and closes that
- * object once the kernel took it. */
+ * object once the context completed it (here: with the context). */
 START_TEST(legacy_render_runs_a_copied_batch)
 {
     D3DKMT_HANDLE device, ctx;
@@ -352,8 +352,44 @@ START_TEST(legacy_render_runs_a_copied_batch)
     ck_assert_uint_eq(drm_test_read_u32(device, &target, 8), 0x1234);
     ck_assert_uint_eq(fake_drm.execs, 1);
     ck_assert_uint_eq(fake_drm.exec_hangs, 0);
-    ck_assert_uint_eq(fake_drm.live_objects, 1);    /* the batch copy is gone */
     ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    ck_assert_uint_eq(fake_drm.live_objects, 1);    /* the batch copy went with its context */
+    destroy(device, &target);
+    drm_test_destroy_device(device);
+    finish();
+}
+END_TEST
+
+/* Two legacy submissions in one context while the first still runs: the
+ * first copy is kept until its context completed it, so the second copy
+ * gets an address of its own.  Were the first closed at once, the second
+ * would take its VA (first fit) and EXECBUFFER2 would block until the
+ * first batch retired (eb_reserve evicting an active VMA). */
+START_TEST(legacy_copy_is_kept_until_its_batch_retires)
+{
+    D3DKMT_HANDLE device, ctx;
+    D3DKMT_CREATECONTEXT cc;
+    struct drm_test_alloc target;
+    struct kmt_fence f;
+
+    start(false);
+    device = drm_test_create_device(adapter);
+    ctx = kmt_exec_legacy_context(device, &cc);
+    target = create(device, PAGE);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    fake_drm.exec_hold = true;
+    drm_test_render(ctx, &cc, store_batch(cc.pCommandBuffer, target.va, 1) - 8, target.handle);
+    drm_test_render(ctx, &cc, store_batch(cc.pCommandBuffer, target.va + 4, 2) - 8, target.handle);
+    ck_assert_uint_eq(fake_drm.execs, 2);
+    ck_assert_uint_eq(fake_drm.exec_stalls, 0);
+    ck_assert_uint_eq(fake_drm.live_objects, 3);    /* both copies, still running */
+    fake_drm.exec_hold = false;
+    fake_drm_i915_retire();
+    drm_test_signal_and_wait(device, ctx, f.handle, 1);
+    ck_assert_uint_eq(drm_test_read_u32(device, &target, 0), 1);
+    ck_assert_uint_eq(drm_test_read_u32(device, &target, 4), 2);
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    ck_assert_uint_eq(fake_drm.live_objects, 1);    /* the copies went with their context */
     destroy(device, &target);
     drm_test_destroy_device(device);
     finish();
@@ -483,6 +519,7 @@ int main(void)
     tcase_add_test(exec, stream_in_no_allocation_page_faults);
     tcase_add_test(exec, stream_past_its_allocation_page_faults);
     tcase_add_test(exec, legacy_render_runs_a_copied_batch);
+    tcase_add_test(exec, legacy_copy_is_kept_until_its_batch_retires);
     tcase_add_test(exec, unknown_command_stops_the_batch);
     tcase_add_test(exec, failed_execbuffer_faults_and_leaks_nothing);
     tcase_add_test(exec, failed_legacy_execbuffer_closes_its_batch);

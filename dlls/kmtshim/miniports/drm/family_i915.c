@@ -31,8 +31,9 @@
  *                 engine (contexts have no engine map: the legacy ring
  *                 map), every named object softpinned at its VA, the batch
  *                 (the object holding the stream's VA, or for a legacy
- *                 submission a copy in an object of our own) last, waits
- *                 and signals as timeline fences (the ring point among them)
+ *                 submission a copy in an object of our own, kept until its
+ *                 context completed it: drm_batch.c) last, waits and
+ *                 signals as timeline fences (the ring point among them)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -187,6 +188,7 @@ static int i915_start(struct kdrm_adapter *a)
 
 static void i915_stop(struct kdrm_adapter *a)
 {
+    kdrm_batches_release(a, NULL, true); /* the contexts are gone: nothing runs */
     if (a->gpu_va)
         kdrm_gpuva_fini(&state(a)->va);
     a->gpu_va = false;
@@ -208,9 +210,13 @@ static int give_va(struct kdrm_adapter *a, struct kdrm_bo *bo)
     return err;
 }
 
-/* The address is free once the object is closed: an object given it next
- * is softpinned there, and the kernel first evicts (waiting for the GPU)
- * whatever a context still has bound at it. */
+/* The address is free once the object is closed.  An object given it next
+ * is softpinned there, and where a context's VM still holds the old
+ * object's VMA, busy, EXECBUFFER2 blocks until that work retires: the
+ * first reservation pass (PIN_NONBLOCK) gives up on an active VMA, the
+ * second evicts it and unbinding waits for it (eb_reserve,
+ * i915_gem_evict_for_node, __i915_vma_unbind).  Allocations are freed
+ * after their use; a legacy batch is kept until done (copy_batch). */
 static void i915_destroy(struct kdrm_adapter *a, struct kdrm_bo *bo)
 {
     kdrm_gem_destroy(a, bo);
@@ -319,10 +325,12 @@ static int i915_ctx_create(struct kdrm_adapter *a, struct kdrm_context *c)
     return 0;
 }
 
+/* The core drained the context before destroying it: its batches are done. */
 static void i915_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
 {
     struct drm_i915_gem_context_destroy args = { .ctx_id = c->kernel_ctx };
 
+    kdrm_batches_release(a, c, true);
     if (drmIoctl(a->fd, DRM_IOCTL_I915_GEM_CONTEXT_DESTROY, &args))
         kdrm_trace(a, KMT_TRACE_ERR, __func__, "GEM_CONTEXT_DESTROY(%u) failed\n", c->kernel_ctx);
 }
@@ -331,7 +339,7 @@ static void i915_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
 
 /* One EXECBUFFER2 being put together: the objects (batch last, where the
  * kernel looks for it without I915_EXEC_BATCH_FIRST), the timeline fences,
- * and for a legacy submission the object holding its copy of the stream. */
+ * and for a legacy submission its copy of the stream (drm_batch.c). */
 struct i915_exec {
     struct drm_i915_gem_exec_object2 *objects;
     UINT count;
@@ -340,7 +348,7 @@ struct i915_exec {
     UINT nfences;
     struct kdrm_gpuva_range batch;
     UINT32 batch_start, batch_len;
-    struct kdrm_bo copy;                 /* handle 0: none */
+    struct kdrm_batch *copy;             /* NULL: none */
 };
 
 static UINT64 round8(UINT64 v)
@@ -369,34 +377,35 @@ static int find_batch(struct kdrm_adapter *a, const struct kdrm_job *job, struct
     return 0;
 }
 
-/* A legacy stream is CPU memory: copied into an object of our own, with a
- * batch end after it (Render's DMA buffer carries none).  The object is
- * closed right after EXECBUFFER2: the request keeps the batch's VMA active,
- * and an active VMA holds a reference on its object until the request
- * retires (__i915_vma_active in i915_vma.c). */
-static int copy_batch(struct kdrm_adapter *a, const struct kdrm_job *job, struct i915_exec *x)
+/* A legacy stream is CPU memory: copied into an object of our own with a
+ * batch end after it (Render's DMA buffer carries none), MI_NOOP up to the
+ * 8-byte length.  The copy is kept until its context completed it: closed
+ * at once, its VA would go to the next object (the next copy, first fit),
+ * and EXECBUFFER2 softpinning that one in the same context would block
+ * until this batch retired (i915_destroy). */
+static int copy_batch(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job,
+                      struct i915_exec *x)
 {
-    UINT64 len = round8((UINT64)job->size + 4);
-    void *p;
+    struct kdrm_job ended = *job;
+    UINT32 *cmds;
     int err;
 
-    if (job->size % 4 || len > UINT32_MAX)
+    if (job->size % 4 || (UINT64)job->size + 8 > UINT32_MAX)
         return -EINVAL;
-    x->copy = (struct kdrm_bo){ .adapter = a, .size = (len + a->page_size - 1) & ~(UINT64)(a->page_size - 1) };
-    if ((err = i915_create(a, &x->copy)) < 0) {
-        x->copy.handle = 0;
+    if (!(cmds = malloc((size_t)job->size + 4)))
+        return -ENOMEM;
+    memcpy(cmds, job->cmds, job->size);
+    cmds[job->size / 4] = MI_BATCH_BUFFER_END;
+    ended.cmds = cmds;
+    ended.size = job->size + 4;
+    err = kdrm_batch_copy(a, c, &ended, 0, 8, 0 /* MI_NOOP */, &x->copy);
+    free(cmds);
+    if (err < 0)
         return err;
-    }
-    if ((err = i915_map(a, &x->copy, PROT_READ | PROT_WRITE, &p)) < 0)
-        return err;
-    memcpy(p, job->cmds, job->size);
-    ((UINT32 *)p)[job->size / 4] = MI_BATCH_BUFFER_END;
-    if (len > (UINT64)job->size + 4)
-        ((UINT32 *)p)[job->size / 4 + 1] = 0;    /* MI_NOOP up to the 8-byte length */
-    kdrm_unmap_plain(a, &x->copy, p);
-    x->batch = (struct kdrm_gpuva_range){ .start = x->copy.gpu_va, .size = x->copy.size, .handle = x->copy.handle };
+    x->batch = (struct kdrm_gpuva_range){ .start = x->copy->bo.gpu_va, .size = x->copy->bo.size,
+                                          .handle = x->copy->bo.handle };
     x->batch_start = 0;
-    x->batch_len = (UINT32)len;
+    x->batch_len = x->copy->size;
     return 0;
 }
 
@@ -461,10 +470,13 @@ static int execbuffer(struct kdrm_adapter *a, struct kdrm_context *c, struct i91
     return kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb, "I915_GEM_EXECBUFFER2");
 }
 
-static void exec_free(struct kdrm_adapter *a, struct i915_exec *x)
+/* A copy the kernel took is kept until done; one it refused is freed. */
+static void exec_free(struct kdrm_adapter *a, struct i915_exec *x, int err)
 {
-    if (x->copy.handle)
-        i915_destroy(a, &x->copy);
+    if (x->copy && err)
+        kdrm_batch_free(a, x->copy);
+    else if (x->copy)
+        kdrm_batch_keep(a, x->copy);
     free(x->objects);
     free(x->fences);
     free(x->points);
@@ -478,18 +490,19 @@ static int i915_submit(struct kdrm_adapter *a, struct kdrm_context *c, const str
 
     if (!a->gpu_va)
         return -ENOSYS;
+    kdrm_batches_release(a, NULL, false);
     x.objects = calloc(job->nbos + 1, sizeof(*x.objects));
     x.fences = calloc(nfences, sizeof(*x.fences));
     x.points = calloc(nfences, sizeof(*x.points));
     if (!x.objects || !x.fences || !x.points)
         err = -ENOMEM;
-    else if (!(err = job->cmds ? copy_batch(a, job, &x) : find_batch(a, job, &x)) &&
+    else if (!(err = job->cmds ? copy_batch(a, c, job, &x) : find_batch(a, job, &x)) &&
              !(err = list_objects(a, job, &x))) {
         add_fences(job->waits, job->nwaits, I915_EXEC_FENCE_WAIT, &x);
         add_fences(job->signals, job->nsignals, I915_EXEC_FENCE_SIGNAL, &x);
         err = execbuffer(a, c, &x);
     }
-    exec_free(a, &x);
+    exec_free(a, &x, err);
     return err;
 }
 

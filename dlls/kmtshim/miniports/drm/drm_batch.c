@@ -1,15 +1,18 @@
 /*
  * DRM miniport: legacy command buffers on adapters with GPU VA.
  *
- * A legacy (Render) submission's stream is CPU memory, but amdgpu and xe
- * run command buffers only at GPU virtual addresses: the family copies the
- * stream into an object of its own (kdrm_batch_copy), which its create()
- * gives a VA, and submits that.  The copy is kept on the adapter until its
- * context completed the submission (the ring point in the context's
- * progress block), and freed by the next submission, at the context's
- * destroy, or at the adapter's stop.  amdgpu would defer an early unmap's
- * page-table clear behind the VM's submissions (amdgpu_vm_update_range);
- * keeping the copy also keeps its VA range from being handed out again.
+ * A legacy (Render) submission's stream is CPU memory, but amdgpu, xe and
+ * i915 (softpin) run command buffers only at GPU virtual addresses: the
+ * family copies the stream into an object of its own (kdrm_batch_copy),
+ * which its create() gives a VA, and submits that.  The copy is kept on
+ * the adapter until its context completed the submission (the ring point
+ * in the context's progress block), and freed by the next submission, at
+ * the context's destroy, or at the adapter's stop.  On i915 an early close
+ * would hand the VA to the next object, and EXECBUFFER2 softpinning that
+ * one in the same context would block until this batch retired.  amdgpu
+ * would defer an early unmap's page-table clear behind the VM's
+ * submissions (amdgpu_vm_update_range); keeping the copy also keeps its VA
+ * range from being handed out again.
  *
  * `batch_lock` is taken before exec.lock (to read a context's progress),
  * never under it.

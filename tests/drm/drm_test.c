@@ -468,6 +468,21 @@ void drm_test_destroy_all(D3DKMT_HANDLE device, struct drm_test_alloc *all, UINT
         ck_assert_status(drm_test_destroy(device, &all[i].handle, 1), STATUS_SUCCESS);
 }
 
+void drm_test_failed_submit_faults(D3DKMT_HANDLE adapter, const void *stream, UINT bytes, const char *call)
+{
+    D3DKMT_HANDLE device = drm_test_create_device(adapter), ctx = kmt_exec_virtual_context(device);
+    struct drm_test_alloc code;
+    struct kmt_fence f;
+
+    ck_assert_status(drm_test_create2(device, 4096, 0, &code), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    drm_test_write(device, &code, 0, stream, bytes);
+    ck_assert_status(drm_test_set_fault(adapter, call, 1, ENOMEM), STATUS_SUCCESS);
+    ck_assert_status(drm_test_submit(ctx, code.va, bytes, NULL), STATUS_SUCCESS);
+    drm_test_expect_fault(device, f.handle, D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+    drm_test_destroy_device(device);
+}
+
 void drm_test_render(D3DKMT_HANDLE ctx, D3DKMT_CREATECONTEXT *cc, UINT length, D3DKMT_HANDLE written)
 {
     D3DKMT_RENDER r = { .hContext = ctx, .CommandLength = length, .AllocationCount = written ? 1 : 0 };

@@ -92,6 +92,10 @@ NTSTATUS drm_test_create2(D3DKMT_HANDLE device, UINT64 size, UINT flags, struct 
  * records land in all[0 .. 2 * per_thread).  destroy_all destroys them. */
 void drm_test_create_from_two_threads(D3DKMT_HANDLE device, UINT64 size, UINT per_thread, struct drm_test_alloc *all);
 void drm_test_destroy_all(D3DKMT_HANDLE device, struct drm_test_alloc *all, UINT count);
+/* A device and a virtual context on `adapter`; `stream` written into an
+ * allocation and submitted at its GPU VA while the DRM call `call` is armed
+ * to fail with ENOMEM: the device must be DMA-faulted.  Then it is destroyed. */
+void drm_test_failed_submit_faults(D3DKMT_HANDLE adapter, const void *stream, UINT bytes, const char *call);
 /* A legacy Render of the `length` bytes the caller wrote at
  * cc->pCommandBuffer, naming `written` (0: nothing) as written in the
  * allocation list (must succeed); cc then points at the new buffers. */

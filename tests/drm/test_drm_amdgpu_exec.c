@@ -231,22 +231,11 @@ END_TEST
 /* The CS ioctl failing faults the device; the fake ran nothing. */
 START_TEST(cs_failure_faults_the_device)
 {
-    D3DKMT_HANDLE device, ctx;
-    struct drm_test_alloc code;
-    struct kmt_fence f;
-    UINT32 nop[2] = { PKT3(PKT3_NOP, 1), 0 };
+    UINT32 stream[2] = { PKT3(PKT3_NOP, 1), 0 };
 
     open_fake_amdgpu();
-    device = drm_test_create_device(adapter);
-    ctx = kmt_exec_virtual_context(device);
-    ck_assert_status(drm_test_create2(device, 4096, 0, &code), STATUS_SUCCESS);
-    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
-    drm_test_write(device, &code, 0, nop, sizeof(nop));
-    ck_assert_status(drm_test_set_fault(adapter, "AMDGPU_CS", 1, ENOMEM), STATUS_SUCCESS);
-    ck_assert_status(drm_test_submit(ctx, code.va, sizeof(nop), NULL), STATUS_SUCCESS);
-    drm_test_expect_fault(device, f.handle, D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+    drm_test_failed_submit_faults(adapter, stream, sizeof(stream), "AMDGPU_CS");
     ck_assert_uint_eq(fake_amdgpu.submissions, 0);
-    drm_test_destroy_device(device);
     close_fake_amdgpu();
 }
 END_TEST

@@ -304,22 +304,11 @@ END_TEST
 /* The exec ioctl failing faults the device; the fake ran nothing. */
 START_TEST(exec_failure_faults_the_device)
 {
-    D3DKMT_HANDLE device, ctx;
-    struct drm_test_alloc code;
-    struct kmt_fence f;
-    UINT32 end[2] = { 0, MI_BATCH_BUFFER_END };
+    UINT32 stream[2] = { 0, MI_BATCH_BUFFER_END };
 
     open_fake_xe(false);
-    device = drm_test_create_device(adapter);
-    ctx = kmt_exec_virtual_context(device);
-    ck_assert_status(drm_test_create2(device, 4096, 0, &code), STATUS_SUCCESS);
-    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
-    drm_test_write(device, &code, 0, end, sizeof(end));
-    ck_assert_status(drm_test_set_fault(adapter, "XE_EXEC", 1, ENOMEM), STATUS_SUCCESS);
-    ck_assert_status(drm_test_submit(ctx, code.va, sizeof(end), NULL), STATUS_SUCCESS);
-    drm_test_expect_fault(device, f.handle, D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+    drm_test_failed_submit_faults(adapter, stream, sizeof(stream), "XE_EXEC");
     ck_assert_uint_eq(fake_xe.execs, 0);
-    drm_test_destroy_device(device);
     close_fake_xe();
 }
 END_TEST

@@ -69,27 +69,32 @@ typedef struct _KMT_DRM_UMD_PRIVATE {
  * Optional private data of CreateContext / CreateContextVirtual (in/out).
  * Contexts exist where the kernel driver runs command buffers (virtio_gpu on
  * a virgl host; i915, which runs submissions where it has softpin, a full
- * PPGTT and timeline fences; amdgpu contexts are made, but kmtshim does not
- * submit to them yet: CanSubmit 0); elsewhere CreateContext fails with
- * STATUS_NOT_SUPPORTED. */
+ * PPGTT and timeline fences, CanSubmit 0 elsewhere; xe; amdgpu); elsewhere
+ * CreateContext fails with STATUS_NOT_SUPPORTED. */
 typedef struct _KMT_DRM_CONTEXT_DESC {
     UINT Magic;                  /* KMT_DRM_MAGIC */
     UINT Version;                /* KMT_DRM_VERSION */
-    UINT KernelContext;          /* out: amdgpu/i915 context id; 0 on virtio_gpu
-                                    (the fd's own virgl context) */
+    UINT KernelContext;          /* out: i915 or amdgpu context id, xe exec queue
+                                    id; 0 on virtio_gpu (the fd's own virgl context) */
     UINT CanSubmit;              /* out: 1 if D3DKMT submissions run on it */
 } KMT_DRM_CONTEXT_DESC;
 
 /* ---- submissions ---------------------------------------------------------------
  * On this miniport a command buffer is the kernel driver's native stream
- * (virgl commands on virtio_gpu, a batch of GPU commands on i915), passed as
- * it is.  On i915 allocations have GPU virtual addresses
- * (D3DDDI_ALLOCATIONINFO2.GpuVirtualAddress): Commands is the stream's GPU VA
- * inside one of them (8-byte aligned, ending in MI_BATCH_BUFFER_END), and the
- * stream reaches only the objects BoHandles names (the batch's own is added).
- * Elsewhere there is no GPU virtual address space: Commands is the stream's
- * CPU address in the submitting process (read when the scheduler hands it to
- * the kernel: keep it unchanged until the submission completed).  A bad
+ * (virgl commands on virtio_gpu; a batch of GPU commands on i915 and xe; PM4
+ * on amdgpu), passed as it is.  On i915, xe and amdgpu allocations have GPU
+ * virtual addresses (D3DDDI_ALLOCATIONINFO2.GpuVirtualAddress): Commands is
+ * the stream's GPU VA, the whole stream inside one of them (i915: 8-byte
+ * aligned, ending in MI_BATCH_BUFFER_END; amdgpu: dwords, GFX ring), and on
+ * i915 and amdgpu the stream reaches only the objects BoHandles names (the
+ * stream's own object is added); xe binds every allocation in the adapter's
+ * VM and ignores BoHandles.  A lock waits for the kernel's fences on the
+ * object where the driver has a per-object wait (i915, amdgpu); xe has none:
+ * fence a submission before locking what it writes, as WDDM 2.0's flagless
+ * Lock2 expects anyway.  On virtio_gpu there is no GPU virtual
+ * address space: Commands is the stream's CPU address in the submitting
+ * process (read when the scheduler hands it to the kernel: keep it unchanged
+ * until the submission completed).  A bad
  * address faults the device with DMA_PAGE_FAULTED at it.  Its optional private data
  * is a KMT_DRM_SUBMIT: the GEM handles the stream names (the kernel fences
  * them) and kernel timeline points to wait for before and signal after,

@@ -2,17 +2,20 @@
  * DRM miniport: legacy command buffers on adapters with GPU VA.
  *
  * A legacy (Render) submission's stream is CPU memory, but amdgpu, xe and
- * i915 (softpin) run command buffers only at GPU virtual addresses: the
- * family copies the stream into an object of its own (kdrm_batch_copy),
- * which its create() gives a VA, and submits that.  The copy is kept on
- * the adapter until its context completed the submission (the ring point
- * in the context's progress block), and freed by the next submission, at
- * the context's destroy, or at the adapter's stop.  On i915 an early close
- * would hand the VA to the next object, and EXECBUFFER2 softpinning that
- * one in the same context would block until this batch retired.  amdgpu
- * would defer an early unmap's page-table clear behind the VM's
- * submissions (amdgpu_vm_update_range); keeping the copy also keeps its VA
- * range from being handed out again.
+ * i915 (softpin) run command buffers only at GPU virtual addresses.  So
+ * kdrm_batch_submit, the one way drm_submit.c hands a job to the family,
+ * copies such a stream into an object of the family's own (shaped by
+ * kdrm_family.batch: the object's flags, a dword after the stream, the
+ * padding), which the family's create() gives a VA, and passes the family
+ * that object's address as a virtual submission's.  The copy is kept on the
+ * adapter until its context completed the submission (the ring point in
+ * the context's progress block), and freed by a later submission, at the
+ * context's destroy (drm_context.c), or at the adapter's stop
+ * (drm_driver.c).  On i915 an early close would hand the VA to the next
+ * object, and EXECBUFFER2 softpinning that one in the same context would
+ * block until this batch retired.  amdgpu would defer an early unmap's
+ * page-table clear behind the VM's submissions (amdgpu_vm_update_range);
+ * keeping the copy also keeps its VA range from being handed out again.
  *
  * `batch_lock` is taken before exec.lock (to read a context's progress),
  * never under it.
@@ -29,32 +32,58 @@ void kdrm_batches_init(struct kdrm_adapter *a)
     list_init(&a->batches);
 }
 
-int kdrm_batch_copy(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job, UINT flags,
-                    UINT pad_to, UINT32 pad, struct kdrm_batch **out)
+/* A legacy command buffer copied into an object of the family's own. */
+struct kdrm_batch {
+    struct kdrm_bo bo;
+    const struct kdrm_context *ctx;
+    UINT64 point;                        /* the ring point that completes it */
+    UINT size;                           /* the stream with its end and padding: what the GPU runs */
+    struct list entry;                   /* kdrm_adapter.batches */
+};
+
+static void batch_free(struct kdrm_adapter *a, struct kdrm_batch *b)
 {
-    struct kdrm_batch *b = calloc(1, sizeof(*b));
+    a->family->destroy(a, &b->bo);
+    free(b);
+}
+
+/* The stream, the family's end dword after it, its padding dwords up to a
+ * multiple of pad_to.  A stream is whole dwords; an empty one only where an
+ * end dword makes it a batch. */
+static int batch_copy(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job,
+                      struct kdrm_batch **out)
+{
+    const struct kdrm_batch_shape *shape = &a->family->batch;
+    UINT64 size = (UINT64)job->size + (shape->end ? 4 : 0);
+    struct kdrm_batch *b;
     void *p;
     int err;
 
-    if (!b)
+    if (job->size % 4 || (!job->size && !shape->end) || size + shape->pad_to > UINT32_MAX)
+        return -EINVAL;
+    if (shape->pad_to)
+        size = (size + shape->pad_to - 1) / shape->pad_to * shape->pad_to;
+    if (!(b = calloc(1, sizeof(*b))))
         return -ENOMEM;
-    b->size = pad_to ? (UINT)(((UINT64)job->size + pad_to - 1) / pad_to * pad_to) : job->size;
+    b->size = (UINT)size;
     b->bo.magic = KDRM_BO_MAGIC;
     b->bo.adapter = a;
-    b->bo.size = ((UINT64)b->size + a->page_size - 1) & ~(UINT64)(a->page_size - 1);
-    b->bo.flags = flags;
+    b->bo.size = (size + a->page_size - 1) & ~(UINT64)(a->page_size - 1);
+    b->bo.flags = shape->flags;
     b->bo.backing = KMT_DRM_BACKING_BO;
     if ((err = a->family->create(a, &b->bo)) < 0) {
         free(b);
         return err;
     }
     if ((err = a->family->map(a, &b->bo, PROT_WRITE, &p)) < 0) {
-        kdrm_batch_free(a, b);
+        batch_free(a, b);
         return err;
     }
     memcpy(p, job->cmds, job->size);
-    for (UINT at = job->size; at + 4 <= b->size; at += 4)
-        memcpy((char *)p + at, &pad, 4);
+    if (shape->end)
+        memcpy((char *)p + job->size, &shape->end, 4);
+    for (UINT at = job->size + (shape->end ? 4 : 0); at + 4 <= b->size; at += 4)
+        memcpy((char *)p + at, &shape->pad, 4);
     a->family->unmap(a, &b->bo, p);
     b->ctx = c;
     b->point = job->signals[0].point;
@@ -62,13 +91,7 @@ int kdrm_batch_copy(struct kdrm_adapter *a, const struct kdrm_context *c, const 
     return 0;
 }
 
-void kdrm_batch_free(struct kdrm_adapter *a, struct kdrm_batch *b)
-{
-    a->family->destroy(a, &b->bo);
-    free(b);
-}
-
-void kdrm_batch_keep(struct kdrm_adapter *a, struct kdrm_batch *b)
+static void batch_keep(struct kdrm_adapter *a, struct kdrm_batch *b)
 {
     pthread_mutex_lock(&a->batch_lock);
     list_add_tail(&a->batches, &b->entry);
@@ -99,5 +122,30 @@ void kdrm_batches_release(struct kdrm_adapter *a, const struct kdrm_context *c, 
     pthread_mutex_unlock(&a->batch_lock);
     /* freed outside the lock: a family's destroy may take its own locks */
     LIST_FOR_EACH_ENTRY_SAFE(b, next, &done, struct kdrm_batch, entry)
-        kdrm_batch_free(a, b);
+        batch_free(a, b);
+}
+
+int kdrm_batch_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job)
+{
+    struct kdrm_batch *b;
+    struct kdrm_job copy;
+    int err;
+
+    if (!a->gpu_va)
+        return a->family->submit(a, c, job);
+    kdrm_batches_release(a, NULL, false);
+    if (!job->cmds)
+        return a->family->submit(a, c, job);
+    if ((err = batch_copy(a, c, job, &b)) < 0)
+        return err;
+    copy = *job;
+    copy.cmds = NULL;
+    copy.cmd_va = b->bo.gpu_va;
+    copy.size = b->size;
+    /* one the kernel took runs until its context completes it; one it refused is gone */
+    if ((err = a->family->submit(a, c, &copy)) < 0)
+        batch_free(a, b);
+    else
+        batch_keep(a, b);
+    return err;
 }

@@ -165,6 +165,7 @@ NTSTATUS APIENTRY kdrm_destroy_context(HANDLE hContext)
     struct kdrm_adapter *a = c->device->adapter;
 
     exec_remove_context(a);
+    kdrm_batches_release(a, c, true);    /* the core drained it: its batches are done */
     a->family->ctx_destroy(a, c);
     free_block(a, c);
     atomic_fetch_sub(&a->contexts, 1);

@@ -128,6 +128,8 @@ static NTSTATUS APIENTRY kdrm_remove_device(PVOID ctx)
                    (unsigned long long)atomic_load(&a->devices), (unsigned long long)atomic_load(&a->buffers),
                    (unsigned long long)atomic_load(&a->contexts), (unsigned long long)atomic_load(&a->fences));
     kdrm_exec_stop(a);
+    if (a->fd >= 0)
+        kdrm_batches_release(a, NULL, true);  /* the contexts are gone: nothing runs */
     if (a->family->stop && a->fd >= 0)
         a->family->stop(a);
     kdrm_close_nodes(a);

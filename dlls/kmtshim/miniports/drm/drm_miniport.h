@@ -59,8 +59,9 @@
  *   allocation's GpuVirtualAddress: i915 (with softpin, a full PPGTT and
  *   timeline fences) and xe from the adapter's allocator (drm_gpuva.c), xe
  *   binding each in the adapter's VM; amdgpu from libdrm_amdgpu's VA
- *   manager, mapped into the fd's VM.  Elsewhere it is 0.  Legacy streams
- *   are copied into objects with a VA (drm_batch.c on amdgpu and xe).
+ *   manager, mapped into the fd's VM.  Elsewhere it is 0.  There a legacy
+ *   stream is copied into an object with a VA (drm_batch.c), so a family's
+ *   submit only ever sees a GPU VA.
  * Submission (drm_submit.c): a command buffer is the driver's native stream
  *   (virgl commands, i915 batches), handed to the kernel as it is: virtual
  *   submissions pass its GPU VA (i915: inside one of the objects, each
@@ -173,6 +174,14 @@ struct kdrm_memory {
     UINT64 nonlocal_size, nonlocal_free; /* system memory the GPU reaches (GTT) */
 };
 
+/* How a legacy stream becomes a command buffer of the family's own. */
+struct kdrm_batch_shape {
+    UINT flags;                          /* the copy's KMT_DRM_ALLOCATION_* */
+    UINT32 end;                          /* a dword after the stream (0: none) */
+    UINT pad_to;                         /* padded to a multiple of these bytes (0: not) */
+    UINT32 pad;                          /* with this dword */
+};
+
 /* A driver family's allocator.  Calls return 0 or a negative errno. */
 struct kdrm_family {
     const char *name;
@@ -197,6 +206,9 @@ struct kdrm_family {
     int (*ctx_create)(struct kdrm_adapter *a, struct kdrm_context *c);
     void (*ctx_destroy)(struct kdrm_adapter *a, struct kdrm_context *c);
     int (*submit)(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job);
+    /* Where the adapter has GPU VA, submit never sees a legacy stream:
+     * drm_batch.c copies it into an object shaped so and passes its VA. */
+    struct kdrm_batch_shape batch;
 };
 
 extern const struct kdrm_family kdrm_family_virtio_gpu;
@@ -354,16 +366,6 @@ struct kdrm_bo {
     unsigned copy_refs;                  /* the allocation + submissions naming it */
 };
 
-/* A legacy command buffer copied into an object of the family's own, kept
- * until its context completed it (drm_batch.c). */
-struct kdrm_batch {
-    struct kdrm_bo bo;
-    const struct kdrm_context *ctx;
-    UINT64 point;                        /* the ring point that completes it */
-    UINT size;                           /* the stream's bytes with the padding: what the GPU runs */
-    struct list entry;                   /* kdrm_adapter.batches */
-};
-
 /* drm_driver.c */
 void kdrm_trace(struct kdrm_adapter *a, KMT_TRACE_LEVEL level, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -400,23 +402,18 @@ NTSTATUS APIENTRY kdrm_close_allocation(HANDLE hDevice, const DXGKARG_CLOSEALLOC
 /* Frees the GEM object and the record (the last reference of a copy-backed one). */
 void kdrm_bo_release(struct kdrm_adapter *a, struct kdrm_bo *bo);
 
+/* drm_batch.c: legacy streams on adapters with GPU VA.  submit is the
+ * family's submit, a legacy stream first copied into an object with a VA
+ * (kdrm_family.batch) and kept until its context completed it; release
+ * frees the kept copies of context `c` (NULL: of every context), all of
+ * them or only those completed. */
+void kdrm_batches_init(struct kdrm_adapter *a);
+int kdrm_batch_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job);
+void kdrm_batches_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all);
+
 /* drm_copy_sync.c: keeping copy-backed objects and the caller's pages in
  * step around submissions. */
 void kdrm_copy_init(struct kdrm_adapter *a);
-
-/* drm_batch.c: legacy streams on adapters with GPU VA.  copy makes the
- * object (the family's create, map and unmap, `flags` KMT_DRM_ALLOCATION_*),
- * the stream padded with `pad` dwords to a multiple of `pad_to` bytes (0:
- * as it is; kdrm_batch.size says what is there);
- * keep holds it until its context completed it; release frees the kept
- * copies of context `c` (NULL: of every context), all of them or only
- * those completed. */
-void kdrm_batches_init(struct kdrm_adapter *a);
-int kdrm_batch_copy(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job, UINT flags,
-                    UINT pad_to, UINT32 pad, struct kdrm_batch **out);
-void kdrm_batch_free(struct kdrm_adapter *a, struct kdrm_batch *b);
-void kdrm_batch_keep(struct kdrm_adapter *a, struct kdrm_batch *b);
-void kdrm_batches_release(struct kdrm_adapter *a, const struct kdrm_context *c, bool all);
 void kdrm_copy_register(struct kdrm_adapter *a, struct kdrm_bo *bo, void *user, UINT64 size);
 /* The allocation is destroyed: true if the object can go now, false if a
  * submission still names it (its completion frees it). */

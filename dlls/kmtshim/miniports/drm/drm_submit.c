@@ -10,7 +10,8 @@
  * address as a GPU VA in one of the process's allocations (kdrm_job.cmd_va);
  * one in no allocation is a page fault at that address.  A legacy submission
  * is the DMA buffer DxgkDdiRender filled, with the GEM objects of its
- * allocation list.
+ * allocation list; on an adapter with GPU VA drm_batch.c first copies it
+ * into an object of the family's own, so the family sees a GPU VA there too.
  *
  * Completion: every submission also signals the next point of the
  * adapter's ring (a timeline syncobj, kernel out-syncobj [0]); the watcher
@@ -149,7 +150,7 @@ static NTSTATUS submit_plan(struct kdrm_adapter *a, struct kdrm_context *c, UINT
         if (!a->family->submit)
             err = -ENOSYS;
         else if (!(err = kdrm_copy_push(a, p->job.bos, p->job.nbos, s)) &&
-                 (err = a->family->submit(a, c, &p->job)) < 0)
+                 (err = kdrm_batch_submit(a, c, &p->job)) < 0)
             kdrm_copy_finish(a, s, false);
         if (!err)
             kdrm_fault_stall_point("submitted");

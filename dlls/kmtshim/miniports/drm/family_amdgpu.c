@@ -178,7 +178,6 @@ static void amd_stop(struct kdrm_adapter *a)
 {
     struct amd_state *s = state(a);
 
-    kdrm_batches_release(a, NULL, true); /* the contexts are gone: nothing runs */
     a->fd = node_fd(a);
     a->gpu_va = false;
     amdgpu_device_deinitialize(s->dev);
@@ -362,12 +361,10 @@ static int amd_ctx_create(struct kdrm_adapter *a, struct kdrm_context *c)
     return 0;
 }
 
-/* The core drained the context before destroying it: its IBs are done. */
 static void amd_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
 {
     union drm_amdgpu_ctx args;
 
-    kdrm_batches_release(a, c, true);
     memset(&args, 0, sizeof(args));
     args.in.op = AMDGPU_CTX_OP_FREE_CTX;
     args.in.ctx_id = c->kernel_ctx;
@@ -416,12 +413,11 @@ static struct drm_amdgpu_cs_chunk chunk(UINT32 id, const void *data, size_t size
                                          .chunk_data = (uintptr_t)data };
 }
 
-/* One CS ioctl: the IB of `bytes` at `va` on GFX ring 0, the objects, the waits and the signals. */
-static int cs_ioctl(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job, UINT64 va,
-                    UINT bytes)
+/* One CS ioctl: the IB at cmd_va on GFX ring 0, the objects, the waits and the signals. */
+static int cs_ioctl(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job)
 {
     struct drm_amdgpu_bo_list_entry list[CS_MAX_BOS];
-    struct drm_amdgpu_cs_chunk_ib ib = { .va_start = va, .ib_bytes = bytes, .ip_type = AMDGPU_HW_IP_GFX };
+    struct drm_amdgpu_cs_chunk_ib ib = { .va_start = job->cmd_va, .ib_bytes = job->size, .ip_type = AMDGPU_HW_IP_GFX };
     struct drm_amdgpu_bo_list_in bos = { .operation = ~0u, .list_handle = ~0u,
                                          .bo_info_size = sizeof(list[0]), .bo_info_ptr = (uintptr_t)list };
     struct drm_amdgpu_cs_chunk chunks[4];
@@ -431,7 +427,7 @@ static int cs_ioctl(struct kdrm_adapter *a, const struct kdrm_context *c, const 
     UINT n = 0;
     int err;
 
-    if ((err = ib_holder(a, va, bytes, &holder)) < 0)
+    if ((err = ib_holder(a, job->cmd_va, job->size, &holder)) < 0)
         return err;
     bos.bo_number = bo_list(job, holder, list);
     chunks[n++] = chunk(AMDGPU_CHUNK_ID_IB, &ib, sizeof(ib));
@@ -451,35 +447,18 @@ static int cs_ioctl(struct kdrm_adapter *a, const struct kdrm_context *c, const 
 
 /* PM4 IBs are whole dwords at a dword-aligned address (the kernel checks
  * neither: a length past 20 bits runs into the INDIRECT_BUFFER packet's
- * other fields, an unaligned address hits a BUG_ON or WARN in emit_ib); a
- * legacy copy is that long once padded. */
+ * other fields, an unaligned address hits a BUG_ON or WARN in emit_ib). */
 static bool ib_shape_ok(const struct kdrm_job *job)
 {
-    UINT64 bytes = job->cmds ? ((UINT64)job->size + IB_PAD_BYTES - 1) & ~(UINT64)(IB_PAD_BYTES - 1) : job->size;
-
-    return job->size && !(job->size % 4) && bytes / 4 <= IB_MAX_DWORDS && !(job->cmd_va % 4);
+    return job->size && !(job->size % 4) && job->size / 4 <= IB_MAX_DWORDS && !(job->cmd_va % 4);
 }
 
-/* A legacy stream runs from a write-combined GTT copy (drm_batch.c),
- * padded with one-dword NOPs to the GFX ring's IB size alignment as Mesa
- * pads its own; a virtual one is the UMD's, run as it is. */
+/* A legacy stream arrives as drm_batch.c's copy (kdrm_family.batch). */
 static int amd_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job)
 {
-    struct kdrm_batch *b = NULL;
-    int err;
-
     if (!ib_shape_ok(job))
         return -EINVAL;
-    kdrm_batches_release(a, NULL, false);
-    if (job->cmds &&
-        (err = kdrm_batch_copy(a, c, job, KMT_DRM_ALLOCATION_WRITECOMBINE, IB_PAD_BYTES, PKT3_NOP_PAD, &b)) < 0)
-        return err;
-    err = b ? cs_ioctl(a, c, job, b->bo.gpu_va, b->size) : cs_ioctl(a, c, job, job->cmd_va, job->size);
-    if (b && err)
-        kdrm_batch_free(a, b);
-    else if (b)
-        kdrm_batch_keep(a, b);
-    return err;
+    return cs_ioctl(a, c, job);
 }
 
 const struct kdrm_family kdrm_family_amdgpu = {
@@ -497,4 +476,7 @@ const struct kdrm_family kdrm_family_amdgpu = {
     .ctx_create = amd_ctx_create,
     .ctx_destroy = amd_ctx_destroy,
     .submit = amd_submit,
+    /* write-combined GTT, padded with one-dword NOPs to the GFX ring's IB
+     * size alignment as Mesa pads its own */
+    .batch = { .flags = KMT_DRM_ALLOCATION_WRITECOMBINE, .pad_to = IB_PAD_BYTES, .pad = PKT3_NOP_PAD },
 };

@@ -38,7 +38,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <xf86drm.h>
 #include <i915_drm.h>
 
@@ -188,7 +187,6 @@ static int i915_start(struct kdrm_adapter *a)
 
 static void i915_stop(struct kdrm_adapter *a)
 {
-    kdrm_batches_release(a, NULL, true); /* the contexts are gone: nothing runs */
     if (a->gpu_va)
         kdrm_gpuva_fini(&state(a)->va);
     a->gpu_va = false;
@@ -330,7 +328,6 @@ static void i915_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
 {
     struct drm_i915_gem_context_destroy args = { .ctx_id = c->kernel_ctx };
 
-    kdrm_batches_release(a, c, true);
     if (drmIoctl(a->fd, DRM_IOCTL_I915_GEM_CONTEXT_DESTROY, &args))
         kdrm_trace(a, KMT_TRACE_ERR, __func__, "GEM_CONTEXT_DESTROY(%u) failed\n", c->kernel_ctx);
 }
@@ -338,8 +335,8 @@ static void i915_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
 /* ---- submission ---------------------------------------------------------- */
 
 /* One EXECBUFFER2 being put together: the objects (batch last, where the
- * kernel looks for it without I915_EXEC_BATCH_FIRST), the timeline fences,
- * and for a legacy submission its copy of the stream (drm_batch.c). */
+ * kernel looks for it without I915_EXEC_BATCH_FIRST) and the timeline
+ * fences.  A legacy stream arrives as drm_batch.c's copy. */
 struct i915_exec {
     struct drm_i915_gem_exec_object2 *objects;
     UINT count;
@@ -348,7 +345,6 @@ struct i915_exec {
     UINT nfences;
     struct kdrm_gpuva_range batch;
     UINT32 batch_start, batch_len;
-    struct kdrm_batch *copy;             /* NULL: none */
 };
 
 static UINT64 round8(UINT64 v)
@@ -374,38 +370,6 @@ static int find_batch(struct kdrm_adapter *a, const struct kdrm_job *job, struct
         return -EINVAL;
     x->batch_start = (UINT32)start;
     x->batch_len = (UINT32)round8(job->size);
-    return 0;
-}
-
-/* A legacy stream is CPU memory: copied into an object of our own with a
- * batch end after it (Render's DMA buffer carries none), MI_NOOP up to the
- * 8-byte length.  The copy is kept until its context completed it: closed
- * at once, its VA would go to the next object (the next copy, first fit),
- * and EXECBUFFER2 softpinning that one in the same context would block
- * until this batch retired (i915_destroy). */
-static int copy_batch(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job,
-                      struct i915_exec *x)
-{
-    struct kdrm_job ended = *job;
-    UINT32 *cmds;
-    int err;
-
-    if (job->size % 4 || (UINT64)job->size + 8 > UINT32_MAX)
-        return -EINVAL;
-    if (!(cmds = malloc((size_t)job->size + 4)))
-        return -ENOMEM;
-    memcpy(cmds, job->cmds, job->size);
-    cmds[job->size / 4] = MI_BATCH_BUFFER_END;
-    ended.cmds = cmds;
-    ended.size = job->size + 4;
-    err = kdrm_batch_copy(a, c, &ended, 0, 8, 0 /* MI_NOOP */, &x->copy);
-    free(cmds);
-    if (err < 0)
-        return err;
-    x->batch = (struct kdrm_gpuva_range){ .start = x->copy->bo.gpu_va, .size = x->copy->bo.size,
-                                          .handle = x->copy->bo.handle };
-    x->batch_start = 0;
-    x->batch_len = x->copy->size;
     return 0;
 }
 
@@ -470,13 +434,8 @@ static int execbuffer(struct kdrm_adapter *a, struct kdrm_context *c, struct i91
     return kdrm_ioctl(a->fd, DRM_IOCTL_I915_GEM_EXECBUFFER2, &eb, "I915_GEM_EXECBUFFER2");
 }
 
-/* A copy the kernel took is kept until done; one it refused is freed. */
-static void exec_free(struct kdrm_adapter *a, struct i915_exec *x, int err)
+static void exec_free(struct i915_exec *x)
 {
-    if (x->copy && err)
-        kdrm_batch_free(a, x->copy);
-    else if (x->copy)
-        kdrm_batch_keep(a, x->copy);
     free(x->objects);
     free(x->fences);
     free(x->points);
@@ -490,19 +449,18 @@ static int i915_submit(struct kdrm_adapter *a, struct kdrm_context *c, const str
 
     if (!a->gpu_va)
         return -ENOSYS;
-    kdrm_batches_release(a, NULL, false);
     x.objects = calloc(job->nbos + 1, sizeof(*x.objects));
     x.fences = calloc(nfences, sizeof(*x.fences));
     x.points = calloc(nfences, sizeof(*x.points));
     if (!x.objects || !x.fences || !x.points)
         err = -ENOMEM;
-    else if (!(err = job->cmds ? copy_batch(a, c, job, &x) : find_batch(a, job, &x)) &&
+    else if (!(err = find_batch(a, job, &x)) &&
              !(err = list_objects(a, job, &x))) {
         add_fences(job->waits, job->nwaits, I915_EXEC_FENCE_WAIT, &x);
         add_fences(job->signals, job->nsignals, I915_EXEC_FENCE_SIGNAL, &x);
         err = execbuffer(a, c, &x);
     }
-    exec_free(a, &x, err);
+    exec_free(&x);
     return err;
 }
 
@@ -521,4 +479,7 @@ const struct kdrm_family kdrm_family_i915 = {
     .ctx_create = i915_ctx_create,
     .ctx_destroy = i915_ctx_destroy,
     .submit = i915_submit,
+    /* Render's DMA buffer carries no batch end: one after it, MI_NOOP up
+     * to the 8-byte length the kernel wants */
+    .batch = { .end = MI_BATCH_BUFFER_END, .pad_to = 8, .pad = 0 },
 };

@@ -39,7 +39,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <xf86drm.h>
 
 #include "drm_miniport.h"
@@ -513,12 +512,11 @@ static int xe_start(struct kdrm_adapter *a)
     return 0;
 }
 
-/* The contexts are gone (nothing runs): their batches go, then the VM. */
+/* The contexts are gone (nothing runs), their batches too: the VM goes. */
 static void xe_stop(struct kdrm_adapter *a)
 {
     struct xe_state *s = state(a);
 
-    kdrm_batches_release(a, NULL, true);
     kdrm_syncobj_destroy(a, s->bind_timeline);
     vm_destroy(a, s);
     state_free(s);
@@ -673,12 +671,10 @@ static int xe_ctx_create(struct kdrm_adapter *a, struct kdrm_context *c)
     return 0;
 }
 
-/* The core drained the context before destroying it: its batches are done. */
 static void xe_ctx_destroy(struct kdrm_adapter *a, struct kdrm_context *c)
 {
     struct kxe_exec_queue_destroy args = { .exec_queue_id = c->kernel_ctx };
 
-    kdrm_batches_release(a, c, true);
     if (drmIoctl(a->fd, KXE_IOCTL_EXEC_QUEUE_DESTROY, &args))
         kdrm_trace(a, KMT_TRACE_ERR, __func__, "XE_EXEC_QUEUE_DESTROY(%u) failed: %d\n", c->kernel_ctx, errno);
 }
@@ -699,16 +695,16 @@ static struct kxe_sync timeline_sync(const struct kdrm_sync_point *p, bool signa
                               .handle = p->handle, .timeline_value = p->point };
 }
 
-/* One XE_EXEC of the batch at `va`.  No object list: what the VM binds is
- * resident for every exec on it. */
-static int exec(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job, uint64_t va)
+/* One XE_EXEC of the batch at cmd_va.  No object list: what the VM binds
+ * is resident for every exec on it. */
+static int exec(struct kdrm_adapter *a, const struct kdrm_context *c, const struct kdrm_job *job)
 {
     struct kxe_sync syncs[MAX_SYNCS];
-    struct kxe_exec args = { .exec_queue_id = c->kernel_ctx, .address = va, .num_batch_buffer = 1,
+    struct kxe_exec args = { .exec_queue_id = c->kernel_ctx, .address = job->cmd_va, .num_batch_buffer = 1,
                              .syncs = (uintptr_t)syncs };
     UINT n = 0;
 
-    if (!batch_bound(state(a), va, job->size))
+    if (!batch_bound(state(a), job->cmd_va, job->size))
         return -EFAULT;
     if (job->nwaits + job->nsignals > MAX_SYNCS)
         return -EINVAL;
@@ -726,23 +722,13 @@ static bool batch_shape_ok(const struct kdrm_job *job)
     return job->size && !(job->size % 4) && !(job->cmd_va % 4);
 }
 
-/* A legacy stream runs from a write-back system copy (drm_batch.c). */
+/* A legacy stream arrives as drm_batch.c's copy: write-back system memory
+ * (kdrm_family.batch all zero). */
 static int xe_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struct kdrm_job *job)
 {
-    struct kdrm_batch *b = NULL;
-    int err;
-
     if (!batch_shape_ok(job))
         return -EINVAL;
-    kdrm_batches_release(a, NULL, false);
-    if (job->cmds && (err = kdrm_batch_copy(a, c, job, 0, 0, 0, &b)) < 0)
-        return err;
-    err = exec(a, c, job, b ? b->bo.gpu_va : job->cmd_va);
-    if (b && err)
-        kdrm_batch_free(a, b);
-    else if (b)
-        kdrm_batch_keep(a, b);
-    return err;
+    return exec(a, c, job);
 }
 
 const struct kdrm_family kdrm_family_xe = {

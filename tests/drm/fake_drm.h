@@ -55,6 +55,7 @@ struct fake_drm_config {
      * Xe_LPG (Meteor Lake) or Xe_LP (Tiger Lake, DG2 when discrete). */
     enum { FAKE_XE_XE2, FAKE_XE_XELPG, FAKE_XE_XELP } xe_ip;
     bool xe_no_ip_ver;                  /* xe: GT_LIST's ip_ver 0 (an older kernel, or no GMD_ID) */
+    int xe_config_params;               /* xe: CONFIG's parameters (0: all five; <0: none) */
     /* Timeline syncobjs: GET_CAP says SYNCOBJ and SYNCOBJ_TIMELINE, the
      * SYNCOBJ ioctls keep syncobjs with a value, and SYNCOBJ_EVENTFD takes
      * registrations on them and sets the eventfd when the value reaches the

@@ -190,8 +190,11 @@ static int device_query(struct fake_xe_dquery *q)
     _Static_assert(sizeof(gts) == 8 + 96, "drm_xe_gt is 96 bytes");
     if (q->query == QUERY_ENGINES)
         return reply(q, &engines, sizeof(engines));
-    if (q->query == QUERY_CONFIG)
-        return reply(q, &config, sizeof(config));
+    if (q->query == QUERY_CONFIG) {
+        if (fake_drm.config.xe_config_params)
+            config.n = fake_drm.config.xe_config_params < 0 ? 0 : (uint32_t)fake_drm.config.xe_config_params;
+        return reply(q, &config, 8 + config.n * sizeof(config.info[0]));
+    }
     if (q->query == QUERY_GT_LIST)
         return reply(q, &gts, sizeof(gts));
     return -EINVAL;

@@ -1384,6 +1384,37 @@ START_TEST(amdgpu_failure_half_way_leaves_no_object)
 END_TEST
 #endif
 
+/* A CONFIG answer without VA_BITS, or with no parameter at all, is a
+ * device the family cannot give addresses: its start is refused and leaves
+ * nothing (and reads nothing past the answer: the ASan lane). */
+START_TEST(xe_short_config_answer_refuses_the_start)
+{
+    static const int params[] = { -1, 1, 3 };
+
+    for (unsigned i = 0; i < 3; i++) {
+        struct fake_drm_config c = { .driver = FAKE_XE, .timelines = true, .xe_config_params = params[i] };
+        struct kdrm_adapter *a = calloc(1, sizeof(*a));
+
+        ck_assert_ptr_nonnull(a);
+        fake_xe_reset();
+        a->family = &kdrm_family_xe;
+        a->fd = a->render_fd = fake_drm_open(&c);
+        ck_assert_int_ge(a->fd, 0);
+        a->card_fd = -1;
+        a->page_size = (UINT)sysconf(_SC_PAGESIZE);
+        kdrm_copy_init(a);
+        kdrm_batches_init(a);
+        ck_assert_int_eq(a->family->start(a), -ENODEV);
+        ck_assert_ptr_null(a->family_data);
+        ck_assert(!a->gpu_va);
+        ck_assert_uint_eq(fake_xe.vms, 0);
+        ck_assert_uint_eq(fake_drm.live_syncobjs, 0);
+        fake_drm_close();
+        free(a);
+    }
+}
+END_TEST
+
 /* What a kernel errno becomes for the program: a context the kernel gave up
  * after a GPU reset (EIO on i915, ECANCELED on amdgpu and xe) reads as a
  * removed device, as a wedged or unplugged GPU does. */
@@ -1486,6 +1517,7 @@ int main(void)
     tcase_add_test(discovery, pci_domain_above_16_bits_gets_its_own_bus_id_and_luid);
     tcase_add_test(discovery, pci_bus_id_is_unchanged_up_to_16_bits_and_without_sysfs);
     tcase_add_test(gpuva, kernel_errnos_map_to_windows_statuses);
+    tcase_add_test(gpuva, xe_short_config_answer_refuses_the_start);
     tcase_add_test(gpuva, gpuva_first_fit_honours_each_objects_alignment);
     tcase_add_test(gpuva, gpuva_refuses_what_does_not_fit);
     suite_add_tcase(s, gpuva);

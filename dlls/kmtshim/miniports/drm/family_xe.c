@@ -302,8 +302,10 @@ static struct xe_state *state(struct kdrm_adapter *a)
     return a->family_data;
 }
 
-/* A DEVICE_QUERY answer of at least `min` bytes, in memory of its own. */
-static int query(struct kdrm_adapter *a, uint32_t id, size_t min, void **out)
+/* A DEVICE_QUERY answer, in memory of its own.  Every answer read here is
+ * a 32-bit count, 4 bytes of padding, then that many `elem`-byte entries:
+ * the count must fit the size the kernel gave, so no reader goes past it. */
+static int query(struct kdrm_adapter *a, uint32_t id, size_t elem, void **out)
 {
     struct kxe_device_query q = { .query = id };
     void *buf;
@@ -311,12 +313,16 @@ static int query(struct kdrm_adapter *a, uint32_t id, size_t min, void **out)
 
     if ((err = kdrm_ioctl(a->fd, KXE_IOCTL_DEVICE_QUERY, &q, "XE_DEVICE_QUERY")) < 0)
         return err;
-    if (q.size < min || !(buf = calloc(1, q.size)))
+    if (q.size < 8 || !(buf = calloc(1, q.size)))
         return q.size ? -ENOMEM : -ENODATA;
     q.data = (uintptr_t)buf;
     if ((err = kdrm_ioctl(a->fd, KXE_IOCTL_DEVICE_QUERY, &q, "XE_DEVICE_QUERY")) < 0) {
         free(buf);
         return err;
+    }
+    if (*(const uint32_t *)buf > (q.size - 8) / elem) {
+        free(buf);
+        return -EPROTO;
     }
     *out = buf;
     return 0;
@@ -324,7 +330,7 @@ static int query(struct kdrm_adapter *a, uint32_t id, size_t min, void **out)
 
 static int query_regions(struct kdrm_adapter *a, struct kxe_query_mem_regions **out)
 {
-    return query(a, KXE_QUERY_MEM_REGIONS, sizeof(**out), (void **)out);
+    return query(a, KXE_QUERY_MEM_REGIONS, sizeof(struct kxe_mem_region), (void **)out);
 }
 
 static int xe_memory(struct kdrm_adapter *a, struct kdrm_memory *m)
@@ -395,10 +401,11 @@ static int read_va_bits(struct kdrm_adapter *a, struct xe_state *s)
     uint64_t bits;
     int err;
 
-    if ((err = query(a, KXE_QUERY_CONFIG, sizeof(*c), (void **)&c)) < 0)
+    if ((err = query(a, KXE_QUERY_CONFIG, sizeof(c->info[0]), (void **)&c)) < 0)
         return err;
     bits = c->num_params > KXE_CONFIG_VA_BITS ? c->info[KXE_CONFIG_VA_BITS] : 0;
-    s->devid = (uint16_t)c->info[KXE_CONFIG_REV_AND_DEVICE_ID];   /* revision above bit 16 */
+    if (c->num_params > KXE_CONFIG_REV_AND_DEVICE_ID)               /* revision above bit 16 */
+        s->devid = (uint16_t)c->info[KXE_CONFIG_REV_AND_DEVICE_ID];
     free(c);
     if (bits < 32)
         return -ENODEV;                  /* no VM worth the name */
@@ -417,7 +424,7 @@ static void pick_pat(struct kdrm_adapter *a, struct xe_state *s)
     struct kxe_query_gt_list *g;
     unsigned major = 0, minor = 0;
 
-    if (query(a, KXE_QUERY_GT_LIST, sizeof(*g), (void **)&g) == 0) {
+    if (query(a, KXE_QUERY_GT_LIST, sizeof(struct kxe_gt), (void **)&g) == 0) {
         for (uint32_t i = 0; i < g->num_gt && !major; i++)
             if (g->gt_list[i].type == KXE_GT_TYPE_MAIN) {
                 major = g->gt_list[i].ip_ver_major;
@@ -444,7 +451,7 @@ static int read_engines(struct kdrm_adapter *a, struct xe_state *s)
     size_t room;
     int err;
 
-    if ((err = query(a, KXE_QUERY_ENGINES, sizeof(*e), (void **)&e)) < 0)
+    if ((err = query(a, KXE_QUERY_ENGINES, sizeof(struct kxe_engine), (void **)&e)) < 0)
         return err;
     room = (size_t)e->num_engines;
     for (size_t i = 0; i < room && !s->has_render; i++)

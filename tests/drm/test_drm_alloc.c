@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -341,6 +342,21 @@ START_TEST(bad_descriptors_make_nothing)
 END_TEST
 
 /* Two adapters at once, each with its own fd and GEM handle space. */
+/* A device on `a` with one SIZE allocation, locked and filled with `seed`. */
+static KMT_DRM_ALLOCATION_INFO create_filled(const struct drm_test_adapter *a, unsigned seed,
+                                             D3DKMT_HANDLE *device, D3DKMT_HANDLE *alloc)
+{
+    KMT_DRM_ALLOCATION_INFO info;
+    void *p;
+
+    *device = drm_test_create_device(a->handle);
+    ck_assert_status(drm_test_create(*device, 1, SIZE, alloc, NULL, NULL), STATUS_SUCCESS);
+    info = drm_test_query(a->handle, *alloc);
+    ck_assert_status(drm_test_lock(*device, *alloc, 0, &p), STATUS_SUCCESS);
+    fill(p, SIZE, seed);
+    return info;
+}
+
 START_TEST(adapters_are_independent)
 {
     struct drm_test_adapter a[DRM_TEST_MAX];
@@ -350,13 +366,7 @@ START_TEST(adapters_are_independent)
 
     n = drm_test_use_allocating(a);
     for (unsigned i = 0; i < n; i++) {
-        void *p;
-
-        device[i] = drm_test_create_device(a[i].handle);
-        ck_assert_status(drm_test_create(device[i], 1, SIZE, &alloc[i], NULL, NULL), STATUS_SUCCESS);
-        info[i] = drm_test_query(a[i].handle, alloc[i]);
-        ck_assert_status(drm_test_lock(device[i], alloc[i], 0, &p), STATUS_SUCCESS);
-        fill(p, SIZE, i);
+        info[i] = create_filled(&a[i], i, &device[i], &alloc[i]);
         /* another adapter's allocation is not this adapter's */
         if (i) {
             KMT_DRM_ESCAPE e = { .Code = KMT_DRM_ESCAPE_QUERY_ALLOCATION };
@@ -444,6 +454,71 @@ START_TEST(processes_are_independent)
 }
 END_TEST
 
+/* A fork() child is a new process (dxgkrnl/fork.c): it must not keep the
+ * parent's DRM file, where every GEM handle is the parent's.  Before its
+ * first call it has none of the parent's fds; the parent's handles mean
+ * nothing to it; its own objects go on a file of its own (the first object
+ * there gets GEM handle 1, while the parent's file already has one); and
+ * the parent's objects are untouched after it exits. */
+START_TEST(fork_child_opens_its_own_files)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    D3DKMT_HANDLE device[DRM_TEST_MAX], alloc[DRM_TEST_MAX];
+    KMT_DRM_ALLOCATION_INFO info[DRM_TEST_MAX];
+    int status;
+    unsigned n;
+    pid_t pid;
+
+    n = drm_test_use_allocating(a);
+    for (unsigned i = 0; i < n; i++) {
+        info[i] = create_filled(&a[i], 7, &device[i], &alloc[i]);
+        ck_assert_status(drm_test_unlock(device[i], alloc[i]), STATUS_SUCCESS);
+    }
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (!pid) {
+        struct drm_test_adapter mine[DRM_TEST_MAX];
+        unsigned m;
+
+        for (unsigned i = 0; i < n; i++)      /* before any call: the child's start reuses numbers */
+            ck_assert_msg(fcntl(info[i].Fd, F_GETFD) < 0 && errno == EBADF,
+                          "the parent's DRM fd %d is open in the child", info[i].Fd);
+        for (unsigned i = 0; i < n; i++) {
+            void *p;
+
+            ck_assert_status(drm_test_lock(device[i], alloc[i], 0, &p), STATUS_INVALID_PARAMETER);
+        }
+        m = drm_test_allocating_adapters(mine, DRM_TEST_MAX);
+        ck_assert_uint_eq(m, n);
+        for (unsigned i = 0; i < m; i++) {
+            D3DKMT_HANDLE d = drm_test_create_device(mine[i].handle), own;
+            void *p;
+
+            ck_assert_status(drm_test_create(d, 1, SIZE, &own, NULL, NULL), STATUS_SUCCESS);
+            ck_assert_uint_eq(drm_test_query(mine[i].handle, own).GemHandle, 1);
+            ck_assert_status(drm_test_lock(d, own, 0, &p), STATUS_SUCCESS);
+            fill(p, SIZE, 8);
+            ck_assert_status(drm_test_unlock(d, own), STATUS_SUCCESS);
+            drm_test_destroy_device(d);
+        }
+        kmt_test_shutdown_no_leaks();
+        _exit(0);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    for (unsigned i = 0; i < n; i++) {
+        void *p;
+
+        ck_assert_status(drm_test_lock(device[i], alloc[i], 0, &p), STATUS_SUCCESS);
+        ck_assert(holds(p, SIZE, 7));
+        ck_assert_status(drm_test_unlock(device[i], alloc[i]), STATUS_SUCCESS);
+        drm_test_destroy_device(device[i]);
+        assert_closed(info[i].Fd, info[i].GemHandle);
+    }
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("drm_alloc");
@@ -460,6 +535,7 @@ int main(void)
     tcase_add_test(tc, bad_descriptors_make_nothing);
     tcase_add_test(tc, adapters_are_independent);
     tcase_add_test(tc, processes_are_independent);
+    tcase_add_test(tc, fork_child_opens_its_own_files);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

@@ -14,6 +14,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <amdgpu_drm.h>
 
 #include "drm_test.h"
@@ -362,6 +364,49 @@ START_TEST(concurrent_creates_get_disjoint_vas)
 }
 END_TEST
 
+/* libdrm_amdgpu hands a fork() child the parent's device (and so the
+ * parent's open file): a child of a process holding amdgpu adapters does
+ * not start them, and the parent's go on; once the parent let them go, a
+ * child starts its own. */
+static int child_allocating_adapters(void)
+{
+    struct drm_test_adapter mine[DRM_TEST_MAX];
+    int status;
+    pid_t pid = fork();
+
+    ck_assert_int_ge(pid, 0);
+    if (!pid) {
+        unsigned n = drm_test_allocating_adapters(mine, DRM_TEST_MAX);
+
+        KmtProcessShutdown();
+        _exit((int)n);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+START_TEST(fork_child_of_an_amdgpu_user_does_not_start_it)
+{
+    D3DKMT_HANDLE device, alloc;
+    UINT32 *p;
+
+    open_fake_amdgpu();
+    device = drm_test_create_device(adapter);
+    ck_assert_status(drm_test_create(device, 1, 4096, &alloc, NULL, NULL), STATUS_SUCCESS);
+    ck_assert_int_eq(child_allocating_adapters(), 0);
+    ck_assert_status(drm_test_lock(device, alloc, 0, (void **)&p), STATUS_SUCCESS);
+    p[0] = 0x1234;
+    ck_assert_status(drm_test_unlock(device, alloc), STATUS_SUCCESS);
+    drm_test_destroy_device(device);
+    KmtProcessShutdown();                /* the parent holds no amdgpu device now */
+    ck_assert_int_eq(child_allocating_adapters(), 1);
+    ck_assert_uint_eq(drm_test_use_allocating(adapters), 1);
+    adapter = adapters[0].handle;
+    close_fake_amdgpu();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("drm_amdgpu_exec");
@@ -377,6 +422,7 @@ int main(void)
     tcase_add_test(tc, one_dword_nops_pad_an_ib);
     tcase_add_test(tc, legacy_copy_is_padded_to_eight_dwords);
     tcase_add_test(tc, concurrent_creates_get_disjoint_vas);
+    tcase_add_test(tc, fork_child_of_an_amdgpu_user_does_not_start_it);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

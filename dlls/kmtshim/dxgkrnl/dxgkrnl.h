@@ -203,6 +203,10 @@ static inline NTSTATUS dxgk_process_init(void)
 }
 /* Tears the process down as dxgkrnl does at process exit. */
 void dxgk_process_shutdown(void);
+/* In a fork() child: back to a process that never started (fork.c). */
+void dxgk_process_forget(void);
+/* Makes a fork() child start afresh (once per process; fork.c). */
+void dxgk_fork_watch(void);
 
 /* Miniport loading (miniport_loader.c). */
 NTSTATUS dxgk_register_builtin(const char *name, PKMT_MINIPORT_DRIVER_ENTRY entry);

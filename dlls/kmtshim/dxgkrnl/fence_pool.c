@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/fd_registry.h"
 #include "sync.h"
 #include "debug.h"
 
@@ -47,6 +48,7 @@ static bool add_chunk(void)
     c->fd = memfd_create("kmtshim-fences", MFD_CLOEXEC);
     if (c->fd < 0)
         return false;
+    kmt_fd_track(c->fd);
     if (ftruncate(c->fd, CHUNK_BYTES) < 0)
         goto fail;
     c->rw = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
@@ -63,7 +65,7 @@ static bool add_chunk(void)
     chunk_count++;
     return true;
 fail:
-    close(c->fd);
+    kmt_fd_close(c->fd);
     return false;
 }
 
@@ -97,11 +99,22 @@ void dxgk_fence_pool_destroy(void)
     for (unsigned i = 0; i < chunk_count; i++) {
         munmap(chunks[i].rw, CHUNK_BYTES);
         munmap(chunks[i].ro, CHUNK_BYTES);
-        close(chunks[i].fd);
+        kmt_fd_close(chunks[i].fd);
     }
     chunk_count = 0;
     free(free_slots);
     free_slots = NULL;
     free_count = free_capacity = 0;
     pthread_mutex_unlock(&pool_lock);
+}
+
+void dxgk_fence_pool_forget(void)
+{
+    /* the parent's chunks stay mapped (fork copies every mapping) and their
+     * fds are closed with the other tracked ones; nothing here is freed,
+     * since another thread of the parent may have been changing it */
+    pool_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    chunk_count = 0;
+    free_slots = NULL;
+    free_count = free_capacity = 0;
 }

@@ -33,6 +33,7 @@ NTSTATUS dxgk_process_init_slow(void)
 {
     NTSTATUS status;
 
+    dxgk_fork_watch();
     pthread_mutex_lock(&dxgk_process.lock);
     if (!dxgk_process.initialized) {
         list_init(&dxgk_process.miniports);
@@ -111,4 +112,10 @@ void dxgk_process_shutdown(void)
     dxgk_fence_pool_destroy();
     __atomic_store_n(&dxgk_process.initialized, false, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&dxgk_process.lock);
+}
+
+void dxgk_process_forget(void)
+{
+    memset(&dxgk_process, 0, sizeof(dxgk_process));
+    dxgk_process.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 }

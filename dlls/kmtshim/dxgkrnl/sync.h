@@ -135,11 +135,15 @@ void dxgk_process_cancel_async_waits(void);
 /* Frees async waits that completed under an object lock; call with no
  * sync-object lock held. */
 void dxgk_reap_async_waits(void);
+/* In a fork() child: no async wait and no reaping pending (fork.c). */
+void dxgk_wait_forget(void);
 
 /* fence_pool.c: 8-byte slots mapped read-only and read-write */
 NTSTATUS dxgk_fence_slot_alloc(_Atomic UINT64 **rw, void **ro, unsigned *slot);
 void dxgk_fence_slot_free(unsigned slot);
 void dxgk_fence_pool_destroy(void);
+/* In a fork() child: the pool starts empty (fork.c). */
+void dxgk_fence_pool_forget(void);
 
 /* event.c: Win32 events under Wine, eventfds natively */
 NTSTATUS dxgk_event_validate(HANDLE event);

@@ -360,7 +360,7 @@ unsigned dxgk_config_apply_env(KMT_ADAPTER_DESC *desc)
 
 static bool readable(const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "re");
 
     if (f)
         fclose(f);
@@ -391,7 +391,7 @@ bool dxgk_config_path(char *buf, size_t size)
 /* Reads at most CONFIG_MAX_FILE bytes; NULL (with a message) on failure. */
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "re");
     char *text;
 
     if (!f) {

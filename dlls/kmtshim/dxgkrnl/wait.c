@@ -304,3 +304,11 @@ void dxgk_process_cancel_async_waits(void)
     }
     dxgk_reap_async_waits();
 }
+
+void dxgk_wait_forget(void)
+{
+    /* the parent's async waits belong to its objects: left as they are */
+    reap_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    async_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    list_init(&reap_list);
+}

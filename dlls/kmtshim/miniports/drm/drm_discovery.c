@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
+#include "base/fd_registry.h"
 #include "drm_miniport.h"
 
 /* INTERFACE_TYPE values Windows reports as D3DKMT_DEVICE_IDS.BusType. */
@@ -164,7 +165,7 @@ static bool driver_of(const char *node, struct kdrm_physical *p, char *desc, siz
     if (fd < 0)
         return false;
     v = drmGetVersion(fd);
-    close(fd);
+    kmt_fd_close(fd);
     if (!v)
         return false;
     snprintf(p->driver, sizeof(p->driver), "%s", v->name ? v->name : "unknown");
@@ -295,9 +296,7 @@ int kdrm_open_nodes(struct kdrm_adapter *a)
 
 void kdrm_close_nodes(struct kdrm_adapter *a)
 {
-    if (a->card_fd >= 0)
-        close(a->card_fd);
-    if (a->render_fd >= 0)
-        close(a->render_fd);
+    kmt_fd_close(a->card_fd);
+    kmt_fd_close(a->render_fd);
     a->card_fd = a->render_fd = a->fd = -1;
 }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
+#include "base/fd_registry.h"
 #include "drm_miniport.h"
 #include "dxgkrnl/monotonic.h"
 
@@ -72,6 +73,13 @@ void kdrm_fault_arm_from_env(void)
     kdrm_fault_arm(call, nth, err);
 }
 
+/* In a fork() child: another thread may have held the lock at the fork;
+ * what is armed stays armed. */
+void kdrm_fault_forget(void)
+{
+    fault.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+}
+
 void kdrm_fault_counts(UINT64 *fired, UINT64 *seen)
 {
     *fired = atomic_load(&fault.fired);
@@ -109,7 +117,10 @@ int kdrm_open(const char *path, int flags)
     if (err)
         return err;
     fd = open(path, flags | O_CLOEXEC);
-    return fd < 0 ? -errno : fd;
+    if (fd < 0)
+        return -errno;
+    kmt_fd_track(fd);
+    return fd;
 }
 
 void *kdrm_mmap(size_t size, int prot, int fd, UINT64 offset)

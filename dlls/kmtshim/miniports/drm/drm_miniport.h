@@ -220,6 +220,8 @@ extern const struct kdrm_family kdrm_family_generic;
 extern const struct kdrm_family kdrm_family_amdgpu;
 /* The amdgpu_device_handle the adapter works on (NULL when stopped). */
 void *kdrm_amdgpu_device(struct kdrm_adapter *a);
+/* In a fork() child: refuses amdgpu starts if the parent held devices. */
+void kdrm_amdgpu_forget(void);
 #endif
 
 /* A device found by enumeration (drm_discovery.c). */
@@ -534,6 +536,7 @@ int kdrm_open(const char *path, int flags);
 void *kdrm_mmap(size_t size, int prot, int fd, UINT64 offset);
 void kdrm_fault_arm(const char *call, unsigned nth, int err);
 void kdrm_fault_arm_from_env(void);
+void kdrm_fault_forget(void);
 void kdrm_fault_counts(UINT64 *fired, UINT64 *seen);
 
 #endif /* KMTSHIM_DRM_MINIPORT_H */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
+#include "base/fd_registry.h"
 #include "drm_miniport.h"
 
 struct kdrm_syncobj_eventfd {
@@ -90,12 +91,13 @@ bool kdrm_syncobj_probe_eventfd(struct kdrm_adapter *a)
 
     if (evfd < 0)
         return false;
+    kmt_fd_track(evfd);
     if (kdrm_syncobj_create(a, &handle) < 0) {
-        close(evfd);
+        kmt_fd_close(evfd);
         return false;
     }
     ok = kdrm_syncobj_eventfd(a, handle, 1, evfd) == 0;
     kdrm_syncobj_destroy(a, handle);
-    close(evfd);
+    kmt_fd_close(evfd);
     return ok;
 }

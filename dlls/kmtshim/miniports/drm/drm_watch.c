@@ -36,6 +36,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "base/fd_registry.h"
 #include "drm_miniport.h"
 
 /* Set when the adapter was stopped from inside one of the watcher's own
@@ -283,9 +284,10 @@ int kdrm_watch_start_locked(struct kdrm_adapter *a)
         return 0;
     if ((x->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
         return -errno;
+    kmt_fd_track(x->evfd);
     x->stop = false;
     if ((err = pthread_create(&x->thread, NULL, watch_thread, a))) {
-        close(x->evfd);                  /* under the lock: nobody can read it meanwhile */
+        kmt_fd_close(x->evfd);                 /* under the lock: nobody can read it meanwhile */
         x->evfd = -1;
         return -err;
     }
@@ -304,7 +306,7 @@ static void close_eventfd(struct kdrm_exec *x)
     x->evfd = -1;
     pthread_mutex_unlock(&x->lock);
     if (evfd >= 0)
-        close(evfd);
+        kmt_fd_close(evfd);
 }
 
 void kdrm_exec_stop(struct kdrm_adapter *a)

@@ -142,12 +142,35 @@ static int device_open(struct kdrm_adapter *a, amdgpu_device_handle *out)
     return 0;
 }
 
+/* libdrm_amdgpu keeps one device per GPU per process, on the file of the
+ * first opener, and a fork() child inherits that list: there
+ * amdgpu_device_initialize would hand back the parent's device, whose fd is
+ * the parent's open file, so the child's buffers, contexts and VM mappings
+ * would land among the parent's.  A child of a process that had one open
+ * therefore does not start amdgpu adapters. */
+static atomic_uint amd_devices;          /* libdrm_amdgpu devices we hold */
+static bool amd_inherited;
+
+void kdrm_amdgpu_forget(void)
+{
+    if (atomic_load(&amd_devices))
+        amd_inherited = true;
+    atomic_store(&amd_devices, 0);
+}
+
 static int amd_start(struct kdrm_adapter *a)
 {
-    struct amd_state *s = calloc(1, sizeof(*s));
+    struct amd_state *s;
     int err, fd;
 
-    if (!s)
+    if (amd_inherited) {
+        kdrm_trace(a, KMT_TRACE_ERR, __func__,
+                   "not started: this process is a fork() child of one that had libdrm_amdgpu devices "
+                   "open, and libdrm_amdgpu would give it the parent's (its buffers would go on the "
+                   "parent's file)\n");
+        return -EBUSY;
+    }
+    if (!(s = calloc(1, sizeof(*s))))
         return -ENOMEM;
     if ((err = device_open(a, &s->dev)) < 0) {
         free(s);
@@ -165,6 +188,7 @@ static int amd_start(struct kdrm_adapter *a)
                    "syncobjs go on its fd %d, not on the adapter's fd %d\n", fd, a->fd);
     pthread_mutex_init(&s->lock, NULL);
     list_init(&s->mapped);
+    atomic_fetch_add(&amd_devices, 1);
     a->family_data = s;
     a->fd = fd;
     a->gpu_va = true;                    /* every amdgpu VM takes mappings */
@@ -181,6 +205,7 @@ static void amd_stop(struct kdrm_adapter *a)
     a->fd = node_fd(a);
     a->gpu_va = false;
     amdgpu_device_deinitialize(s->dev);
+    atomic_fetch_sub(&amd_devices, 1);
     pthread_mutex_destroy(&s->lock);
     free(s);
     a->family_data = NULL;

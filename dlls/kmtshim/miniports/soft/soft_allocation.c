@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/fd_registry.h"
 #include "soft.h"
 
 static int memfd_of_size(UINT64 size)
@@ -20,8 +21,9 @@ static int memfd_of_size(UINT64 size)
 
     if (fd < 0)
         return -1;
+    kmt_fd_track(fd);
     if (ftruncate(fd, (off_t)size) < 0) {
-        close(fd);
+        kmt_fd_close(fd);
         return -1;
     }
     return fd;
@@ -37,7 +39,7 @@ static void free_allocation(struct soft_adapter *a, struct soft_allocation *s)
     if (view && !s->sysmem)
         munmap(view, s->size);
     if (s->fd >= 0) {
-        close(s->fd);
+        kmt_fd_close(s->fd);
         atomic_fetch_sub(&a->bytes, s->size);
     }
     atomic_fetch_sub(&a->allocations, 1);

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <xf86drm.h>
 #include <i915_drm.h>
 
@@ -475,6 +476,89 @@ START_TEST(failed_legacy_batch_map_closes_its_batch)
 }
 END_TEST
 
+/* A submission made from a thread of its own: the caller's thread runs
+ * the submit DDI itself (the direct path). */
+struct submit_call {
+    D3DKMT_HANDLE ctx;
+    UINT64 va;
+    UINT length;
+    NTSTATUS status;
+};
+
+static void *submit_thread(void *arg)
+{
+    struct submit_call *call = arg;
+
+    call->status = drm_test_submit(call->ctx, call->va, call->length, NULL);
+    return NULL;
+}
+
+/* Until the armed stall point is reached. */
+static void wait_for_stall(void)
+{
+    while (!drm_test_stats(adapter).FaultsFired)
+        sched_yield();
+}
+
+#define DDI_STALL_MS 300
+
+/* The kernel may complete a submission, and the core retire it, before the
+ * submit DDI returned.  DestroyContext, or DestroyDevice (which drains the
+ * contexts before it closes them), still returns only after the call:
+ * DxgkDdiDestroyContext never overlaps a submission on its context, and
+ * nothing the call holds outlives the teardown.  The first submission, held
+ * in the DDI by a thread of its own, keeps the second from being made
+ * directly: the scheduler thread makes it, and is held in the DDI too. */
+static void teardown_waits_for_submit_call(bool whole_device)
+{
+    UINT32 end[2] = { MI_BATCH_BUFFER_END, 0 };
+    struct drm_test_alloc batch;
+    struct submit_call call;
+    D3DKMT_HANDLE device;
+    UINT64 start_ms;
+    pthread_t t;
+
+    start(false);
+    device = drm_test_create_device(adapter);
+    call.ctx = kmt_exec_virtual_context(device);
+    batch = create(device, PAGE);
+    drm_test_write(device, &batch, 0, end, sizeof(end));
+    call.va = batch.va;
+    call.length = sizeof(end);
+    ck_assert_status(drm_test_set_fault(adapter, "recorded", 1, -DDI_STALL_MS / 3), STATUS_SUCCESS);
+    ck_assert_int_eq(pthread_create(&t, NULL, submit_thread, &call), 0);
+    wait_for_stall();
+    ck_assert_status(drm_test_set_fault(adapter, "recorded", 1, -DDI_STALL_MS), STATUS_SUCCESS);
+    start_ms = kmt_test_now_ms();
+    ck_assert_status(drm_test_submit(call.ctx, batch.va, sizeof(end), NULL), STATUS_SUCCESS);
+    wait_for_stall();
+    if (whole_device)
+        drm_test_destroy_device(device);
+    else
+        ck_assert_status(kmt_exec_destroy_context(call.ctx), STATUS_SUCCESS);
+    ck_assert_uint_ge(kmt_test_now_ms() - start_ms, DDI_STALL_MS);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_status(call.status, STATUS_SUCCESS);
+    ck_assert_uint_eq(fake_drm.execs, 2);
+    if (!whole_device) {
+        destroy(device, &batch);
+        drm_test_destroy_device(device);
+    }
+    finish();
+}
+
+START_TEST(context_teardown_waits_for_its_submit_call)
+{
+    teardown_waits_for_submit_call(false);
+}
+END_TEST
+
+START_TEST(device_teardown_waits_for_its_submit_call)
+{
+    teardown_waits_for_submit_call(true);
+}
+END_TEST
+
 /* Without softpin (or a full PPGTT, or timeline fences) allocations have no
  * GPU VA and submissions fault the device as not supported. */
 START_TEST(old_kernel_without_softpin_has_no_gpu_va)
@@ -525,6 +609,8 @@ int main(void)
     tcase_add_test(exec, failed_legacy_execbuffer_closes_its_batch);
     tcase_add_test(exec, failed_legacy_batch_map_closes_its_batch);
     tcase_add_test(exec, old_kernel_without_softpin_has_no_gpu_va);
+    tcase_add_test(exec, context_teardown_waits_for_its_submit_call);
+    tcase_add_test(exec, device_teardown_waits_for_its_submit_call);
     suite_add_tcase(s, va);
     suite_add_tcase(s, exec);
     return kmt_test_run(s);

@@ -196,6 +196,7 @@ static void assign_fence(struct dxgk_sched *s, struct dxgk_packet *p)
         p->submit.running_since = dxgk_now_ns();   /* the TDR clock of the node's head */
     list_add_tail(&s->inflight[ctx->node], &p->entry);
     s->submitting = true;
+    s->submitting_ctx = ctx;
 }
 
 /* A signal (or CPU event) packet leaves its context's queue; the op fires
@@ -324,6 +325,12 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
         args.Flags.NullRendering = p->submit.null_rendering;
         status = ddi->DxgkDdiSubmitCommand(s->adapter->ctx, &args);
     }
+    /* The call is over: a drain of the context may end now (DestroyDevice
+     * drains contexts that are not closed, so every drain is woken). */
+    pthread_mutex_lock(&s->lock);
+    s->submitting_ctx = NULL;
+    pthread_cond_broadcast(&s->idle);
+    pthread_mutex_unlock(&s->lock);
     TRACE_(dxgk, "submit fence %u (node %u, %s) -> %s\n", (UINT)fence_id, node, is_virtual ? "virtual" : "DMA",
            kmt_debugstr_status(status));
     if (status) {
@@ -699,7 +706,8 @@ void dxgk_sched_close(struct dxgk_context *ctx)
 
 static bool drained(const struct dxgk_sched *s, const struct dxgk_context *ctx)
 {
-    return list_empty(&ctx->queue) && context_idle(s, ctx) && !ctx->packets && !s->borrowed;
+    return list_empty(&ctx->queue) && context_idle(s, ctx) && !ctx->packets && !s->borrowed &&
+           s->submitting_ctx != ctx;
 }
 
 /* The wait at the head of the context's queue, if one blocks it. */

@@ -125,6 +125,10 @@ struct dxgk_sched {
     pthread_cond_t idle;                 /* a context drained (DestroyContext waits) */
     bool stop;
     bool submitting;                     /* a thread is inside a submission DDI */
+    /* The context whose packet that DDI is making: its drain waits for the
+     * call to return, as the work may complete (and the packet be freed)
+     * before it does, and DxgkDdiDestroyContext must not overlap it. */
+    const struct dxgk_context *submitting_ctx;
     struct list active;                  /* contexts with packets */
     UINT64 next_fence[DXGK_MAX_NODES];
     UINT64 completed[DXGK_MAX_NODES];

@@ -88,7 +88,8 @@
  * context destroys, munmap, amdgpu_bo_free) are never failed: nothing could
  * undo a failed release.  A negative errno stalls the call after it instead
  * (-errno ms); "submitted", a stall point and never a failure, is the moment
- * the kernel took a submission and the miniport has yet to record it.
+ * the kernel took a submission and the miniport has yet to record it;
+ * "recorded", another, the submit DDI's last moment, once it recorded it.
  * KMTSHIM_DRM_SYSFS=<dir> (read when the miniport loads) looks PCI addresses
  * up under <dir> instead of /sys (drm_discovery.c).
  */

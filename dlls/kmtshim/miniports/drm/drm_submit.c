@@ -188,6 +188,8 @@ static NTSTATUS submit_plan(struct kdrm_adapter *a, struct kdrm_context *c, UINT
     if (err || null_rendering)
         kdrm_watch_kick_locked(a);       /* its point may have signalled long ago */
     pthread_mutex_unlock(&x->lock);
+    /* recorded: the watcher may complete it before this returns */
+    kdrm_fault_stall_point("recorded");
     return STATUS_SUCCESS;
 }
 

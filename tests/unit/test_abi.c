@@ -177,6 +177,72 @@ START_TEST(library_works_through_dlopen)
 }
 END_TEST
 
+/* The library's threads (scheduler, engine, watchers) run its code until
+ * the process shuts it down: a dlclose() before that must not unmap it
+ * under them (it is linked -z nodelete).  Here the engine is inside a
+ * 200 ms DELAY command when the program lets the library go. */
+START_TEST(library_stays_loaded_while_its_threads_run)
+{
+    NTSTATUS (APIENTRY *enum2)(D3DKMT_ENUMADAPTERS2 *);
+    NTSTATUS (APIENTRY *create_device)(D3DKMT_CREATEDEVICE *);
+    NTSTATUS (APIENTRY *create_context)(D3DKMT_CREATECONTEXTVIRTUAL *);
+    NTSTATUS (APIENTRY *create_alloc)(D3DKMT_CREATEALLOCATION *);
+    NTSTATUS (APIENTRY *lock2)(D3DKMT_LOCK2 *);
+    NTSTATUS (APIENTRY *submit)(const D3DKMT_SUBMITCOMMAND *);
+    void (*shutdown)(void);
+    KMT_SOFT_ALLOCATION_DESC desc = kmt_test_soft_desc(4096);
+    KMT_SOFT_CMD_DELAY delay = { { KMT_SOFT_OP_DELAY, sizeof(delay) }, 200000, 0 };
+    D3DKMT_ADAPTERINFO info[4];
+    D3DKMT_ENUMADAPTERS2 e = { 4, info };
+    D3DKMT_CREATEDEVICE cd = { 0 };
+    D3DKMT_CREATECONTEXTVIRTUAL cc = { 0 };
+    D3DDDI_ALLOCATIONINFO2 ai = { 0 };
+    D3DKMT_CREATEALLOCATION ca = { 0 };
+    D3DKMT_LOCK2 lock = { 0 };
+    D3DKMT_SUBMITCOMMAND sc = { 0 };
+    char path[PATH_MAX];
+    void *lib;
+
+    kmt_test_use_miniport("soft");
+    lib = open_library();
+    *(void **)&enum2 = dlsym(lib, "D3DKMTEnumAdapters2");
+    *(void **)&create_device = dlsym(lib, "D3DKMTCreateDevice");
+    *(void **)&create_context = dlsym(lib, "D3DKMTCreateContextVirtual");
+    *(void **)&create_alloc = dlsym(lib, "D3DKMTCreateAllocation2");
+    *(void **)&lock2 = dlsym(lib, "D3DKMTLock2");
+    *(void **)&submit = dlsym(lib, "D3DKMTSubmitCommand");
+    ck_assert_status(enum2(&e), STATUS_SUCCESS);
+    cd.hAdapter = info[0].hAdapter;
+    ck_assert_status(create_device(&cd), STATUS_SUCCESS);
+    cc.hDevice = cd.hDevice;
+    ck_assert_status(create_context(&cc), STATUS_SUCCESS);
+    ai.pPrivateDriverData = &desc;
+    ai.PrivateDriverDataSize = sizeof(desc);
+    ca.hDevice = cd.hDevice;
+    ca.NumAllocations = 1;
+    ca.pAllocationInfo2 = &ai;
+    ck_assert_status(create_alloc(&ca), STATUS_SUCCESS);
+    lock.hDevice = cd.hDevice;
+    lock.hAllocation = ai.hAllocation;
+    ck_assert_status(lock2(&lock), STATUS_SUCCESS);
+    memcpy(lock.pData, &delay, sizeof(delay));
+    sc.Commands = ai.GpuVirtualAddress;
+    sc.CommandLength = sizeof(delay);
+    sc.BroadcastContextCount = 1;
+    sc.BroadcastContext[0] = cc.hContext;
+    ck_assert_status(submit(&sc), STATUS_SUCCESS);
+
+    ck_assert_int_eq(dlclose(lib), 0);
+    library_path(path, sizeof(path));
+    lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    ck_assert_msg(lib != NULL, "dlclose() unloaded the library while its threads ran");
+    usleep(400000);                      /* the engine ends its DELAY, back in the library's code */
+    *(void **)&shutdown = dlsym(lib, "KmtProcessShutdown");
+    shutdown();
+    dlclose(lib);
+}
+END_TEST
+
 START_TEST(version_string)
 {
     char expect[32];
@@ -404,6 +470,7 @@ int main(void)
     tcase_add_loop_test(lib, library_hides_internal, 0, N_INTERNAL);
     tcase_add_test(lib, library_exports_only_public_names);
     tcase_add_test(lib, library_works_through_dlopen);
+    tcase_add_test(lib, library_stays_loaded_while_its_threads_run);
     tcase_add_test(lib, version_string);
     suite_add_tcase(s, lib);
 

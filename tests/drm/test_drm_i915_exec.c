@@ -287,6 +287,8 @@ START_TEST(submission_waits_and_signals_timeline_points)
     ck_assert_status(kmt_fence_wait(device, fout.handle, 5, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
     ck_assert_uint_eq(*fout.cpu, 5);
     ck_assert_uint_eq(fake_drm.execs, 1);
+    /* the fence watcher and the scheduler run now: neither takes the process's signals */
+    ck_assert_uint_ge(kmt_test_assert_library_threads_block_signals(), 2);
     ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
 
     d.Waits[0].Point = 9;                           /* never submitted */

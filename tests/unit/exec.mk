@@ -11,6 +11,7 @@ KMT_EXEC_TESTS = \
 	tests/unit/test_fence_ddi \
 	tests/unit/test_tdr \
 	tests/unit/test_fork \
+	tests/unit/test_threads \
 	tests/unit/test_chaos
 
 check_PROGRAMS += $(KMT_EXEC_TESTS)
@@ -29,6 +30,10 @@ tests_unit_test_context_alloc_LDADD = $(KMT_UNIT_LDADD)
 tests_unit_test_fork_SOURCES = tests/unit/test_fork.c $(KMT_EXEC_UTIL)
 tests_unit_test_fork_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_fork_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_threads_SOURCES = tests/unit/test_threads.c $(KMT_EXEC_UTIL)
+tests_unit_test_threads_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_threads_LDADD = $(KMT_UNIT_LDADD)
 
 tests_unit_test_submit_SOURCES = tests/unit/test_submit.c $(KMT_EXEC_UTIL)
 tests_unit_test_submit_CFLAGS = $(KMT_UNIT_CFLAGS)

@@ -1,7 +1,12 @@
 /*
  * Helpers shared by the Check unit tests.
  */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdbool.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "test_util.h"
@@ -180,4 +185,74 @@ int kmt_test_run(Suite *suite)
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* Whether /proc/self/task/<tid> is one of the library's threads ("kmt-..."). */
+static bool library_thread(const char *tid)
+{
+    char path[300], comm[32] = "";
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/self/task/%s/comm", tid);
+    if (!(f = fopen(path, "re")))
+        return false;
+    if (!fgets(comm, sizeof(comm), f))
+        comm[0] = 0;
+    fclose(f);
+    return !strncmp(comm, "kmt-", 4);
+}
+
+/* SigBlk of /proc/self/task/<tid>/status. */
+static unsigned long long blocked_signals_of(const char *tid)
+{
+    char path[300], line[256];
+    unsigned long long mask = 0;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/self/task/%s/status", tid);
+    f = fopen(path, "re");
+    if (!f)
+        return ~0ull;                    /* the thread is gone */
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "SigBlk: %llx", &mask) == 1)
+            break;
+    fclose(f);
+    return mask;
+}
+
+unsigned kmt_test_assert_library_threads_block_signals(void)
+{
+    static const int async[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, SIGALRM, SIGPROF, SIGUSR1, SIGUSR2, SIGPIPE, SIGIO };
+    static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    unsigned checked = 0;
+    char self[16];
+
+    ck_assert_ptr_nonnull(d);
+    snprintf(self, sizeof(self), "%d", (int)gettid());
+    while ((e = readdir(d))) {
+        unsigned long long mask;
+
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, self) || !library_thread(e->d_name))
+            continue;
+        /* glibc blocks everything in a thread while it starts and ends:
+         * look again until it is past that */
+        for (int tries = 0; tries < 1000; tries++) {
+            if ((mask = blocked_signals_of(e->d_name)) == ~0ull || !(mask & (1ull << (SIGSEGV - 1))))
+                break;
+            usleep(1000);
+        }
+        if (mask == ~0ull)
+            continue;
+        for (unsigned i = 0; i < sizeof(async) / sizeof(async[0]); i++)
+            ck_assert_msg(mask & (1ull << (async[i] - 1)), "thread %s does not block signal %d (SigBlk %llx)",
+                          e->d_name, async[i], mask);
+        for (unsigned i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+            ck_assert_msg(!(mask & (1ull << (faults[i] - 1))), "thread %s blocks fault signal %d", e->d_name,
+                          faults[i]);
+        checked++;
+    }
+    closedir(d);
+    return checked;
 }

@@ -69,6 +69,11 @@ UINT64 kmt_test_now_ms(void);
 /* Shuts the process down and asserts no core object leaked. */
 void kmt_test_shutdown_no_leaks(void);
 
+/* Asserts that each of the library's threads (named "kmt-...") blocks the
+ * asynchronous signals and not the faults (base/kmt_thread.h); returns how
+ * many it checked. */
+unsigned kmt_test_assert_library_threads_block_signals(void);
+
 /* Runs a suite with TAP output; returns the process exit status. */
 int kmt_test_run(Suite *suite);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/kmt_thread.h"
 #include "miracast.h"
 #include "sync.h"
 #include "debug.h"
@@ -423,7 +424,7 @@ static void run_stop_routine(struct dxgk_miracast_session *s)
 {
     struct dxgk_miracast *mc = s->mc;
     pthread_t watchdog;
-    bool watched = !pthread_create(&watchdog, NULL, stop_watchdog, s);
+    bool watched = !kmt_thread_create(&watchdog, "kmt-miracast", stop_watchdog, s);
 
     if (!watched)
         WARN_(dxgk, "session %#x: no watchdog thread, the stop routine has no time limit\n",

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/kmt_thread.h"
 #include "vidsch.h"
 #include "sync.h"
 #include "debug.h"
@@ -586,7 +587,7 @@ NTSTATUS dxgk_sched_start(struct dxgk_adapter *adapter)
     list_init(&s->active);
     for (unsigned i = 0; i < DXGK_MAX_NODES; i++)
         list_init(&s->inflight[i]);
-    if (pthread_create(&s->thread, NULL, sched_thread, s)) {
+    if (kmt_thread_create(&s->thread, "kmt-vidsch", sched_thread, s)) {
         free(s);
         status = STATUS_NO_MEMORY;
         goto out;

@@ -36,6 +36,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "base/kmt_thread.h"
 #include "base/fd_registry.h"
 #include "drm_miniport.h"
 
@@ -286,7 +287,7 @@ int kdrm_watch_start_locked(struct kdrm_adapter *a)
         return -errno;
     kmt_fd_track(x->evfd);
     x->stop = false;
-    if ((err = pthread_create(&x->thread, NULL, watch_thread, a))) {
+    if ((err = kmt_thread_create(&x->thread, "kmt-drm-watch", watch_thread, a))) {
         kmt_fd_close(x->evfd);                 /* under the lock: nobody can read it meanwhile */
         x->evfd = -1;
         return -err;

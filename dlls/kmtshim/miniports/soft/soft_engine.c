@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/kmt_thread.h"
 #include "soft.h"
 #include "dxgkrnl/list.h"
 #include "dxgkrnl/monotonic.h"
@@ -359,7 +360,7 @@ NTSTATUS soft_engine_start(struct soft_adapter *a)
     pthread_cond_init(&e->job_done, NULL);
     atomic_init(&e->abort, false);
     list_init(&e->queue);
-    if (pthread_create(&e->thread, NULL, engine_thread, e)) {
+    if (kmt_thread_create(&e->thread, "kmt-soft-engine", engine_thread, e)) {
         free(e);
         return STATUS_NO_MEMORY;
     }

@@ -310,9 +310,18 @@ int amdgpu_query_heap_info(amdgpu_device_handle dev, uint32_t heap, uint32_t fla
         return ret_;                                                          \
     } while (0)
 
+void (*fake_amdgpu_after_initialize)(void);
+
 int amdgpu_device_initialize(int fd, uint32_t *major, uint32_t *minor, amdgpu_device_handle *out)
 {
-    LOCKED(locked_amdgpu_device_initialize(fd, major, minor, out));
+    int ret;
+
+    fake_drm_lock();
+    ret = locked_amdgpu_device_initialize(fd, major, minor, out);
+    fake_drm_unlock();
+    if (!ret && fake_amdgpu_after_initialize)
+        fake_amdgpu_after_initialize();
+    return ret;
 }
 
 int amdgpu_device_deinitialize(amdgpu_device_handle dev)

@@ -31,4 +31,8 @@ struct fake_amdgpu {
 
 extern struct fake_amdgpu fake_amdgpu;
 
+/* When set, called once a successful amdgpu_device_initialize left the
+ * fake's lock, before it returns (a test forks there); outlives the books. */
+extern void (*fake_amdgpu_after_initialize)(void);
+
 #endif

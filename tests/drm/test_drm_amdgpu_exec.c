@@ -407,6 +407,49 @@ START_TEST(fork_child_of_an_amdgpu_user_does_not_start_it)
 }
 END_TEST
 
+/* A fork() at any moment of the parent's amdgpu start, here just after
+ * libdrm_amdgpu made its device and before the miniport holds it: the child
+ * inherits libdrm_amdgpu's device list all the same, so it does not start
+ * amdgpu adapters either. */
+static int forked_child_adapters = -1;
+
+static void fork_inside_the_start(void)
+{
+    int status;
+    pid_t pid;
+
+    fake_amdgpu_after_initialize = NULL;          /* once, in the parent's start */
+    if ((pid = fork()) < 0)
+        return;
+    if (!pid) {
+        struct drm_test_adapter mine[DRM_TEST_MAX];
+        unsigned n = drm_test_allocating_adapters(mine, DRM_TEST_MAX);
+
+        KmtProcessShutdown();
+        _exit((int)n);
+    }
+    if (waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+        forked_child_adapters = WEXITSTATUS(status);
+}
+
+START_TEST(fork_during_the_amdgpu_start_does_not_start_it_in_the_child)
+{
+    const struct fake_drm_config c = { .driver = FAKE_AMDGPU, .timelines = true };
+    struct fake_drm_pci_device dev = { 0, 3, 0, 0, NULL };
+    static char path[64];
+
+    ck_assert_int_ge(fake_drm_open(&c), 0);
+    ck_assert_int_eq(fake_drm_device_path(path, sizeof(path)), 0);
+    dev.render_node = path;
+    fake_drm_set_devices(&dev, 1, "amdgpu");
+    fake_amdgpu_after_initialize = fork_inside_the_start;
+    ck_assert_uint_eq(drm_test_use_allocating(adapters), 1);
+    adapter = adapters[0].handle;
+    ck_assert_int_eq(forked_child_adapters, 0);
+    close_fake_amdgpu();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("drm_amdgpu_exec");
@@ -423,6 +466,7 @@ int main(void)
     tcase_add_test(tc, legacy_copy_is_padded_to_eight_dwords);
     tcase_add_test(tc, concurrent_creates_get_disjoint_vas);
     tcase_add_test(tc, fork_child_of_an_amdgpu_user_does_not_start_it);
+    tcase_add_test(tc, fork_during_the_amdgpu_start_does_not_start_it_in_the_child);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

@@ -172,13 +172,19 @@ static int amd_start(struct kdrm_adapter *a)
     }
     if (!(s = calloc(1, sizeof(*s))))
         return -ENOMEM;
+    /* counted before libdrm_amdgpu is called (and uncounted only after it
+     * let the device go): a fork() while it works on its device list, or
+     * between its return and here, makes a child that must not start one */
+    atomic_fetch_add(&amd_devices, 1);
     if ((err = device_open(a, &s->dev)) < 0) {
+        atomic_fetch_sub(&amd_devices, 1);
         free(s);
         return err;
     }
     if ((fd = amdgpu_device_get_fd(s->dev)) < 0) {
         kdrm_trace(a, KMT_TRACE_ERR, __func__, "libdrm_amdgpu's device has no fd (%d)\n", fd);
         amdgpu_device_deinitialize(s->dev);
+        atomic_fetch_sub(&amd_devices, 1);
         free(s);
         return -ENODEV;
     }
@@ -188,7 +194,6 @@ static int amd_start(struct kdrm_adapter *a)
                    "syncobjs go on its fd %d, not on the adapter's fd %d\n", fd, a->fd);
     pthread_mutex_init(&s->lock, NULL);
     list_init(&s->mapped);
-    atomic_fetch_add(&amd_devices, 1);
     a->family_data = s;
     a->fd = fd;
     a->gpu_va = true;                    /* every amdgpu VM takes mappings */

@@ -450,6 +450,42 @@ START_TEST(fork_during_the_amdgpu_start_does_not_start_it_in_the_child)
 }
 END_TEST
 
+/* A program's fork handler, registered before its first D3DKMT call, that
+ * starts the library in the child: the miniport's own handler ran before
+ * it, so the child refuses amdgpu there as anywhere else. */
+static bool handler_armed;
+static int handler_adapters = -1;
+
+static void program_child_handler(void)
+{
+    struct drm_test_adapter mine[DRM_TEST_MAX];
+
+    if (handler_armed)
+        handler_adapters = (int)drm_test_allocating_adapters(mine, DRM_TEST_MAX);
+}
+
+START_TEST(programs_fork_handler_does_not_start_amdgpu_in_the_child)
+{
+    int status;
+    pid_t pid;
+
+    ck_assert_int_eq(pthread_atfork(NULL, NULL, program_child_handler), 0);
+    open_fake_amdgpu();
+    handler_armed = true;
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (!pid) {
+        KmtProcessShutdown();
+        _exit(handler_adapters == 0 ? 0 : 1);
+    }
+    handler_armed = false;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "the program's fork handler started amdgpu in the child on the parent's device");
+    close_fake_amdgpu();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("drm_amdgpu_exec");
@@ -467,6 +503,7 @@ int main(void)
     tcase_add_test(tc, concurrent_creates_get_disjoint_vas);
     tcase_add_test(tc, fork_child_of_an_amdgpu_user_does_not_start_it);
     tcase_add_test(tc, fork_during_the_amdgpu_start_does_not_start_it_in_the_child);
+    tcase_add_test(tc, programs_fork_handler_does_not_start_amdgpu_in_the_child);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

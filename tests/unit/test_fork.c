@@ -145,6 +145,43 @@ START_TEST(child_starts_afresh_and_parent_goes_on)
 }
 END_TEST
 
+/* A program's own fork handler, registered before its first D3DKMT call,
+ * runs in a child where the library already is a new process's: child
+ * handlers run in the order they were registered. */
+static D3DKMT_HANDLE handler_device;
+static NTSTATUS handler_status = -1;
+
+static void program_child_handler(void)
+{
+    D3DKMT_GETDEVICESTATE state = { .hDevice = handler_device, .StateType = D3DKMT_DEVICESTATE_EXECUTION };
+
+    if (handler_device)
+        handler_status = D3DKMTGetDeviceState(&state);
+}
+
+START_TEST(programs_fork_handler_finds_a_new_process)
+{
+    pid_t pid;
+
+    ck_assert_int_eq(pthread_atfork(NULL, NULL, program_child_handler), 0);
+    kmt_test_use_miniport("soft");
+    handler_device = kmt_test_create_device(NULL);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (!pid) {
+        /* the parent's device was nothing to the handler already */
+        ck_assert_status(handler_status, STATUS_INVALID_PARAMETER);
+        run_own_work(0x77777777u);
+        kmt_test_shutdown_no_leaks();
+        _exit(0);
+    }
+    assert_child_exited_cleanly(pid);
+    ck_assert_status(D3DKMTDestroyDevice(&(D3DKMT_DESTROYDEVICE){ .hDevice = handler_device }), STATUS_SUCCESS);
+    handler_device = 0;
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 /* ---- forks while other threads are inside calls (holding the library's locks) ---- */
 
 static atomic_bool stop;
@@ -262,6 +299,7 @@ int main(void)
 #else
     tcase_add_test(tc, child_starts_afresh_and_parent_goes_on);
     tcase_add_test(tc, forks_while_other_threads_are_in_calls);
+    tcase_add_test(tc, programs_fork_handler_finds_a_new_process);
 #endif
     tcase_add_test(tc, fork_after_shutdown);
     suite_add_tcase(s, tc);

@@ -205,7 +205,7 @@ static inline NTSTATUS dxgk_process_init(void)
 void dxgk_process_shutdown(void);
 /* In a fork() child: back to a process that never started (fork.c). */
 void dxgk_process_forget(void);
-/* Makes a fork() child start afresh (once per process; fork.c). */
+/* The library starts: a fork() child from now on starts it afresh (fork.c). */
 void dxgk_fork_watch(void);
 
 /* Miniport loading (miniport_loader.c). */

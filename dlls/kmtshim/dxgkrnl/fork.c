@@ -13,29 +13,37 @@
  * sync objects and GEM handles belong to the open file, and a child that
  * used them would close or overwrite the parent's.  Mappings stay, as fork
  * leaves every mapping; the library does not use them again.
+ *
+ * The handler is registered when the library is loaded, not at its first
+ * start: child handlers run in the order they were registered, and a
+ * program's own (registered before its first D3DKMT call, say) that calls
+ * D3DKMT in the child must find the library already forgotten.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "base/fd_registry.h"
 #include "dxgkrnl.h"
 #include "sync.h"
 
+static atomic_bool started;              /* the library started in this process or a parent */
+
 static void child_after_fork(void)
 {
+    if (!atomic_load_explicit(&started, memory_order_relaxed))
+        return;                          /* nothing to forget */
     kmt_fd_close_all_tracked();
     dxgk_wait_forget();
     dxgk_fence_pool_forget();
     dxgk_process_forget();
 }
 
-static void watch_forks(void)
+__attribute__((constructor)) static void watch_forks(void)
 {
     pthread_atfork(NULL, NULL, child_after_fork);
 }
 
 void dxgk_fork_watch(void)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-    pthread_once(&once, watch_forks);
+    atomic_store(&started, true);
 }

@@ -168,7 +168,9 @@ static NTSTATUS APIENTRY kdrm_destroy_device(HANDLE hDevice)
 }
 
 /* A fork() child starts the miniport afresh with the core (dxgkrnl/fork.c):
- * the file-scope state the new start reads must not be the parent's. */
+ * the file-scope state the new start reads must not be the parent's.  As
+ * the core's, registered when the library is loaded: a program's handler
+ * registered later may start the library in the child. */
 static void child_after_fork(void)
 {
     kdrm_fault_forget();
@@ -177,14 +179,13 @@ static void child_after_fork(void)
 #endif
 }
 
-static void watch_forks(void)
+__attribute__((constructor)) static void watch_forks(void)
 {
     pthread_atfork(NULL, NULL, child_after_fork);
 }
 
 NTSTATUS APIENTRY KmtDrmMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KMT_DXGKRNL_EXPORTS *dxgkrnl)
 {
-    static pthread_once_t forks_watched = PTHREAD_ONCE_INIT;
     DRIVER_INITIALIZATION_DATA init = {
         .Version = KMT_MINIPORT_INTERFACE_VERSION,
         .Size = sizeof(DRIVER_INITIALIZATION_DATA),
@@ -215,7 +216,6 @@ NTSTATUS APIENTRY KmtDrmMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KMT
         .KmtDdiSignalFence = kdrm_signal_fence,
     };
 
-    pthread_once(&forks_watched, watch_forks);
     kdrm_fault_arm_from_env();
     kdrm_set_sysfs_root(getenv("KMTSHIM_DRM_SYSFS"));
     return dxgkrnl->DxgkInitialize(driver, &init);

@@ -133,6 +133,12 @@ struct fuzz_prog {
     struct fuzz_input in;
     struct fuzz_pool pool;
     bool restarted;                 /* KmtProcessShutdown() ran */
+    /* A context was given a GPU wait: it may be one nothing will satisfy,
+     * and then the context never runs again and what it queued stays busy,
+     * as on Windows.  From then on the program makes no call that waits for
+     * an allocation to go idle (a Lock without DonotWait, a synchronous
+     * destroy): it would wait for ever, the program's own deadlock. */
+    bool gpu_waited;
 };
 
 /* The adapters' LUIDs and two eventfds, found at start-up. */

@@ -269,6 +269,7 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
     fuzz_init();
     memset(&prog.pool, 0, sizeof(prog.pool));
     prog.restarted = false;
+    prog.gpu_waited = false;
     found = false;
     prog.in = (struct fuzz_input){ data, size, 0 };
     fuzz_arena_reset();

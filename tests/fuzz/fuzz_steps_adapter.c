@@ -185,4 +185,5 @@ void step_shutdown(struct fuzz_prog *p)
     for (unsigned i = 0; i < p->pool.count; i++)
         p->pool.objects[i].dead = true;
     p->restarted = true;
+    p->gpu_waited = false;          /* no context is left to be blocked */
 }

@@ -161,6 +161,8 @@ void step_destroy_allocation(struct fuzz_prog *p)
                          : handle_list(p, d.AllocationCount, FK_ALLOCATION);
     if (fuzz_u8(&p->in) & 1) {
         d.Flags.Value = fuzz_flags(p, 2);
+        if (p->gpu_waited)
+            d.Flags.SynchronousDestroy = 0;
         s = D3DKMTDestroyAllocation2(&d);
     } else {
         D3DKMT_DESTROYALLOCATION d1 = { d.hDevice, d.hResource, d.phAllocationList, d.AllocationCount };
@@ -186,8 +188,15 @@ void step_lock(struct fuzz_prog *p)
         D3DKMT_LOCK2 l = { .hDevice = dev, .hAllocation = h };
 
         l.Flags.Value = fuzz_u8(&p->in) % 8 ? 0 : fuzz_u32(&p->in);
-        if (!D3DKMTLock2(&l))
+        if (p->gpu_waited) {            /* Lock2 always waits (see fuzz_prog) */
+            D3DKMT_LOCK l1 = { .hDevice = dev, .hAllocation = h };
+
+            l1.Flags.DonotWait = 1;
+            if (!D3DKMTLock(&l1))
+                data = l1.pData;
+        } else if (!D3DKMTLock2(&l)) {
             data = l.pData;
+        }
     } else {
         D3DKMT_LOCK l = { .hDevice = dev, .hAllocation = h };
         UINT pages = fuzz_u8(&p->in) % 4 ? 0 : fuzz_count(p, 4);
@@ -197,6 +206,8 @@ void step_lock(struct fuzz_prog *p)
         l.pPages = fuzz_ptr(p, (pages < 4 ? pages : 4) * sizeof(UINT), true);
         if (pages > 4 && fuzz_in_arena(l.pPages))
             l.pPages = NULL;            /* no documented maximum: a count the block covers */
+        if (p->gpu_waited)
+            l.Flags.DonotWait = 1;
         if (!D3DKMTLock(&l))
             data = l.pData;
     }

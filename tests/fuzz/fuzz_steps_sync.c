@@ -173,13 +173,14 @@ void step_wait_gpu(struct fuzz_prog *p)
 {
     D3DKMT_HANDLE ctx = fuzz_pool_handle(&p->pool, FK_CONTEXT, &p->in);
     UINT n = fuzz_count(p, OBJECTS_MAX);
+    NTSTATUS s;
 
     switch (fuzz_u8(&p->in) % 3) {
     case 0: {
         D3DKMT_WAITFORSYNCHRONIZATIONOBJECT w = { .hContext = ctx, .ObjectCount = n };
 
         fill_handles(p, w.ObjectHandleArray, n, OBJECTS_MAX, FK_SYNC);
-        D3DKMTWaitForSynchronizationObject(&w);
+        s = D3DKMTWaitForSynchronizationObject(&w);
         break;
     }
     case 1: {
@@ -187,7 +188,7 @@ void step_wait_gpu(struct fuzz_prog *p)
 
         fill_handles(p, w.ObjectHandleArray, n, OBJECTS_MAX, FK_SYNC);
         w.Fence.FenceValue = fuzz_fence_value(p);
-        D3DKMTWaitForSynchronizationObject2(&w);
+        s = D3DKMTWaitForSynchronizationObject2(&w);
         break;
     }
     default: {
@@ -198,9 +199,11 @@ void step_wait_gpu(struct fuzz_prog *p)
             w.FenceValue = not_a_pointer(fuzz_fence_value(p));
         else
             w.MonitoredFenceValueArray = value_array(p, n);
-        D3DKMTWaitForSynchronizationObjectFromGpu(&w);
+        s = D3DKMTWaitForSynchronizationObjectFromGpu(&w);
     }
     }
+    if (!s)
+        p->gpu_waited = true;
 }
 
 /* The CPU calls' common head: device, count, objects and their values. */

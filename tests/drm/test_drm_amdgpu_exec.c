@@ -33,7 +33,8 @@
 static struct drm_test_adapter adapters[DRM_TEST_MAX];
 static D3DKMT_HANDLE adapter;
 
-static void open_fake_amdgpu(void)
+/* The fake kernel and its one amdgpu device, before anything enumerates it. */
+static void install_fake_amdgpu(void)
 {
     const struct fake_drm_config c = { .driver = FAKE_AMDGPU, .timelines = true };
     struct fake_drm_pci_device dev = { 0, 3, 0, 0, NULL };
@@ -43,6 +44,11 @@ static void open_fake_amdgpu(void)
     ck_assert_int_eq(fake_drm_device_path(path, sizeof(path)), 0);
     dev.render_node = path;
     fake_drm_set_devices(&dev, 1, "amdgpu");
+}
+
+static void open_fake_amdgpu(void)
+{
+    install_fake_amdgpu();
     ck_assert_uint_eq(drm_test_use_allocating(adapters), 1);
     adapter = adapters[0].handle;
 }
@@ -434,14 +440,7 @@ static void fork_inside_the_start(void)
 
 START_TEST(fork_during_the_amdgpu_start_does_not_start_it_in_the_child)
 {
-    const struct fake_drm_config c = { .driver = FAKE_AMDGPU, .timelines = true };
-    struct fake_drm_pci_device dev = { 0, 3, 0, 0, NULL };
-    static char path[64];
-
-    ck_assert_int_ge(fake_drm_open(&c), 0);
-    ck_assert_int_eq(fake_drm_device_path(path, sizeof(path)), 0);
-    dev.render_node = path;
-    fake_drm_set_devices(&dev, 1, "amdgpu");
+    install_fake_amdgpu();
     fake_amdgpu_after_initialize = fork_inside_the_start;
     ck_assert_uint_eq(drm_test_use_allocating(adapters), 1);
     adapter = adapters[0].handle;

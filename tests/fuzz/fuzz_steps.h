@@ -16,6 +16,10 @@ UINT fuzz_flags(struct fuzz_prog *p, unsigned bits);
         _Static_assert(sizeof(dst) == sizeof(_v), "flags are 4 bytes"); \
         memcpy(&(dst), &_v, sizeof(_v));                             \
     } while (0)
+/* Lock2, or after a GPU wait (fuzz_prog.gpu_waited) a Lock with DonotWait
+ * in its place: Lock2 has no such flag and always waits.  The mapping, or
+ * NULL. */
+void *fuzz_lock2(struct fuzz_prog *p, D3DKMT_LOCK2 *l);
 /* Writes a command stream for the miniport's engine; returns its length. */
 UINT fuzz_commands(struct fuzz_prog *p, void *dst, UINT room);
 

@@ -177,6 +177,17 @@ void step_destroy_allocation(struct fuzz_prog *p)
             fuzz_pool_kill(&p->pool, d.phAllocationList[i]);
 }
 
+void *fuzz_lock2(struct fuzz_prog *p, D3DKMT_LOCK2 *l)
+{
+    if (p->gpu_waited) {
+        D3DKMT_LOCK l1 = { .hDevice = l->hDevice, .hAllocation = l->hAllocation };
+
+        l1.Flags.DonotWait = 1;
+        return D3DKMTLock(&l1) ? NULL : l1.pData;
+    }
+    return D3DKMTLock2(l) ? NULL : l->pData;
+}
+
 void step_lock(struct fuzz_prog *p)
 {
     D3DKMT_HANDLE dev = fuzz_pool_handle(&p->pool, FK_DEVICE, &p->in);
@@ -188,15 +199,7 @@ void step_lock(struct fuzz_prog *p)
         D3DKMT_LOCK2 l = { .hDevice = dev, .hAllocation = h };
 
         l.Flags.Value = fuzz_u8(&p->in) % 8 ? 0 : fuzz_u32(&p->in);
-        if (p->gpu_waited) {            /* Lock2 always waits (see fuzz_prog) */
-            D3DKMT_LOCK l1 = { .hDevice = dev, .hAllocation = h };
-
-            l1.Flags.DonotWait = 1;
-            if (!D3DKMTLock(&l1))
-                data = l1.pData;
-        } else if (!D3DKMTLock2(&l)) {
-            data = l.pData;
-        }
+        data = fuzz_lock2(p, &l);
     } else {
         D3DKMT_LOCK l = { .hDevice = dev, .hAllocation = h };
         UINT pages = fuzz_u8(&p->in) % 4 ? 0 : fuzz_count(p, 4);

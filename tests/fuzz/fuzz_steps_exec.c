@@ -215,9 +215,8 @@ void step_destroy_context(struct fuzz_prog *p)
     fuzz_pool_kill(&p->pool, d.hContext);
 }
 
-/* Writes a command stream into a live allocation through Lock2/Unlock2
- * (after a GPU wait, a Lock with DonotWait: see fuzz_prog.gpu_waited); its
- * GPU address, or 0. */
+/* Writes a command stream into a live allocation through fuzz_lock2 and
+ * Unlock2; its GPU address, or 0. */
 static UINT64 stream_in_allocation(struct fuzz_prog *p, UINT *length)
 {
     struct fuzz_object *o = fuzz_pool_pick_live(&p->pool, FK_ALLOCATION, &p->in);
@@ -229,18 +228,8 @@ static UINT64 stream_in_allocation(struct fuzz_prog *p, UINT *length)
         return 0;
     l.hDevice = u.hDevice = o->device;
     l.hAllocation = u.hAllocation = o->handle;
-    if (p->gpu_waited) {
-        D3DKMT_LOCK l1 = { .hDevice = o->device, .hAllocation = o->handle };
-
-        l1.Flags.DonotWait = 1;
-        if (D3DKMTLock(&l1))
-            return 0;
-        data = l1.pData;
-    } else {
-        if (D3DKMTLock2(&l))
-            return 0;
-        data = l.pData;
-    }
+    if (!(data = fuzz_lock2(p, &l)))
+        return 0;
     *length = fuzz_commands(p, data, (UINT)o->size);
     D3DKMTUnlock2(&u);
     return o->gpu_va;

@@ -582,6 +582,37 @@ void drm_test_stream_page_faults(D3DKMT_HANDLE adapter, bool in_alloc, UINT64 va
     drm_test_destroy_device(device);
 }
 
+void drm_test_legacy_copies(D3DKMT_HANDLE adapter, drm_test_store_fn store, const unsigned *live_objects,
+                            const unsigned *faults)
+{
+    D3DKMT_HANDLE device, ctx;
+    D3DKMT_CREATECONTEXT cc;
+    struct drm_test_alloc dst;
+    struct kmt_fence f;
+    unsigned base;
+    UINT n;
+
+    device = drm_test_create_device(adapter);
+    ck_assert_status(drm_test_create2(device, 4096, 0, &dst), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    ctx = kmt_exec_legacy_context(device, &cc);
+    base = *live_objects;
+    for (UINT k = 1; k <= 2; k++) {
+        n = store(cc.pCommandBuffer, dst.va + 8, 0xa0 + k, 0xb0 + k);
+        drm_test_render(ctx, &cc, n * 4, dst.handle);
+        drm_test_signal_and_wait(device, ctx, f.handle, k);
+        ck_assert_uint_eq(drm_test_read_u32(device, &dst, 8), 0xa0 + k);
+        ck_assert_uint_eq(drm_test_read_u32(device, &dst, 12), 0xb0 + k);
+        ck_assert_uint_eq(*live_objects, base + 1);        /* this one's copy; the last freed */
+    }
+    ck_assert_uint_eq(*faults, 0);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    ck_assert_uint_eq(*live_objects, base);                /* the copy went with its context */
+    ck_assert_status(drm_test_destroy(device, &dst.handle, 1), STATUS_SUCCESS);
+    drm_test_destroy_device(device);
+}
+
 void drm_test_finish(D3DKMT_HANDLE adapter, bool idle)
 {
     drm_test_set_fault(adapter, "", 0, 0);

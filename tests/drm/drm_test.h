@@ -122,6 +122,16 @@ void drm_test_expect_page_fault(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, D3DGP
  * a page fault there, one fault on the context, *kernel_runs still 0. */
 void drm_test_stream_page_faults(D3DKMT_HANDLE adapter, bool in_alloc, UINT64 va, UINT length,
                                  const unsigned *kernel_runs);
+/* Writes a store of two dwords, v0 and v1, at `dst` as the family's GPU
+ * runs it; returns the stream's length in dwords. */
+typedef UINT (*drm_test_store_fn)(UINT32 *stream, UINT64 dst, UINT32 v0, UINT32 v1);
+/* On a GPU-VA family (xe, amdgpu): a new device and legacy context, and two
+ * Renders of `store`'s stream.  Each runs from a copy in an object of the
+ * family's own and stores its dwords; the copy is kept until its context
+ * completed it and freed at the next submission (*live_objects: the
+ * kernel's objects), the last one goes with its context, *faults stays 0. */
+void drm_test_legacy_copies(D3DKMT_HANDLE adapter, drm_test_store_fn store, const unsigned *live_objects,
+                            const unsigned *faults);
 /* The miniport's end of a test: fault injection off, no buffers (with
  * `idle`, no context or submission either), kmt_test_shutdown_no_leaks. */
 void drm_test_finish(D3DKMT_HANDLE adapter, bool idle);

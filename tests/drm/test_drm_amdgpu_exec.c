@@ -248,37 +248,12 @@ START_TEST(cs_failure_faults_the_device)
 }
 END_TEST
 
-/* Render copies the stream into an IB object of the family's own, kept
- * until its context completed it and freed at the next submission. */
+/* Render copies the stream into an IB object of the family's own, kept until
+ * its context completed it and freed at the next submission. */
 START_TEST(legacy_render_runs_a_copy_of_the_stream)
 {
-    D3DKMT_HANDLE device, ctx;
-    D3DKMT_CREATECONTEXT cc;
-    struct drm_test_alloc dst;
-    struct kmt_fence f;
-    unsigned base;
-    UINT n;
-
     open_fake_amdgpu();
-    device = drm_test_create_device(adapter);
-    ck_assert_status(drm_test_create2(device, 4096, 0, &dst), STATUS_SUCCESS);
-    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
-    ctx = kmt_exec_legacy_context(device, &cc);
-    base = fake_drm.live_objects;
-    for (UINT k = 1; k <= 2; k++) {
-        n = pm4_write(cc.pCommandBuffer, dst.va + 8, 0xa0 + k, 0xb0 + k);
-        drm_test_render(ctx, &cc, n * 4, dst.handle);
-        drm_test_signal_and_wait(device, ctx, f.handle, k);
-        ck_assert_uint_eq(drm_test_read_u32(device, &dst, 8), 0xa0 + k);
-        ck_assert_uint_eq(drm_test_read_u32(device, &dst, 12), 0xb0 + k);
-        ck_assert_uint_eq(fake_drm.live_objects, base + 1);        /* this one's IB; the last freed */
-    }
-    ck_assert_uint_eq(fake_amdgpu.faults, 0);
-    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
-    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
-    ck_assert_uint_eq(fake_drm.live_objects, base);                /* the IB went with its context */
-    ck_assert_status(drm_test_destroy(device, &dst.handle, 1), STATUS_SUCCESS);
-    drm_test_destroy_device(device);
+    drm_test_legacy_copies(adapter, pm4_write, &fake_drm.live_objects, &fake_amdgpu.faults);
     close_fake_amdgpu();
 }
 END_TEST

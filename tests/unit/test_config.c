@@ -12,7 +12,7 @@
 
 #include "contract_util.h"
 #include "dxgkrnl/umd_config.h"
-#include "dxgkrnl/debug.h"
+#include "base/kmt_debug.h"
 
 static const struct dxgk_config_match soft_match = {
     .miniport = "soft", .vendor_id = 0x1414, .device_id = 0x008c,

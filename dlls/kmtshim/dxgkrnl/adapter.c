@@ -7,7 +7,7 @@
 
 #include "dxgkrnl.h"
 #include "vidsch.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 #include "umd_config.h"
 
 /* ---- starting and stopping ------------------------------------------------ */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "dxgkrnl.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 #include "base/user_memory.h"
 
 #define KMT_PAGE_SIZE 4096u

@@ -7,7 +7,7 @@
 #include "vidsch.h"
 #include "sync.h"
 #include "miracast.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 static void read_driver_allocation(const struct kmt_object *obj, void *out)
 {

@@ -7,7 +7,7 @@
 
 #include "vidsch.h"
 #include "sync.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 #define LEGACY_COMMAND_BUFFER_SIZE (64u * 1024u)
 #define LEGACY_ALLOCATION_LIST_SIZE 256u

@@ -3,7 +3,7 @@
  * same way and argument blocks are built once.
  */
 #include "dxgkrnl.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 void dxgk_ddi_close_allocations(struct dxgk_device *device, const HANDLE *list, UINT count)
 {

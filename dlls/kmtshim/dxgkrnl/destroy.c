@@ -22,7 +22,7 @@
 #include "dxgkrnl.h"
 #include "vidsch.h"
 #include "sync.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 #define SMALL_BATCH 8
 #define CASCADE_CHUNK 256

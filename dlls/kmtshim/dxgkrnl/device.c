@@ -6,7 +6,7 @@
 
 #include "dxgkrnl.h"
 #include "vidsch.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 static void device_release(struct kmt_object *obj)
 {

@@ -29,7 +29,7 @@
 #include "kmtshim/d3dkmthk.h"
 #include "kmtshim/d3dkmddi.h"
 #include "hmgr/hmgr.h"
-#include "list.h"
+#include "base/kmt_list.h"
 
 struct dxgk_sched;
 struct dxgk_miracast;

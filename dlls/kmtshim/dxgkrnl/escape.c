@@ -3,7 +3,7 @@
  */
 #include "dxgkrnl.h"
 #include "vidsch.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data)
 {

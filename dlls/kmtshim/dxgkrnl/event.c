@@ -11,7 +11,7 @@
 
 #include "kmtshim/kmtshim.h"
 #include "sync.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 static NTSTATUS APIENTRY eventfd_validate(HANDLE event)
 {

@@ -13,7 +13,7 @@
 
 #include "base/fd_registry.h"
 #include "sync.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 #define CHUNK_BYTES (64u * 1024u)
 #define SLOTS_PER_CHUNK (CHUNK_BYTES / sizeof(UINT64))

@@ -9,7 +9,7 @@
 
 #include "vidsch.h"
 #include "sync.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 #define TYPE_BIT(t) (1u << (t))
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "dxgkrnl.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 NTSTATUS dxgk_lock(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation, D3DDDICB_LOCKFLAGS flags,
                    UINT num_pages, const UINT *pages, void **data, D3DGPU_VIRTUAL_ADDRESS *gpuva)

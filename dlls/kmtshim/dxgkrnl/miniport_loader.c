@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "dxgkrnl.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 #include "miniports/builtin.h"
 
 #define MAX_BUILTINS 16

@@ -11,8 +11,8 @@
 #include "base/kmt_thread.h"
 #include "miracast.h"
 #include "sync.h"
-#include "debug.h"
-#include "monotonic.h"
+#include "base/kmt_debug.h"
+#include "base/kmt_time.h"
 
 struct dxgk_miracast {
     pthread_mutex_t class_lock;          /* held across every Miracast-class DDI */
@@ -50,7 +50,7 @@ static struct dxgk_miracast *miracast_new(void)
         return NULL;
     pthread_mutex_init(&mc->class_lock, NULL);
     pthread_mutex_init(&mc->state_lock, NULL);
-    dxgk_cond_init_monotonic(&mc->state_changed);
+    kmt_cond_init_monotonic(&mc->state_changed);
     list_init(&mc->sessions);
     dxgk_count_object(+1);
     return mc;
@@ -402,7 +402,7 @@ static void *stop_watchdog(void *arg)
 {
     struct dxgk_miracast_session *s = arg;
     struct dxgk_miracast *mc = s->mc;
-    struct timespec deadline = dxgk_deadline_after(s->desc.StopTimeoutMs);
+    struct timespec deadline = kmt_deadline_after(s->desc.StopTimeoutMs);
     bool late = false;
 
     pthread_mutex_lock(&mc->state_lock);

@@ -8,7 +8,7 @@
 #include "dxgkrnl.h"
 #include "sync.h"
 #include "miracast.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 struct dxgk_process dxgk_process = {
     .lock = PTHREAD_MUTEX_INITIALIZER,

@@ -9,7 +9,7 @@
 
 #include "vidsch.h"
 #include "sync.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 static NTSTATUS device_usable(struct dxgk_device *device)
 {

@@ -9,7 +9,7 @@
 
 #include "sync.h"
 #include "vidsch.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 /* ---- miniport-backed fences (KmtDdiCreateFence, 1.2) ------------------------ */
 

@@ -25,7 +25,7 @@
 #include <strings.h>
 
 #include "umd_config.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 #define CONFIG_MAX_FILE (1u << 20)
 #define CONFIG_MAX_LINE 4096u

@@ -11,8 +11,8 @@
 #include "base/kmt_thread.h"
 #include "vidsch.h"
 #include "sync.h"
-#include "debug.h"
-#include "monotonic.h"
+#include "base/kmt_debug.h"
+#include "base/kmt_time.h"
 
 /* ---- packets ---------------------------------------------------------------- */
 
@@ -194,7 +194,7 @@ static void assign_fence(struct dxgk_sched *s, struct dxgk_packet *p)
     p->submit.fence_id = ++s->next_fence[ctx->node];
     ctx->last_submitted = p->submit.fence_id;
     if (list_empty(&s->inflight[ctx->node]))
-        p->submit.running_since = dxgk_now_ns();   /* the TDR clock of the node's head */
+        p->submit.running_since = kmt_now_ns();   /* the TDR clock of the node's head */
     list_add_tail(&s->inflight[ctx->node], &p->entry);
     s->submitting = true;
     s->submitting_ctx = ctx;
@@ -502,7 +502,7 @@ static void tdr_check(struct dxgk_sched *s)
         if (list_empty(&s->inflight[n]))
             continue;
         p = LIST_ENTRY(s->inflight[n].next, struct dxgk_packet, entry);
-        if (p->submit.timed_out || dxgk_now_ns() - p->submit.running_since < s->tdr_ns)
+        if (p->submit.timed_out || kmt_now_ns() - p->submit.running_since < s->tdr_ns)
             continue;
         p->submit.timed_out = true;
         fence = p->submit.fence_id;
@@ -548,7 +548,7 @@ static void *sched_thread(void *arg)
                 pthread_cond_wait(&s->cond, &s->lock);
                 s->sleeping_untimed = false;
             } else {
-                struct timespec ts = dxgk_timespec_of(deadline);
+                struct timespec ts = kmt_timespec_of(deadline);
 
                 pthread_cond_timedwait(&s->cond, &s->lock, &ts);
             }
@@ -582,8 +582,8 @@ NTSTATUS dxgk_sched_start(struct dxgk_adapter *adapter)
     s->adapter = adapter;
     s->tdr_ns = tdr_delay_ns();
     pthread_mutex_init(&s->lock, NULL);
-    dxgk_cond_init_monotonic(&s->cond);   /* the sched thread sleeps until a TDR deadline */
-    dxgk_cond_init_monotonic(&s->idle);   /* DestroyContext gives a blocked wait up by a deadline */
+    kmt_cond_init_monotonic(&s->cond);   /* the sched thread sleeps until a TDR deadline */
+    kmt_cond_init_monotonic(&s->idle);   /* DestroyContext gives a blocked wait up by a deadline */
     list_init(&s->active);
     for (unsigned i = 0; i < DXGK_MAX_NODES; i++)
         list_init(&s->inflight[i]);
@@ -747,8 +747,8 @@ void dxgk_sched_drain(struct dxgk_context *ctx)
         }
         if (wait != head) {
             head = wait;
-            deadline = dxgk_now_ns() + s->tdr_ns;
-        } else if (dxgk_now_ns() >= deadline) {
+            deadline = kmt_now_ns() + s->tdr_ns;
+        } else if (kmt_now_ns() >= deadline) {
             pthread_mutex_unlock(&s->lock);
             WARN_(dxgk, "context %#x: a GPU wait blocked its teardown for %llu ms; giving its queue up\n",
                   ctx->handle, (unsigned long long)(s->tdr_ns / 1000000));
@@ -757,7 +757,7 @@ void dxgk_sched_drain(struct dxgk_context *ctx)
             head = NULL;
             continue;
         }
-        ts = dxgk_timespec_of(deadline);
+        ts = kmt_timespec_of(deadline);
         pthread_cond_timedwait(&s->idle, &s->lock, &ts);
     }
     pthread_mutex_unlock(&s->lock);
@@ -854,7 +854,7 @@ static void node_progress_locked(struct dxgk_sched *s, UINT node, struct deferre
         moved = true;
     }
     if (moved && !list_empty(&s->inflight[node]))   /* the next one starts */
-        LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry)->submit.running_since = dxgk_now_ns();
+        LIST_ENTRY(s->inflight[node].next, struct dxgk_packet, entry)->submit.running_since = kmt_now_ns();
     run_ready_signals(s, node, d);
     if (thread_has_work(s))
         pthread_cond_signal(&s->cond);

@@ -16,8 +16,8 @@
 
 #include "sync.h"
 #include "vidsch.h"
-#include "debug.h"
-#include "monotonic.h"
+#include "base/kmt_debug.h"
+#include "base/kmt_time.h"
 
 /* Async waits completed while an object lock was held: freed later by
  * reap_async(), which may take every object's lock. */
@@ -221,7 +221,7 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
     w->async_event = async_event;
     memcpy(w->values, values, count * sizeof(*values));
     pthread_mutex_init(&w->mutex, NULL);
-    dxgk_cond_init_monotonic(&w->cond);
+    kmt_cond_init_monotonic(&w->cond);
     list_init(&w->async_entry);
     if (async_event) {
         w->creating = true;
@@ -268,7 +268,7 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
         while (w->state == DXGK_WAIT_PENDING)
             pthread_cond_wait(&w->cond, &w->mutex);
     } else {
-        struct timespec deadline = dxgk_deadline_after((uint64_t)timeout_ms);
+        struct timespec deadline = kmt_deadline_after((uint64_t)timeout_ms);
 
         while (w->state == DXGK_WAIT_PENDING)
             if (pthread_cond_timedwait(&w->cond, &w->mutex, &deadline) == ETIMEDOUT)

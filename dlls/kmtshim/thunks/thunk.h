@@ -13,7 +13,7 @@
 
 #include "kmtshim/d3dkmthk.h"
 #include "dxgkrnl/dxgkrnl.h"
-#include "dxgkrnl/debug.h"
+#include "base/kmt_debug.h"
 
 /* Windows never maps the first 64 KiB and user space ends at 2^47: a
  * pointer outside that cannot be a caller's buffer.  (Catches NULL, small

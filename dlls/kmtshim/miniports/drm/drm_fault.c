@@ -28,7 +28,7 @@
 
 #include "base/fd_registry.h"
 #include "drm_miniport.h"
-#include "dxgkrnl/monotonic.h"
+#include "base/kmt_time.h"
 
 atomic_bool kdrm_fault_armed;
 
@@ -103,7 +103,7 @@ int kdrm_fault_check_armed(const char *name, bool may_fail)
     }
     pthread_mutex_unlock(&fault.lock);
     if (err < 0) {
-        dxgk_sleep_ns((UINT64)-err * 1000000);
+        kmt_sleep_ns((UINT64)-err * 1000000);
         return 0;
     }
     return -err;

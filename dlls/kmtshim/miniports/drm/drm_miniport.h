@@ -107,7 +107,7 @@
 #include <xf86drm.h>
 
 #include "kmtshim/d3dkmddi.h"
-#include "dxgkrnl/list.h"
+#include "base/kmt_list.h"
 #include "kmtdrm.h"
 
 struct kdrm_adapter;

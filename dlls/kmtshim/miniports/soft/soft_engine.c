@@ -12,8 +12,8 @@
 
 #include "base/kmt_thread.h"
 #include "soft.h"
-#include "dxgkrnl/list.h"
-#include "dxgkrnl/monotonic.h"
+#include "base/kmt_list.h"
+#include "base/kmt_time.h"
 
 #define MAX_DELAY_US 1000000u
 #define DELAY_STEP_NS 10000000ull            /* 10 ms */
@@ -117,17 +117,17 @@ static bool aborting(const struct run *r)
 
 static enum outcome run_wait(struct run *r, const KMT_SOFT_CMD_FENCE *c)
 {
-    UINT64 start = dxgk_now_ns(), backoff = 20000, value;
+    UINT64 start = kmt_now_ns(), backoff = 20000, value;
     enum outcome out;
 
     while ((out = with_memory(r, c->Va, 8, 0, 0, op_load, &value)) == RAN && value < c->Value) {
         if (aborting(r))
             return ABORTED;
-        if (dxgk_now_ns() - start > WAIT_FENCE_TIMEOUT_NS) {
+        if (kmt_now_ns() - start > WAIT_FENCE_TIMEOUT_NS) {
             r->fault_status = STATUS_TIMEOUT;   /* a hang: the GPU waits forever */
             return DMA_FAULT;
         }
-        dxgk_sleep_ns(backoff);
+        kmt_sleep_ns(backoff);
         if (backoff < 1000000)
             backoff *= 2;
     }
@@ -178,7 +178,7 @@ static enum outcome run_command(struct run *r, const KMT_SOFT_CMD_HEADER *h)
 
             if (aborting(r))
                 return ABORTED;
-            dxgk_sleep_ns(step);
+            kmt_sleep_ns(step);
             left -= step;
         }
         return RAN;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "soft.h"
-#include "dxgkrnl/monotonic.h"
+#include "base/kmt_time.h"
 
 #define SINK_WIDTH 1920u
 #define SINK_HEIGHT 1080u
@@ -206,7 +206,7 @@ static NTSTATUS send_chunk(struct soft_adapter *a, struct soft_miracast_context 
         return STATUS_INVALID_PARAMETER;
     if (out_size < sizeof(res))
         return STATUS_BUFFER_TOO_SMALL;
-    dxgk_sleep_ns((UINT64)req->EncodeMicroseconds * 1000);
+    kmt_sleep_ns((UINT64)req->EncodeMicroseconds * 1000);
     memset(&info, 0, sizeof(info));
     memset(&res, 0, sizeof(res));
     info.ChunkId.FrameNumber = req->FrameNumber;

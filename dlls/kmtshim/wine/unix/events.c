@@ -41,8 +41,8 @@
 
 #include "kmtshim/kmtshim.h"
 #include "base/kmt_lock.h"
-#include "dxgkrnl/debug.h"
-#include "dxgkrnl/list.h"
+#include "base/kmt_debug.h"
+#include "base/kmt_list.h"
 #include "thunks/thunk.h"
 #include "unixlib.h"
 #include "events.h"

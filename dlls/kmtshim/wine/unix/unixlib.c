@@ -16,7 +16,7 @@
 
 #include "kmtshim/d3dkmthk.h"
 #include "dxgkrnl/dxgkrnl.h"
-#include "dxgkrnl/debug.h"
+#include "base/kmt_debug.h"
 #include "hmgr/hmgr.h"
 #include "unixlib.h"
 #include "events.h"

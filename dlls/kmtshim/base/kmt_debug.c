@@ -1,5 +1,5 @@
 /*
- * Wine-style debug channels (see debug.h).
+ * Wine-style debug channels (see kmt_debug.h).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 
 #include "kmtshim/kmt_ntstatus.h"
-#include "debug.h"
+#include "base/kmt_debug.h"
 
 KMT_DEFINE_DEBUG_CHANNEL(d3dkmt);
 KMT_DEFINE_DEBUG_CHANNEL(dxgk);

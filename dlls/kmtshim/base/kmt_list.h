@@ -1,8 +1,8 @@
 /*
  * Intrusive doubly linked lists, the kind every kernel has.
  */
-#ifndef KMTSHIM_LIST_H
-#define KMTSHIM_LIST_H
+#ifndef KMTSHIM_BASE_LIST_H
+#define KMTSHIM_BASE_LIST_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,18 +31,6 @@ static inline void list_remove(struct list *e)
     e->next = e->prev = e;
 }
 
-/* Appends every element of `from` to `to`; `from` ends up empty. */
-static inline void list_move_tail(struct list *from, struct list *to)
-{
-    if (list_empty(from))
-        return;
-    from->next->prev = to->prev;
-    to->prev->next = from->next;
-    from->prev->next = to;
-    to->prev = from->prev;
-    list_init(from);
-}
-
 static inline unsigned list_count(const struct list *l)
 {
     unsigned n = 0;
@@ -64,4 +52,4 @@ static inline unsigned list_count(const struct list *l)
          &(it)->member != (head);                                            \
          (it) = (nx), (nx) = LIST_ENTRY((it)->member.next, type, member))
 
-#endif /* KMTSHIM_LIST_H */
+#endif /* KMTSHIM_BASE_LIST_H */

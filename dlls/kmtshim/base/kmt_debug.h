@@ -9,8 +9,8 @@
  * DDI calls it makes), hmgr (handle table), softgpu, drm.  err and fixme are
  * on by default, as in Wine; "-all" silences everything.
  */
-#ifndef KMTSHIM_DEBUG_H
-#define KMTSHIM_DEBUG_H
+#ifndef KMTSHIM_BASE_DEBUG_H
+#define KMTSHIM_BASE_DEBUG_H
 
 #include <stdbool.h>
 
@@ -69,4 +69,4 @@ void kmt_debug_reset(void);
 /* A short name for an NTSTATUS, for traces ("STATUS_INVALID_PARAMETER"). */
 const char *kmt_debugstr_status(int status);
 
-#endif /* KMTSHIM_DEBUG_H */
+#endif /* KMTSHIM_BASE_DEBUG_H */

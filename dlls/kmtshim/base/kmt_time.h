@@ -1,17 +1,17 @@
 /*
- * The core's timeouts run on CLOCK_MONOTONIC: a wall-clock change must not
- * end a wait early or late.  Condition variables that take deadlines are
- * made with this clock.  The miniports use the same clock and sleep.
+ * Time for the core and the miniports: timeouts run on CLOCK_MONOTONIC, so
+ * a wall-clock change does not end a wait early or late.  Condition
+ * variables that take deadlines are made with this clock.
  */
-#ifndef KMTSHIM_MONOTONIC_H
-#define KMTSHIM_MONOTONIC_H
+#ifndef KMTSHIM_BASE_TIME_H
+#define KMTSHIM_BASE_TIME_H
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
-static inline uint64_t dxgk_now_ns(void)
+static inline uint64_t kmt_now_ns(void)
 {
     struct timespec ts;
 
@@ -19,7 +19,7 @@ static inline uint64_t dxgk_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static inline struct timespec dxgk_timespec_of(uint64_t ns)
+static inline struct timespec kmt_timespec_of(uint64_t ns)
 {
     struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
 
@@ -28,21 +28,21 @@ static inline struct timespec dxgk_timespec_of(uint64_t ns)
 
 /* Sleeps the whole time, through signals (the miniports' GPU delays and
  * test stalls). */
-static inline void dxgk_sleep_ns(uint64_t ns)
+static inline void kmt_sleep_ns(uint64_t ns)
 {
-    struct timespec ts = dxgk_timespec_of(ns);
+    struct timespec ts = kmt_timespec_of(ns);
 
     while (nanosleep(&ts, &ts) && errno == EINTR)
         ;
 }
 
 /* The absolute deadline `ms` milliseconds from now. */
-static inline struct timespec dxgk_deadline_after(uint64_t ms)
+static inline struct timespec kmt_deadline_after(uint64_t ms)
 {
-    return dxgk_timespec_of(dxgk_now_ns() + ms * 1000000ull);
+    return kmt_timespec_of(kmt_now_ns() + ms * 1000000ull);
 }
 
-static inline void dxgk_cond_init_monotonic(pthread_cond_t *cond)
+static inline void kmt_cond_init_monotonic(pthread_cond_t *cond)
 {
     pthread_condattr_t attr;
 

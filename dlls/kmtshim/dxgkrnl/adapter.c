@@ -8,6 +8,7 @@
 #include "dxgkrnl.h"
 #include "vidsch.h"
 #include "base/kmt_debug.h"
+#include "ddi.h"
 #include "umd_config.h"
 
 /* ---- starting and stopping ------------------------------------------------ */
@@ -26,11 +27,9 @@ static void adapter_release(struct kmt_object *obj)
 
     /* The miniport's engine goes first: it may still raise interrupts
      * into the scheduler. */
-    if (adapter->started && adapter->ddi->DxgkDdiStopDevice)
-        adapter->ddi->DxgkDdiStopDevice(adapter->ctx);
+    dxgk_ddi_stop_device(adapter);
     dxgk_sched_stop(adapter);
-    if (adapter->ddi->DxgkDdiRemoveDevice)
-        adapter->ddi->DxgkDdiRemoveDevice(adapter->ctx);
+    dxgk_ddi_remove_device(adapter);
     adapter_free(adapter);
     dxgk_count_object(-1);
 }
@@ -69,23 +68,6 @@ static bool luid_in_use(LUID luid)
     return false;
 }
 
-NTSTATUS dxgk_adapter_ddi_query(struct dxgk_adapter *adapter, DXGK_QUERYADAPTERINFOTYPE type,
-                                void *in, UINT in_size, void *out, UINT out_size)
-{
-    DXGKARG_QUERYADAPTERINFO args = {
-        .Type = type,
-        .pInputData = in,
-        .InputDataSize = in_size,
-        .pOutputData = out,
-        .OutputDataSize = out_size,
-    };
-    NTSTATUS status = adapter->ddi->DxgkDdiQueryAdapterInfo(adapter->ctx, &args);
-
-    TRACE_(dxgk, "DxgkDdiQueryAdapterInfo(%s, type %#x, %u bytes) -> %s\n", adapter->miniport->name,
-           type, out_size, kmt_debugstr_status(status));
-    return status;
-}
-
 static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *pdo)
 {
     struct dxgk_adapter *adapter = calloc(1, sizeof(*adapter));
@@ -109,10 +91,7 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
     while (luid_in_use(adapter->luid))
         adapter->luid.LowPart++;
 
-    status = mp->ddi.DxgkDdiAddDevice(&adapter->pdo, &adapter->ctx);
-    if (status) {
-        WARN_(dxgk, "%s: DxgkDdiAddDevice(%s) failed: %s\n", mp->name, pdo->LocationId,
-              kmt_debugstr_status(status));
+    if ((status = dxgk_ddi_add_device(adapter))) {
         adapter_free(adapter);
         return status;
     }
@@ -120,18 +99,16 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
     dxgk_fill_interface(adapter, &adapter->iface);
     start.AdapterLuid = adapter->luid;
     start.AdapterGuid.Data1 = adapter->luid.LowPart;
-    status = mp->ddi.DxgkDdiStartDevice(adapter->ctx, &start, &adapter->iface,
-                                        &adapter->num_sources, &children);
+    status = dxgk_ddi_start_device(adapter, &start, &children);
     if (!status) {
-        adapter->started = true;
-        status = dxgk_adapter_ddi_query(adapter, DXGKQAITYPE_DRIVERCAPS, NULL, 0,
+        status = dxgk_ddi_query_adapter_info(adapter, DXGKQAITYPE_DRIVERCAPS, NULL, 0,
                                         &adapter->caps, sizeof(adapter->caps));
     }
     if (!status)
-        status = dxgk_adapter_ddi_query(adapter, DXGKQAITYPE_QUERYSEGMENT, NULL, 0,
+        status = dxgk_ddi_query_adapter_info(adapter, DXGKQAITYPE_QUERYSEGMENT, NULL, 0,
                                         &adapter->segments, sizeof(adapter->segments));
     if (!status)
-        status = dxgk_adapter_ddi_query(adapter, DXGKQAITYPE_KMT_ADAPTERDESC, NULL, 0,
+        status = dxgk_ddi_query_adapter_info(adapter, DXGKQAITYPE_KMT_ADAPTERDESC, NULL, 0,
                                         &adapter->desc, sizeof(adapter->desc));
     if (status) {
         WARN_(dxgk, "%s: starting %s failed: %s\n", mp->name, pdo->LocationId,
@@ -163,7 +140,7 @@ NTSTATUS dxgk_start_adapters(struct dxgk_miniport *mp)
     NTSTATUS status;
 
     memset(devices, 0, sizeof(devices));
-    status = mp->ddi.KmtDdiEnumPhysicalDevices(mp->ddi.DriverContext, &count, devices);
+    status = dxgk_ddi_enum_physical_devices(mp, &count, devices);
     if (status)
         return status;
     if (count > KMT_MAX_PHYSICAL_DEVICES)
@@ -420,7 +397,7 @@ NTSTATUS dxgk_query_adapter_info(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
 
     switch (type) {
     case KMTQAITYPE_UMDRIVERPRIVATE:
-        status = dxgk_adapter_ddi_query(adapter, DXGKQAITYPE_UMDRIVERPRIVATE, NULL, 0, data, size);
+        status = dxgk_ddi_query_adapter_info(adapter, DXGKQAITYPE_UMDRIVERPRIVATE, NULL, 0, data, size);
         break;
     case KMTQAITYPE_UMDRIVERNAME: {
         D3DKMT_UMDFILENAMEINFO *info = data;
@@ -494,7 +471,7 @@ NTSTATUS dxgk_query_adapter_info(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
             break;
         }
         memset(&out, 0, sizeof(out));
-        status = dxgk_adapter_ddi_query(adapter, DXGKQAITYPE_KMT_NODEMETADATA, &node, sizeof(node),
+        status = dxgk_ddi_query_adapter_info(adapter, DXGKQAITYPE_KMT_NODEMETADATA, &node, sizeof(node),
                                         &out, sizeof(out));
         if (!status)
             meta->NodeData = out;
@@ -529,7 +506,7 @@ NTSTATUS dxgk_query_video_memory_info(D3DKMT_QUERYVIDEOMEMORYINFO *info)
         status = STATUS_INVALID_PARAMETER;
         goto out;
     }
-    status = dxgk_adapter_ddi_query(adapter, DXGKQAITYPE_KMT_MEMORYUSAGE, &group, sizeof(group),
+    status = dxgk_ddi_query_adapter_info(adapter, DXGKQAITYPE_KMT_MEMORYUSAGE, &group, sizeof(group),
                                     &budget, sizeof(budget));
     if (status)
         goto out;

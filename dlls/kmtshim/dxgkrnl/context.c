@@ -8,6 +8,7 @@
 #include "vidsch.h"
 #include "sync.h"
 #include "base/kmt_debug.h"
+#include "ddi.h"
 
 #define LEGACY_COMMAND_BUFFER_SIZE (64u * 1024u)
 #define LEGACY_ALLOCATION_LIST_SIZE 256u
@@ -106,23 +107,19 @@ NTSTATUS dxgk_create_context(D3DKMT_HANDLE hDevice, UINT node, UINT affinity,
 {
     struct dxgk_device *device = dxgk_device_acquire(hDevice);
     DXGKARG_CREATECONTEXT args = { 0 };
-    const DRIVER_INITIALIZATION_DATA *ddi;
     struct dxgk_context *ctx = NULL;
     void *priv_copy = NULL;
     NTSTATUS status;
 
     if (!device)
         return STATUS_INVALID_PARAMETER;
-    ddi = device->adapter->ddi;
     if (node >= device->adapter->caps.NodeCount || node >= DXGK_MAX_NODES || affinity > 1 ||
         (flags.Value & ~KNOWN_CONTEXT_FLAGS) || private_size > DXGK_MAX_PRIVATE_DATA ||
         (private_size && !private_data) || (UINT)hint >= D3DKMT_CLIENTHINT_MAX) {
         status = STATUS_INVALID_PARAMETER;
         goto out;
     }
-    if (flags.HwQueueSupported || !ddi->DxgkDdiCreateContext || !ddi->DxgkDdiDestroyContext ||
-        (is_virtual ? !ddi->DxgkDdiSubmitCommandVirtual
-                    : (!ddi->DxgkDdiRender || !ddi->DxgkDdiSubmitCommand))) {
+    if (flags.HwQueueSupported || !dxgk_ddi_has_contexts(device->adapter, is_virtual)) {
         status = STATUS_NOT_SUPPORTED;
         goto out;
     }
@@ -166,13 +163,8 @@ NTSTATUS dxgk_create_context(D3DKMT_HANDLE hDevice, UINT node, UINT affinity,
     args.Flags.VirtualAddressing = is_virtual;
     args.pPrivateDriverData = priv_copy;
     args.PrivateDriverDataSize = private_size;
-    status = ddi->DxgkDdiCreateContext(device->driver_device, &args);
-    TRACE_(dxgk, "DxgkDdiCreateContext(node %u, virtual %d) -> %s\n", node, is_virtual,
-           kmt_debugstr_status(status));
-    if (!status && (!args.hContext || args.hContext == (HANDLE)ctx)) {
-        ERR_(dxgk, "%s: DxgkDdiCreateContext returned no context\n", device->adapter->miniport->name);
-        status = STATUS_UNSUCCESSFUL;
-    } else if (!status) {
+    status = dxgk_ddi_create_context(device, &args);
+    if (!status) {
         ctx->driver_context = args.hContext;
         ctx->dma_private_size = args.ContextInfo.DmaBufferPrivateDataSize;
         if (ctx->dma_private_size > DXGK_MAX_PRIVATE_DATA) {
@@ -183,7 +175,7 @@ NTSTATUS dxgk_create_context(D3DKMT_HANDLE hDevice, UINT node, UINT affinity,
             status = alloc_legacy_buffers(ctx, &args.ContextInfo);
         }
         if (status)
-            ddi->DxgkDdiDestroyContext(ctx->driver_context);
+            dxgk_ddi_destroy_context(device, ctx->driver_context);
     }
     if (status) {
         kmt_mutex_lock(&device->list_lock);
@@ -217,7 +209,6 @@ out:
 static void context_teardown(struct dxgk_context *ctx)
 {
     struct dxgk_device *device = ctx->device;
-    NTSTATUS status;
 
     kmt_mutex_lock(&device->list_lock);
     if (ctx->destroyed) {
@@ -231,8 +222,7 @@ static void context_teardown(struct dxgk_context *ctx)
     dxgk_sched_close(ctx);
     dxgk_sched_drain(ctx);
     dxgk_syncobj_context_gone(ctx);
-    status = device->adapter->ddi->DxgkDdiDestroyContext(ctx->driver_context);
-    TRACE_(dxgk, "DxgkDdiDestroyContext(%p) -> %s\n", ctx->driver_context, kmt_debugstr_status(status));
+    dxgk_ddi_destroy_context(device, ctx->driver_context);
     dxgk_free_context_allocations(device->adapter, device, ctx);
 
     kmt_mutex_lock(&device->list_lock);
@@ -353,8 +343,7 @@ static bool context_of(struct dxgk_device *device, HANDLE p)
 
 static void context_allocation_free(struct dxgk_context_allocation *ca)
 {
-    if (ca->gpu_va && ca->adapter->ddi->KmtDdiUnmapSystemMemory)
-        ca->adapter->ddi->KmtDdiUnmapSystemMemory(ca->adapter->ctx, ca->gpu_va);
+    dxgk_ddi_unmap_system_memory(ca->adapter, ca->gpu_va);
     free(ca->memory);
     free(ca);
     dxgk_count_object(-1);
@@ -388,9 +377,7 @@ static NTSTATUS APIENTRY cb_create_context_allocation(DXGKARGCB_CREATECONTEXTALL
     }
     memset(ca->memory, 0, ca->size);
     if (args->ContextAllocationFlags.MapGpuVirtualAddress) {
-        NTSTATUS status = adapter->ddi->KmtDdiMapSystemMemory
-            ? adapter->ddi->KmtDdiMapSystemMemory(adapter->ctx, ca->memory, ca->size, &ca->gpu_va)
-            : STATUS_NOT_SUPPORTED;
+        NTSTATUS status = dxgk_ddi_map_system_memory(adapter, ca->memory, ca->size, &ca->gpu_va);
         if (status) {
             free(ca->memory);
             free(ca);

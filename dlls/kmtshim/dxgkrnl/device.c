@@ -7,6 +7,7 @@
 #include "dxgkrnl.h"
 #include "vidsch.h"
 #include "base/kmt_debug.h"
+#include "ddi.h"
 
 static void device_release(struct kmt_object *obj)
 {
@@ -25,7 +26,6 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
 {
     struct dxgk_adapter *adapter = dxgk_adapter_from_handle(hAdapter);
     DXGK_DEVICEINFO info = { 0 };
-    DXGKARG_CREATEDEVICE args = { 0 };
     struct dxgk_device *device;
     NTSTATUS status;
     D3DKMT_HANDLE h;
@@ -54,20 +54,11 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
     atomic_init(&device->execution_state, D3DKMT_DEVICEEXECUTION_ACTIVE);
     dxgk_count_object(+1);
 
-    args.hDevice = (HANDLE)device;          /* the core's handle, for callbacks */
-    args.pInfo = &info;
     /* on the process list first: the DDI may make context allocations */
     pthread_mutex_lock(&dxgk_process.lock);
     list_add_tail(&dxgk_process.devices, &device->entry);
     pthread_mutex_unlock(&dxgk_process.lock);
-    status = adapter->ddi->DxgkDdiCreateDevice(adapter->ctx, &args);
-    TRACE_(dxgk, "DxgkDdiCreateDevice -> %s, driver device %p\n", kmt_debugstr_status(status),
-           args.hDevice);
-    if (status || !args.hDevice || args.hDevice == (HANDLE)device) {
-        if (!status) {
-            ERR_(dxgk, "%s: DxgkDdiCreateDevice returned no device handle\n", adapter->miniport->name);
-            status = STATUS_UNSUCCESSFUL;
-        }
+    if ((status = dxgk_ddi_create_device(device, &info))) {
         pthread_mutex_lock(&dxgk_process.lock);
         list_remove(&device->entry);
         pthread_mutex_unlock(&dxgk_process.lock);
@@ -76,7 +67,6 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
         device_release(&device->obj);
         return status;
     }
-    device->driver_device = args.hDevice;
     (void)flags;                            /* LegacyMode & co. need no kernel state */
 
     hmgr_publish(&dxgk_process.handles, h, &device->obj);
@@ -87,7 +77,6 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
 NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
 {
     struct dxgk_device *device;
-    NTSTATUS status;
 
     /* The handle goes first, so no new call can reach the device. */
     device = (struct dxgk_device *)hmgr_remove(&dxgk_process.handles, h, HMGR_TYPE_DEVICE);
@@ -103,9 +92,7 @@ NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
 
     dxgk_device_destroy_children(device);
 
-    status = device->adapter->ddi->DxgkDdiDestroyDevice(device->driver_device);
-    TRACE_(dxgk, "DxgkDdiDestroyDevice(%p) -> %s\n", device->driver_device,
-           kmt_debugstr_status(status));
+    dxgk_ddi_destroy_device(device);
     dxgk_free_context_allocations(device->adapter, device, NULL);
     kmt_rwlock_unlock(&device->rwlock);
     dxgk_device_put(device);

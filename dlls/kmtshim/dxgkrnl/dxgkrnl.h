@@ -4,7 +4,8 @@
  * The thunks (../thunks) capture a caller's descriptor, validate pointers and
  * call in here with kernel-side copies.  The core validates handles and
  * object relations, owns every object's lifetime and talks to the miniport
- * only through the DxgkDdi* table of include/kmtshim/d3dkmddi.h.
+ * only through the gateway of ddi.h, the one caller of the DxgkDdi* table of
+ * include/kmtshim/d3dkmddi.h.
  *
  * Object graph (one process):
  *     dxgk_adapter        a started miniport device, shared by every handle
@@ -59,7 +60,8 @@ struct dxgk_adapter {
     DXGK_QUERYSEGMENTOUT segments;
     DXGKRNL_INTERFACE iface;
     ULONG num_sources;
-    bool started;
+    bool started;                        /* between DxgkDdiStartDevice and StopDevice */
+    bool removed;                        /* DxgkDdiRemoveDevice was called (ddi_adapter.c) */
     atomic_ullong usage[2];              /* bytes per D3DKMT_MEMORY_SEGMENT_GROUP */
     struct dxgk_sched *sched;            /* GPU scheduler, started with the first context */
     pthread_mutex_t sched_init_lock;
@@ -85,6 +87,7 @@ struct dxgk_device {
     D3DKMT_HANDLE handle;
     struct dxgk_adapter *adapter;        /* referenced */
     HANDLE driver_device;                /* from DxgkDdiCreateDevice */
+    bool ddi_destroyed;                  /* DxgkDdiDestroyDevice was called (ddi_device.c) */
     struct kmt_rwlock rwlock;
     struct kmt_mutex list_lock;
     bool destroyed;                      /* under rwlock (exclusive) */
@@ -226,8 +229,6 @@ NTSTATUS dxgk_close_adapter(D3DKMT_HANDLE h);
 NTSTATUS dxgk_query_adapter_info(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
                                  void *data, UINT size);
 NTSTATUS dxgk_query_video_memory_info(D3DKMT_QUERYVIDEOMEMORYINFO *info);
-NTSTATUS dxgk_adapter_ddi_query(struct dxgk_adapter *adapter, DXGK_QUERYADAPTERINFOTYPE type,
-                                void *in, UINT in_size, void *out, UINT out_size);
 void dxgk_adapter_put(struct dxgk_adapter *adapter);
 
 /* Devices (device.c). */
@@ -278,7 +279,8 @@ static inline void dxgk_device_release(struct dxgk_device *device)
     kmt_object_put(&device->obj);
 }
 
-/* Allocations and resources (allocation.c, destroy.c). */
+/* Allocations and resources: created in allocation_create.c, destroyed in
+ * allocation_destroy.c, reclaimed and freed in allocation_reclaim.c. */
 struct dxgk_alloc_request {
     D3DKMT_HANDLE hAllocation;           /* out */
     D3DGPU_VIRTUAL_ADDRESS gpu_va;       /* out */
@@ -304,24 +306,56 @@ struct dxgk_create_allocation {
 };
 
 NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *args);
+/* An allocation this thread is creating, not yet published, for
+ * DxgkCbGetHandleData inside the create and open DDIs. */
+struct dxgk_allocation *dxgk_allocation_find_creating(D3DKMT_HANDLE h);
+
 NTSTATUS dxgk_destroy_allocation(D3DKMT_HANDLE device, D3DKMT_HANDLE resource,
                                  const D3DKMT_HANDLE *list, UINT count,
                                  D3DDDICB_DESTROYALLOCATION2FLAGS flags);
 /* Destroys everything a device owns, in dxgkrnl's order (device.c calls it). */
 void dxgk_device_destroy_children(struct dxgk_device *device);
-struct dxgk_allocation *dxgk_allocation_lookup(struct dxgk_device *device, D3DKMT_HANDLE h);
-void dxgk_allocation_put(struct dxgk_allocation *alloc);
+
+static inline void dxgk_allocation_put(struct dxgk_allocation *alloc)
+{
+    kmt_object_put(&alloc->obj);
+}
+
+/* A live allocation of `device`, referenced; NULL otherwise. */
+static inline struct dxgk_allocation *dxgk_allocation_lookup(struct dxgk_device *device, D3DKMT_HANDLE h)
+{
+    struct dxgk_allocation *alloc =
+        (struct dxgk_allocation *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_ALLOCATION);
+
+    if (alloc && alloc->device != device) {
+        dxgk_allocation_put(alloc);
+        return NULL;
+    }
+    return alloc;
+}
+
 /* Queued GPU work referencing an allocation (the submission path takes
  * these; reclaim and CPU locks wait for them).  A GPU reference also keeps
  * the struct itself: AssumeNotInUse reclaims the memory under queued work,
  * and the last GPU reference frees what is left. */
 void dxgk_allocation_gpu_ref(struct dxgk_allocation *alloc);
 void dxgk_allocation_gpu_unref(struct dxgk_allocation *alloc);
-/* Frees the allocations' miniport objects now, in one DDI call per kind
- * (allocation.c); every one is destroyed, unreferenced and not locked. */
+/* The miniport frees the allocations now, in one DDI call per kind; every
+ * one is destroyed, unreferenced and not locked. */
 void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count);
-/* Called when a reclaim removed the device's last reference-holding child. */
+/* Frees what is left of an allocation (now, or at its last GPU reference)
+ * and of a resource, after the miniport freed them or never made them. */
 void dxgk_allocation_free(struct dxgk_allocation *alloc);
+void dxgk_resource_free(struct dxgk_resource *res);
+/* Release callbacks of destroyed allocations and resources: the last
+ * reference reclaims. */
+void dxgk_allocation_last_ref(struct kmt_object *obj);
+void dxgk_resource_last_ref(struct kmt_object *obj);
+/* SynchronousDestroy: the caller waits until `pending` objects (and those
+ * added) are reclaimed. */
+void dxgk_reclaim_wait_init(struct dxgk_reclaim_wait *w, unsigned pending);
+void dxgk_reclaim_wait_add(struct dxgk_reclaim_wait *w);
+void dxgk_reclaim_wait(struct dxgk_reclaim_wait *w);
 
 /* CPU access (lock.c). */
 NTSTATUS dxgk_lock(D3DKMT_HANDLE device, D3DKMT_HANDLE allocation, D3DDDICB_LOCKFLAGS flags,
@@ -330,15 +364,6 @@ NTSTATUS dxgk_unlock(D3DKMT_HANDLE device, const D3DKMT_HANDLE *allocations, UIN
 /* Drops any CPU mapping of an allocation that is being reclaimed. */
 void dxgk_allocation_unmap(struct dxgk_allocation *alloc);
 
-/* DDI calls shared by several paths, traced (ddi.c). */
-void dxgk_ddi_close_allocations(struct dxgk_device *device, const HANDLE *list, UINT count);
-void dxgk_ddi_destroy_allocations(struct dxgk_adapter *adapter, const HANDLE *list, UINT count,
-                                  HANDLE *resource, bool destroy_resource);
-struct dxgk_allocation *dxgk_allocation_find_creating(D3DKMT_HANDLE h);
-void dxgk_resource_free(struct dxgk_resource *res);
-/* Release callbacks of destroyed allocations and resources (destroy.c). */
-void dxgk_allocation_last_ref(struct kmt_object *obj);
-void dxgk_resource_last_ref(struct kmt_object *obj);
 
 /* Escape (escape.c). */
 NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data);

@@ -4,6 +4,7 @@
 #include "dxgkrnl.h"
 #include "vidsch.h"
 #include "base/kmt_debug.h"
+#include "ddi.h"
 
 NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data)
 {
@@ -43,16 +44,10 @@ NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data)
         }
         args.hContext = ctx->driver_context;
     }
-    if (!adapter->ddi->DxgkDdiEscape) {
-        status = STATUS_NOT_SUPPORTED;
-        goto out;
-    }
     args.Flags = desc->Flags;
     args.pPrivateDriverData = data;
     args.PrivateDriverDataSize = desc->PrivateDriverDataSize;
-    status = adapter->ddi->DxgkDdiEscape(adapter->ctx, &args);
-    TRACE_(dxgk, "DxgkDdiEscape(%u bytes) -> %s\n", desc->PrivateDriverDataSize,
-           kmt_debugstr_status(status));
+    status = dxgk_ddi_escape(adapter, &args);
 out:
     if (ctx)
         dxgk_context_put(ctx);

@@ -16,6 +16,7 @@
 
 #include "dxgkrnl.h"
 #include "base/kmt_debug.h"
+#include "ddi.h"
 
 NTSTATUS dxgk_lock(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation, D3DDDICB_LOCKFLAGS flags,
                    UINT num_pages, const UINT *pages, void **data, D3DGPU_VIRTUAL_ADDRESS *gpuva)
@@ -51,10 +52,6 @@ NTSTATUS dxgk_lock(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation, D3DDDICB_LO
     } else if (!alloc->lock_count) {
         DXGKARG_LOCK args = { 0 };
 
-        if (!adapter->ddi->DxgkDdiLock) {
-            status = STATUS_NOT_SUPPORTED;
-            goto out;
-        }
         args.hAllocation = alloc->driver_allocation;
         args.NumPages = num_pages;
         args.pPages = pages;
@@ -63,16 +60,8 @@ NTSTATUS dxgk_lock(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation, D3DDDICB_LO
         args.Flags.DonotWait = flags.DonotWait;
         args.Flags.IgnoreSync = flags.IgnoreSync;
         args.Flags.Discard = flags.Discard;
-        status = adapter->ddi->DxgkDdiLock(adapter->ctx, &args);
-        TRACE_(dxgk, "DxgkDdiLock(%p) -> %s, %p\n", alloc->driver_allocation,
-               kmt_debugstr_status(status), args.pData);
-        if (status)
+        if ((status = dxgk_ddi_lock(adapter, &args)))
             goto out;
-        if (!args.pData) {
-            ERR_(dxgk, "%s: DxgkDdiLock returned no address\n", adapter->miniport->name);
-            status = STATUS_UNSUCCESSFUL;
-            goto out;
-        }
         alloc->cpu_address = args.pData;
         alloc->mapped_read_only = flags.ReadOnly;
         alloc->written_under_read_only = false;
@@ -101,16 +90,6 @@ static bool unlockable(struct dxgk_allocation **allocs, UINT i)
     return allocs[i]->lock_count > before;
 }
 
-static void ddi_unlock(struct dxgk_allocation *alloc, void *address)
-{
-    struct dxgk_adapter *adapter = alloc->device->adapter;
-    DXGKARG_UNLOCK args = { alloc->driver_allocation, address };
-    NTSTATUS status = adapter->ddi->DxgkDdiUnlock ? adapter->ddi->DxgkDdiUnlock(adapter->ctx, &args)
-                                                  : STATUS_SUCCESS;
-
-    TRACE_(dxgk, "DxgkDdiUnlock(%p) -> %s\n", alloc->driver_allocation, kmt_debugstr_status(status));
-}
-
 /* The CPU wrote through a mapping the miniport made for a ReadOnly lock:
  * a WriteOnly lock (nothing fetched, no wait) and its unlock make the
  * miniport push the memory back as after any write lock. */
@@ -123,14 +102,12 @@ static void push_cpu_writes(struct dxgk_allocation *alloc)
     alloc->written_under_read_only = false;
     args.Flags.WriteOnly = 1;
     args.Flags.IgnoreSync = 1;
-    status = adapter->ddi->DxgkDdiLock(adapter->ctx, &args);
-    TRACE_(dxgk, "DxgkDdiLock(%p, write-back) -> %s\n", alloc->driver_allocation, kmt_debugstr_status(status));
-    if (status || !args.pData) {
+    if ((status = dxgk_ddi_lock(adapter, &args))) {
         ERR_(dxgk, "%s: CPU writes under a nested lock may not reach the GPU: %s\n",
              adapter->miniport->name, kmt_debugstr_status(status));
         return;
     }
-    ddi_unlock(alloc, args.pData);
+    dxgk_ddi_unlock(adapter, alloc->driver_allocation, args.pData);
 }
 
 static void unlock_one(struct dxgk_allocation *alloc)
@@ -140,7 +117,7 @@ static void unlock_one(struct dxgk_allocation *alloc)
             alloc->cpu_address = NULL;
         return;
     }
-    ddi_unlock(alloc, alloc->cpu_address);
+    dxgk_ddi_unlock(alloc->device->adapter, alloc->driver_allocation, alloc->cpu_address);
     alloc->cpu_address = NULL;
     if (alloc->written_under_read_only)
         push_cpu_writes(alloc);

@@ -17,6 +17,7 @@
 
 #include "dxgkrnl.h"
 #include "base/kmt_debug.h"
+#include "ddi.h"
 #include "miniports/builtin.h"
 
 #define MAX_BUILTINS 16
@@ -89,10 +90,7 @@ static NTSTATUS APIENTRY dxgk_initialize(KMT_DRIVER_OBJECT *driver, const DRIVER
         data->Size < offsetof(DRIVER_INITIALIZATION_DATA, Reserved))
         return STATUS_REVISION_MISMATCH;
     /* The DDIs the core cannot work without. */
-    if (!data->KmtDdiEnumPhysicalDevices || !data->DxgkDdiAddDevice || !data->DxgkDdiStartDevice ||
-        !data->DxgkDdiQueryAdapterInfo || !data->DxgkDdiCreateDevice || !data->DxgkDdiDestroyDevice ||
-        !data->DxgkDdiCreateAllocation || !data->DxgkDdiDestroyAllocation ||
-        !data->DxgkDdiOpenAllocation || !data->DxgkDdiCloseAllocation)
+    if (!dxgk_ddi_table_complete(data))
         return STATUS_INVALID_PARAMETER;
     mp = driver->miniport;
     memset(&mp->ddi, 0, sizeof(mp->ddi));
@@ -217,8 +215,7 @@ void dxgk_unload_miniports(void)
 
     LIST_FOR_EACH_ENTRY_SAFE(mp, next, &dxgk_process.miniports, struct dxgk_miniport, entry) {
         list_remove(&mp->entry);
-        if (mp->ddi.DxgkDdiUnload)
-            mp->ddi.DxgkDdiUnload();
+        dxgk_ddi_unload(mp);
         if (mp->dl_handle)
             dlclose(mp->dl_handle);
         free(mp);

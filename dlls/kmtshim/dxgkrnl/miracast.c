@@ -12,6 +12,7 @@
 #include "miracast.h"
 #include "sync.h"
 #include "base/kmt_debug.h"
+#include "ddi.h"
 #include "base/kmt_time.h"
 
 struct dxgk_miracast {
@@ -183,11 +184,8 @@ static NTSTATUS create_context(struct dxgk_miracast_session *s)
     NTSTATUS status;
 
     pthread_mutex_lock(&s->mc->class_lock);
-    status = adapter->ddi->DxgkDdiMiracastCreateContext(adapter->ctx, &s->callbacks, &context,
-                                                        &target);
+    status = dxgk_ddi_miracast_create_context(adapter, &s->callbacks, &context, &target);
     pthread_mutex_unlock(&s->mc->class_lock);
-    TRACE_(dxgk, "DxgkDdiMiracastCreateContext(%s) -> %s, context %p, target %#x\n",
-           adapter->miniport->name, kmt_debugstr_status(status), context, target);
     if (status)
         return status;
     /* not published yet: no other thread sees these */
@@ -220,10 +218,8 @@ static void destroy_context(struct dxgk_miracast_session *s)
     pthread_mutex_lock(&mc->state_lock);
     s->in_destroy = true;
     pthread_mutex_unlock(&mc->state_lock);
-    adapter->ddi->DxgkDdiMiracastDestroyContext(adapter->ctx, s->driver_context);
+    dxgk_ddi_miracast_destroy_context(adapter, s->driver_context);
     pthread_mutex_unlock(&mc->class_lock);
-    TRACE_(dxgk, "DxgkDdiMiracastDestroyContext(%s, context %p)\n", adapter->miniport->name,
-           s->driver_context);
 
     pthread_mutex_lock(&mc->state_lock);
     s->in_destroy = false;
@@ -299,8 +295,7 @@ NTSTATUS dxgk_miracast_io_control(D3DKMT_HANDLE h, void *in, UINT in_size, void 
         pthread_mutex_unlock(&s->mc->class_lock);
         return io_control_refused(s, status);
     }
-    status = adapter->ddi->DxgkDdiMiracastIoControl(adapter->ctx, s->driver_context, in_size, in,
-                                                    out_size, out, &bytes);
+    status = dxgk_ddi_miracast_io_control(adapter, s->driver_context, in_size, in, out_size, out, &bytes);
     /* counted before a destroy can follow it */
     pthread_mutex_lock(&s->mc->state_lock);
     s->status.IoControlsCompleted++;
@@ -312,8 +307,6 @@ NTSTATUS dxgk_miracast_io_control(D3DKMT_HANDLE h, void *in, UINT in_size, void 
         bytes = out_size;
     }
     *returned = bytes;
-    TRACE_(dxgk, "DxgkDdiMiracastIoControl(%s, %u/%u bytes) -> %s, %u returned\n",
-           adapter->miniport->name, in_size, out_size, kmt_debugstr_status(status), (unsigned)bytes);
     session_put(s);
     return status;
 }
@@ -322,10 +315,7 @@ NTSTATUS dxgk_miracast_io_control(D3DKMT_HANDLE h, void *in, UINT in_size, void 
 
 static NTSTATUS start_check(struct dxgk_adapter *adapter, const KMT_MIRACAST_SESSION_DESC *desc)
 {
-    const DRIVER_INITIALIZATION_DATA *ddi = adapter->ddi;
-
-    if (!ddi->DxgkDdiMiracastCreateContext || !ddi->DxgkDdiMiracastDestroyContext ||
-        !ddi->DxgkDdiMiracastIoControl)
+    if (!dxgk_ddi_has_miracast(adapter))
         return STATUS_NOT_SUPPORTED;
     if (desc->StopTimeoutMs > KMT_MIRACAST_MAX_STOP_TIMEOUT_MS)
         return STATUS_INVALID_PARAMETER;

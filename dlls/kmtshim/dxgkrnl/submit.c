@@ -10,6 +10,7 @@
 #include "vidsch.h"
 #include "sync.h"
 #include "base/kmt_debug.h"
+#include "ddi.h"
 
 static NTSTATUS device_usable(struct dxgk_device *device)
 {
@@ -132,7 +133,6 @@ static NTSTATUS resolve_allocations(struct dxgk_context *ctx, UINT count, struct
 NTSTATUS dxgk_render(D3DKMT_RENDER *desc)
 {
     struct dxgk_context *ctx = dxgk_context_acquire(desc->hContext);
-    const DRIVER_INITIALIZATION_DATA *ddi;
     DXGKARG_RENDER args = { 0 };
     struct dxgk_packet *p = NULL;
     NTSTATUS status;
@@ -140,7 +140,6 @@ NTSTATUS dxgk_render(D3DKMT_RENDER *desc)
 
     if (!ctx)
         return STATUS_INVALID_PARAMETER;
-    ddi = ctx->device->adapter->ddi;
     memcpy(&flags, &desc->Flags, sizeof(flags));
     if (ctx->is_virtual || (flags & ~0x0fu) ||
         desc->CommandOffset > ctx->command_buffer_size ||
@@ -182,9 +181,7 @@ NTSTATUS dxgk_render(D3DKMT_RENDER *desc)
     args.AllocationListSize = desc->AllocationCount;
     args.pPatchLocationListIn = ctx->patch_list;
     args.PatchLocationListInSize = desc->PatchLocationCount;
-    status = ddi->DxgkDdiRender(ctx->driver_context, &args);
-    TRACE_(dxgk, "DxgkDdiRender(%u bytes, %u allocations, %u patches) -> %s\n", desc->CommandLength,
-           desc->AllocationCount, desc->PatchLocationCount, kmt_debugstr_status(status));
+    status = dxgk_ddi_render(ctx, &args);
     if (status)
         goto out;
     p->submit.dma_size = (UINT)((char *)args.pDmaBuffer - (char *)p->submit.dma);

@@ -10,32 +10,16 @@
 #include "sync.h"
 #include "vidsch.h"
 #include "base/kmt_debug.h"
+#include "ddi.h"
 
 /* ---- miniport-backed fences (KmtDdiCreateFence, 1.2) ------------------------ */
-
-/* All three or none: a miniport that creates fences must also follow and
- * free them. */
-static bool has_fence_ddis(const struct dxgk_adapter *adapter)
-{
-    const DRIVER_INITIALIZATION_DATA *ddi = adapter->ddi;
-
-    return ddi->KmtDdiCreateFence && ddi->KmtDdiDestroyFence && ddi->KmtDdiSignalFence;
-}
 
 /* Tells the miniport the value the core just stored; obj->lock is held, so
  * the calls for one fence come one at a time and in the order of the
  * stores.  A signal cannot fail: a miniport error is only reported. */
 static void driver_fence_signal(struct dxgk_syncobj *obj, UINT64 value)
 {
-    struct dxgk_adapter *adapter = obj->adapter;
-    NTSTATUS status;
-
-    if (!obj->monitored.driver_fence)
-        return;
-    status = adapter->ddi->KmtDdiSignalFence(adapter->ctx, obj->monitored.driver_fence, value);
-    if (status)
-        WARN_(dxgk, "%s: KmtDdiSignalFence(%#llx) -> %s\n", adapter->miniport->name,
-              (unsigned long long)value, kmt_debugstr_status(status));
+    dxgk_ddi_signal_fence(obj->adapter, obj->monitored.driver_fence, value);
 }
 
 /* Stores a monitored fence's new value; true if it changed.  Without
@@ -82,10 +66,8 @@ static void syncobj_release(struct kmt_object *o)
 
     if (obj->type == D3DDDI_MONITORED_FENCE) {
         /* first: the miniport stops writing the value before its slot goes */
-        if (obj->monitored.driver_fence)
-            adapter->ddi->KmtDdiDestroyFence(adapter->ctx, obj->monitored.driver_fence);
-        if (obj->monitored.gpu_va && adapter->ddi->KmtDdiUnmapSystemMemory)
-            adapter->ddi->KmtDdiUnmapSystemMemory(adapter->ctx, obj->monitored.gpu_va);
+        dxgk_ddi_destroy_fence(adapter, obj->monitored.driver_fence);
+        dxgk_ddi_unmap_system_memory(adapter, obj->monitored.gpu_va);
         dxgk_fence_slot_free(obj->monitored.slot);
     }
     pthread_mutex_destroy(&obj->lock);
@@ -173,26 +155,23 @@ static NTSTATUS init_monitored(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRONIZ
     if (status)
         return status;
     atomic_store(obj->monitored.value, info->MonitoredFence.InitialFenceValue);
-    if (!info->Flags.NoGPUAccess && adapter->ddi->KmtDdiMapSystemMemory) {
-        status = adapter->ddi->KmtDdiMapSystemMemory(adapter->ctx, (void *)obj->monitored.value,
-                                                     sizeof(UINT64), &obj->monitored.gpu_va);
+    if (!info->Flags.NoGPUAccess && dxgk_ddi_has_system_memory_mapping(adapter)) {
+        status = dxgk_ddi_map_system_memory(adapter, (void *)obj->monitored.value, sizeof(UINT64),
+                                            &obj->monitored.gpu_va);
         if (status) {
             dxgk_fence_slot_free(obj->monitored.slot);
             return status;
         }
     }
-    if (has_fence_ddis(adapter)) {
+    if (dxgk_ddi_has_fences(adapter)) {
         KMTARG_CREATEFENCE args = {
             .pValue = obj->monitored.value,
             .InitialValue = info->MonitoredFence.InitialFenceValue,
         };
 
-        status = adapter->ddi->KmtDdiCreateFence(adapter->ctx, &args);
-        TRACE_(dxgk, "KmtDdiCreateFence(%#llx) -> %s, %p\n", (unsigned long long)args.InitialValue,
-               kmt_debugstr_status(status), args.hDriverFence);
+        status = dxgk_ddi_create_fence(adapter, &args);
         if (status) {
-            if (obj->monitored.gpu_va && adapter->ddi->KmtDdiUnmapSystemMemory)
-                adapter->ddi->KmtDdiUnmapSystemMemory(adapter->ctx, obj->monitored.gpu_va);
+            dxgk_ddi_unmap_system_memory(adapter, obj->monitored.gpu_va);
             obj->monitored.gpu_va = 0;
             dxgk_fence_slot_free(obj->monitored.slot);
             return status;

@@ -12,6 +12,7 @@
 #include "vidsch.h"
 #include "sync.h"
 #include "base/kmt_debug.h"
+#include "ddi.h"
 #include "base/kmt_time.h"
 
 /* ---- packets ---------------------------------------------------------------- */
@@ -289,7 +290,6 @@ static void submission_refused(struct dxgk_sched *s, UINT node, UINT64 fence_id)
  * even returns: nothing of it is read after the call. */
 static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
 {
-    const DRIVER_INITIALIZATION_DATA *ddi = s->adapter->ddi;
     struct dxgk_context *ctx = p->context;
     const UINT64 fence_id = p->submit.fence_id;   /* the DDIs carry its low 32 bits */
     const UINT node = ctx->node;
@@ -308,7 +308,7 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
             .NodeOrdinal = ctx->node,
         };
         args.Flags.NullRendering = p->submit.null_rendering;
-        status = ddi->DxgkDdiSubmitCommandVirtual(s->adapter->ctx, &args);
+        status = dxgk_ddi_submit_command_virtual(s->adapter, &args);
     } else {
         DXGKARG_SUBMITCOMMAND args = {
             .hContext = ctx->driver_context,
@@ -324,7 +324,7 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
             .KmtAllocationListSize = p->submit.allocation_count,
         };
         args.Flags.NullRendering = p->submit.null_rendering;
-        status = ddi->DxgkDdiSubmitCommand(s->adapter->ctx, &args);
+        status = dxgk_ddi_submit_command(s->adapter, &args);
     }
     /* The call is over: a drain of the context may end now (DestroyDevice
      * drains contexts that are not closed, so every drain is woken). */
@@ -332,8 +332,6 @@ static void submit_to_miniport(struct dxgk_sched *s, struct dxgk_packet *p)
     s->submitting_ctx = NULL;
     pthread_cond_broadcast(&s->idle);
     pthread_mutex_unlock(&s->lock);
-    TRACE_(dxgk, "submit fence %u (node %u, %s) -> %s\n", (UINT)fence_id, node, is_virtual ? "virtual" : "DMA",
-           kmt_debugstr_status(status));
     if (status) {
         /* Windows bugchecks here; we mark the device faulted instead. */
         DXGKARGCB_NOTIFY_INTERRUPT_DATA fault = { .InterruptType = DXGK_INTERRUPT_DMA_FAULTED };
@@ -446,7 +444,6 @@ static void requeue_after_reset(struct dxgk_sched *s, UINT node, UINT64 last_abo
 /* The engine of `node` hung on a packet of `culprit` (referenced). */
 static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dxgk_device *culprit)
 {
-    const DRIVER_INITIALIZATION_DATA *ddi = s->adapter->ddi;
     DXGKARG_RESETENGINE reset = { .NodeOrdinal = node };
     struct deferred d;
     bool lost;
@@ -457,8 +454,8 @@ static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dx
     lost = device_lose(culprit, D3DKMT_DEVICEEXECUTION_HUNG, 0);
     WARN_(dxgk, "TDR: fence %llu on node %u (device %#x) ran past %llu ms; %s\n", (unsigned long long)fence,
           node, culprit->handle, (unsigned long long)(s->tdr_ns / 1000000),
-          ddi->DxgkDdiResetEngine ? "resetting the engine" : "the miniport cannot reset it");
-    if (ddi->DxgkDdiResetEngine) {
+          dxgk_ddi_has_reset_engine(s->adapter) ? "resetting the engine" : "the miniport cannot reset it");
+    if (dxgk_ddi_has_reset_engine(s->adapter)) {
         NTSTATUS status;
 
         pthread_mutex_lock(&s->lock);
@@ -468,7 +465,7 @@ static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dx
         s->token_wanted = false;
         s->submitting = true;
         pthread_mutex_unlock(&s->lock);
-        status = ddi->DxgkDdiResetEngine(s->adapter->ctx, &reset);
+        status = dxgk_ddi_reset_engine(s->adapter, &reset);
         pthread_mutex_lock(&s->lock);
         if (!status)
             requeue_after_reset(s, node, widen_fence(s->completed[node], reset.LastAbortedFenceId), culprit,

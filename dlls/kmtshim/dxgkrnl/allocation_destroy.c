@@ -1,20 +1,12 @@
 /*
- * DestroyAllocation / DestroyAllocation2, reclaim, and the device cascade.
+ * DestroyAllocation / DestroyAllocation2 and the device cascade.
  *
- * Destroying is two steps, as in dxgkrnl: the handles go first (under the
- * device's list lock, after the whole request was validated, so a call
- * either destroys everything it names or nothing), then the objects are
- * reclaimed: CPU mapping dropped, DxgkDdiCloseAllocation for the device
- * binding, then DxgkDdiDestroyAllocation.
- *
- * Reclaim waits for every user: a thread still inside a call on the
- * allocation holds a reference, and queued GPU work holds a GPU reference
- * (ignored with AssumeNotInUse).  Without SynchronousDestroy the call
- * returns once the handles are gone and the last user reclaims; with it, the
- * call returns only after the miniport freed the memory.
- *
- * A resource is reclaimed in one DxgkDdiDestroyAllocation carrying its
- * remaining allocations and Flags.DestroyResource.
+ * Destroying is two steps, as in dxgkrnl: the handles go first (here,
+ * under the device's list lock, after the whole request was validated, so
+ * a call either destroys everything it names or nothing), then the objects
+ * are reclaimed (allocation_reclaim.c) when their last user leaves.
+ * Without SynchronousDestroy the call returns once the handles are gone;
+ * with it, only after the miniport freed the memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,227 +14,9 @@
 #include "dxgkrnl.h"
 #include "vidsch.h"
 #include "sync.h"
-#include "base/kmt_debug.h"
 
 #define SMALL_BATCH 8
 #define CASCADE_CHUNK 256
-
-static void waiter_init(struct dxgk_reclaim_wait *w)
-{
-    pthread_mutex_init(&w->mutex, NULL);
-    pthread_cond_init(&w->cond, NULL);
-    w->pending = 0;
-}
-
-static void waiter_add(struct dxgk_reclaim_wait *w)
-{
-    pthread_mutex_lock(&w->mutex);
-    w->pending++;
-    pthread_mutex_unlock(&w->mutex);
-}
-
-static void waiter_done(struct dxgk_reclaim_wait *w)
-{
-    if (!w)
-        return;
-    pthread_mutex_lock(&w->mutex);
-    if (!--w->pending)
-        pthread_cond_broadcast(&w->cond);
-    pthread_mutex_unlock(&w->mutex);
-}
-
-static void waiter_wait(struct dxgk_reclaim_wait *w)
-{
-    pthread_mutex_lock(&w->mutex);
-    while (w->pending)
-        pthread_cond_wait(&w->cond, &w->mutex);
-    pthread_mutex_unlock(&w->mutex);
-    pthread_cond_destroy(&w->cond);
-    pthread_mutex_destroy(&w->mutex);
-}
-
-static void account_free(struct dxgk_allocation *alloc)
-{
-    if (!alloc->sysmem)
-        atomic_fetch_sub_explicit(&alloc->device->adapter->usage[alloc->segment_group],
-                                  alloc->size, memory_order_relaxed);
-}
-
-/* ---- reclaim -------------------------------------------------------------- */
-
-static bool resource_destroying(struct dxgk_resource *res)
-{
-    bool destroying;
-
-    kmt_mutex_lock(&res->device->list_lock);
-    destroying = res->destroying;
-    kmt_mutex_unlock(&res->device->list_lock);
-    return destroying;
-}
-
-void dxgk_reclaim_allocations(struct dxgk_allocation **allocs, UINT count)
-{
-    struct dxgk_device *device = allocs[0]->device;
-    struct dxgk_resource *res = allocs[0]->resource;
-    HANDLE small_bound[SMALL_BATCH], small_drv[SMALL_BATCH];
-    HANDLE *bound = small_bound, *drv = small_drv;
-    UINT nbound = 0;
-    bool res_owns_them = false;
-    HANDLE hres;
-
-    if (count > SMALL_BATCH) {
-        bound = malloc(count * sizeof(HANDLE));
-        drv = malloc(count * sizeof(HANDLE));
-        if (!bound || !drv) {
-            free(bound);
-            free(drv);
-            for (UINT i = 0; i < count; i++)
-                dxgk_reclaim_allocations(&allocs[i], 1);
-            return;
-        }
-    }
-
-    for (UINT i = 0; i < count; i++)
-        dxgk_allocation_unmap(allocs[i]);
-
-    /* A resource being destroyed frees these with itself, in one DDI call.
-     * Otherwise its DDI lock (taken before the list lock) keeps our
-     * hResource read, call and write-back whole. */
-    if (res && !resource_destroying(res)) {
-        kmt_mutex_lock(&res->ddi_lock);
-        kmt_mutex_lock(&device->list_lock);
-        if (res->destroying) {           /* destroyed meanwhile */
-            kmt_mutex_unlock(&device->list_lock);
-            kmt_mutex_unlock(&res->ddi_lock);
-            res_owns_them = true;
-        }
-    } else if (res) {
-        res_owns_them = true;
-    } else {
-        kmt_mutex_lock(&device->list_lock);
-    }
-    if (res_owns_them) {
-        for (UINT i = 0; i < count; i++)
-            kmt_object_put(&res->obj);
-        goto out;
-    }
-    hres = res ? res->driver_resource : NULL;
-    kmt_mutex_unlock(&device->list_lock);
-
-    for (UINT i = 0; i < count; i++) {
-        if (allocs[i]->opened)
-            bound[nbound++] = allocs[i]->device_allocation;
-        drv[i] = allocs[i]->driver_allocation;
-    }
-    dxgk_ddi_close_allocations(device, bound, nbound);
-    dxgk_ddi_destroy_allocations(device->adapter, drv, count, res ? &hres : NULL, false);
-
-    /* Off the device's lists only now that the miniport freed them: a
-     * DestroyDevice waiting for its children must not reach
-     * DxgkDdiDestroyDevice before these DxgkDdiDestroyAllocation calls. */
-    kmt_mutex_lock(&device->list_lock);
-    if (res)
-        dxgk_resource_set_driver_handle(res, hres);
-    for (UINT i = 0; i < count; i++)
-        list_remove(&allocs[i]->entry);
-    kmt_cond_broadcast(&device->children_gone);
-    kmt_mutex_unlock(&device->list_lock);
-    if (res)
-        kmt_mutex_unlock(&res->ddi_lock);
-
-    for (UINT i = 0; i < count; i++) {
-        struct dxgk_reclaim_wait *w = allocs[i]->waiter;
-
-        account_free(allocs[i]);
-        dxgk_allocation_free(allocs[i]);
-        waiter_done(w);
-        if (res)
-            kmt_object_put(&res->obj);
-    }
-    for (UINT i = 0; i < count; i++)
-        dxgk_device_put(device);
-out:
-    if (bound != small_bound)
-        free(bound);
-    if (drv != small_drv)
-        free(drv);
-}
-
-/* Release callback: the last CPU reference of a destroyed allocation. */
-void dxgk_allocation_last_ref(struct kmt_object *obj)
-{
-    struct dxgk_allocation *alloc = (struct dxgk_allocation *)obj;
-
-    kmt_mutex_lock(&alloc->cpu_lock);
-    if (alloc->gpu_refs && !alloc->assume_not_in_use) {
-        /* dxgk_allocation_gpu_unref() finishes when the GPU is done */
-        alloc->reclaim_pending = true;
-        kmt_mutex_unlock(&alloc->cpu_lock);
-        return;
-    }
-    kmt_mutex_unlock(&alloc->cpu_lock);
-    dxgk_reclaim_allocations(&alloc, 1);
-}
-
-/* Release callback: the last reference of a destroyed resource.  Every
- * allocation still on its list has been released. */
-void dxgk_resource_last_ref(struct kmt_object *obj)
-{
-    struct dxgk_resource *res = (struct dxgk_resource *)obj;
-    struct dxgk_device *device = res->device;
-    struct dxgk_allocation *alloc, *next;
-    HANDLE *bound = NULL, *drv = NULL;
-    UINT count, nbound = 0, i = 0;
-    bool one_by_one;
-
-    /* Every allocation still listed was released into the resource; nobody
-     * else reaches them now. */
-    kmt_mutex_lock(&device->list_lock);
-    count = list_count(&res->allocations);
-    kmt_mutex_unlock(&device->list_lock);
-
-    one_by_one = count && (!(bound = malloc(count * sizeof(HANDLE))) ||
-                           !(drv = malloc(count * sizeof(HANDLE))));
-    LIST_FOR_EACH_ENTRY(alloc, &res->allocations, struct dxgk_allocation, entry) {
-        if (one_by_one) {
-            /* out of memory for the batch: still keep close-before-destroy */
-            HANDLE h = alloc->driver_allocation;
-            if (alloc->opened)
-                dxgk_ddi_close_allocations(device, &alloc->device_allocation, 1);
-            dxgk_ddi_destroy_allocations(device->adapter, &h, 1, &res->driver_resource, false);
-            continue;
-        }
-        if (alloc->opened)
-            bound[nbound++] = alloc->device_allocation;
-        drv[i++] = alloc->driver_allocation;
-    }
-    if (!one_by_one) {
-        dxgk_ddi_close_allocations(device, bound, nbound);
-        dxgk_ddi_destroy_allocations(device->adapter, drv, count, &res->driver_resource, true);
-    } else {
-        dxgk_ddi_destroy_allocations(device->adapter, NULL, 0, &res->driver_resource, true);
-    }
-    free(bound);
-    free(drv);
-
-    LIST_FOR_EACH_ENTRY_SAFE(alloc, next, &res->allocations, struct dxgk_allocation, entry) {
-        struct dxgk_reclaim_wait *w = alloc->waiter;
-
-        list_remove(&alloc->entry);
-        account_free(alloc);
-        dxgk_allocation_free(alloc);
-        waiter_done(w);
-        dxgk_device_put(device);
-    }
-    waiter_done(res->waiter);
-    /* off the device's list only after the miniport freed it (see above) */
-    kmt_mutex_lock(&device->list_lock);
-    list_remove(&res->entry);
-    kmt_cond_broadcast(&device->children_gone);
-    kmt_mutex_unlock(&device->list_lock);
-    dxgk_resource_free(res);
-    dxgk_device_put(device);
-}
 
 /* Takes over one reference of each (destroyed) allocation.  Those nobody
  * else uses are reclaimed here in one batch; the others when their last user
@@ -279,7 +53,7 @@ static void release_batch(struct dxgk_allocation **allocs, UINT count, struct dx
         }
         if (w) {
             a->waiter = w;
-            waiter_add(w);
+            dxgk_reclaim_wait_add(w);
         }
         kmt_mutex_unlock(&a->cpu_lock);
         dxgk_allocation_put(a);
@@ -343,8 +117,7 @@ static NTSTATUS destroy_resource(struct dxgk_device *device, D3DKMT_HANDLE hReso
     }
     n = unpublish_resource(res, allocs, flags.AssumeNotInUse);
     if (flags.SynchronousDestroy) {
-        waiter_init(&w);
-        w.pending = 1;
+        dxgk_reclaim_wait_init(&w, 1);
         res->waiter = &w;
     }
     kmt_mutex_unlock(&device->list_lock);
@@ -355,7 +128,7 @@ static NTSTATUS destroy_resource(struct dxgk_device *device, D3DKMT_HANDLE hReso
     kmt_object_put(&res->obj);            /* the table's */
     kmt_object_put(&res->obj);            /* our lookup's: the last one reclaims */
     if (flags.SynchronousDestroy)
-        waiter_wait(&w);
+        dxgk_reclaim_wait(&w);
     return STATUS_SUCCESS;
 }
 
@@ -415,10 +188,10 @@ static NTSTATUS destroy_list(struct dxgk_device *device, const D3DKMT_HANDLE *li
     for (i = 0; i < count; i++)
         kmt_object_put(&allocs[i]->obj);
     if (flags.SynchronousDestroy)
-        waiter_init(&w);
+        dxgk_reclaim_wait_init(&w, 0);
     release_batch(allocs, count, flags.SynchronousDestroy ? &w : NULL);
     if (flags.SynchronousDestroy)
-        waiter_wait(&w);
+        dxgk_reclaim_wait(&w);
 out:
     if (allocs != small)
         free(allocs);

@@ -16,9 +16,12 @@
  *            -> dxgk_allocation  standalone, or owned by a resource
  *
  * Locks, outermost first: device->rwlock (shared for every call on the
- * device or its children, exclusive for DestroyDevice) > device->list_lock
- * (lists, destroy validation) > allocation->cpu_lock > hmgr slot locks.
- * No lock spanning more than one device is ever held across a DDI call.
+ * device or its children, exclusive for DestroyDevice) > resource->ddi_lock
+ * (DDI calls carrying hResource) > device->list_lock (lists, destroy
+ * validation) > allocation->cpu_lock > hmgr slot locks; the scheduler's
+ * sched->lock > sync-object locks.  A call on several devices takes their
+ * rwlocks in address order.  No lock spanning more than one device is ever
+ * held across a DDI call.
  */
 #ifndef KMTSHIM_DXGKRNL_H
 #define KMTSHIM_DXGKRNL_H
@@ -369,8 +372,6 @@ void dxgk_allocation_unmap(struct dxgk_allocation *alloc);
 NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data);
 
 /* Execution: contexts, scheduling, sync objects (vidsch.h, sync.h). */
-void dxgk_device_destroy_execution(struct dxgk_device *device);
-void dxgk_adapter_stop_execution(struct dxgk_adapter *adapter);
 NTSTATUS dxgk_get_device_state(D3DKMT_GETDEVICESTATE *state);
 
 /* Callbacks given to miniports (callbacks.c). */

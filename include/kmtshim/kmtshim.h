@@ -64,6 +64,18 @@ KMTAPI NTSTATUS KmtWaitForSynchronizationObjectFromCpuTimeout(
  * resources, allocations): 0 after KmtProcessShutdown() means nothing leaked. */
 KMTAPI unsigned KmtLiveObjectCount(void);
 
+/* Is `handle` a live handle of this process's kmtshim, of any object type
+ * (adapter, device, allocation, context, sync object, ...)?  An exact
+ * lookup in the handle table: 0, a closed handle, a stale one whose slot
+ * was reused and a value with another handle's instance bits (a global
+ * share handle, a handle some other D3DKMT implementation made) are FALSE.
+ * Never starts the process's dxgkrnl: before the first D3DKMT call and
+ * after KmtProcessShutdown() it is FALSE for every value.  Another thread
+ * may close the handle right after a TRUE.  A host that also reaches
+ * another D3DKMT implementation (the Wine half's gdi32 proxy) routes a call
+ * by it. */
+KMTAPI BOOL KmtOwnsHandle(D3DKMT_HANDLE handle);
+
 #ifdef __cplusplus
 }
 #endif

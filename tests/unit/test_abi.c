@@ -37,7 +37,7 @@ static const char *const exported[] = {
     "D3DKMTSignalSynchronizationObjectFromGpu2", "D3DKMTWaitForSynchronizationObjectFromGpu",
     "KmtSetEventCallbacks", "KmtWaitForSynchronizationObjectFromCpuTimeout",
     "KmtGetVersion", "KmtRegisterMiniport", "KmtProcessShutdown", "KmtQueryAdapterDescription",
-    "KmtLiveObjectCount",
+    "KmtLiveObjectCount", "KmtOwnsHandle",
     "KmtMiracastStartSession", "KmtMiracastStopSession", "KmtMiracastIoControl",
     "KmtMiracastQueryStatus", "KmtMiracastReportSessionStatus",
 };

@@ -552,6 +552,45 @@ START_TEST(adapter_description)
 }
 END_TEST
 
+/* KmtOwnsHandle: exactly the live handles, of every type, and asking never
+ * starts the process. */
+START_TEST(owns_handle)
+{
+    D3DKMT_HANDLE adapter, device, alloc;
+    D3DKMT_DESTROYALLOCATION da = { 0 };
+
+    kmt_test_use_miniport("soft");
+    ck_assert_int_eq(KmtOwnsHandle(FIRST_HANDLE), FALSE);
+    ck_assert_uint_eq(KmtLiveObjectCount(), 0);         /* still not started */
+
+    device = kmt_test_create_device(&adapter);
+    ck_assert_status(create_one_allocation(device, &alloc), STATUS_SUCCESS);
+    ck_assert_int_eq(KmtOwnsHandle(adapter), TRUE);
+    ck_assert_int_eq(KmtOwnsHandle(device), TRUE);
+    ck_assert_int_eq(KmtOwnsHandle(alloc), TRUE);
+    ck_assert_int_eq(KmtOwnsHandle(0), FALSE);
+    /* a share handle's instance bits, another generation, a free slot */
+    ck_assert_int_eq(KmtOwnsHandle(device | 2), FALSE);
+    ck_assert_int_eq(KmtOwnsHandle((device & 0x3fffffffu) | 0x80000000u), FALSE);
+    ck_assert_int_eq(KmtOwnsHandle(alloc + 0x40), FALSE);
+
+    da.hDevice = device;
+    da.AllocationCount = 1;
+    da.phAllocationList = &alloc;
+    ck_assert_status(D3DKMTDestroyAllocation(&da), STATUS_SUCCESS);
+    ck_assert_int_eq(KmtOwnsHandle(alloc), FALSE);
+    ck_assert_int_eq(KmtOwnsHandle(device), TRUE);
+    ck_assert_status(destroy_device(device), STATUS_SUCCESS);
+    ck_assert_int_eq(KmtOwnsHandle(device), FALSE);
+    ck_assert_status(close_adapter(adapter), STATUS_SUCCESS);
+    ck_assert_int_eq(KmtOwnsHandle(adapter), FALSE);
+
+    KmtProcessShutdown();
+    ck_assert_int_eq(KmtOwnsHandle(FIRST_HANDLE), FALSE);
+    ck_assert_uint_eq(KmtLiveObjectCount(), 0);
+}
+END_TEST
+
 START_TEST(shutdown_closes_everything)
 {
     D3DKMT_HANDLE adapter, device, allocs[3];
@@ -617,6 +656,7 @@ int main(void)
     suite_add_tcase(s, destroy);
 
     tcase_add_test(extras, adapter_description);
+    tcase_add_test(extras, owns_handle);
     tcase_add_test(extras, shutdown_closes_everything);
     suite_add_tcase(s, extras);
     return kmt_test_run(s);

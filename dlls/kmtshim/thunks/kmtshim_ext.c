@@ -44,3 +44,16 @@ unsigned KmtLiveObjectCount(void)
 {
     return atomic_load(&dxgk_process.live_objects);
 }
+
+BOOL KmtOwnsHandle(D3DKMT_HANDLE handle)
+{
+    struct kmt_object *obj;
+
+    /* no THUNK_ENTER: asking must not bring the process up */
+    if (!__atomic_load_n(&dxgk_process.initialized, __ATOMIC_ACQUIRE))
+        return FALSE;
+    if (!(obj = hmgr_lookup(&dxgk_process.handles, handle, HMGR_TYPE_ANY)))
+        return FALSE;
+    kmt_object_put(obj);
+    return TRUE;
+}

@@ -14,10 +14,8 @@
 
 #include <stdint.h>
 
-#include "kmtshim/d3dkmthk.h"
-#include "dxgkrnl/dxgkrnl.h"
+#include "kmtshim/kmtshim.h"
 #include "base/kmt_debug.h"
-#include "hmgr/hmgr.h"
 #include "unixlib.h"
 #include "events.h"
 
@@ -40,21 +38,15 @@ typedef NTSTATUS (*kmt_unix_entry)(void *args);
     }
 #include "functions.h"
 
-/* Does the handle table of this process hold `handle`?  Never starts the
- * core: before the first D3DKMT call nothing can be ours. */
+/* The gdi32 proxy's routing question (KmtShimOwnsHandle); the answer is
+ * KmtOwnsHandle's, which never starts the core. */
 static NTSTATUS unix_owns_handle(void *args)
 {
     struct kmt_owns_handle_params *params = args;
-    struct kmt_object *obj;
 
     if (!params)
         return STATUS_INVALID_PARAMETER;
-    params->owned = 0;
-    if (__atomic_load_n(&dxgk_process.initialized, __ATOMIC_ACQUIRE) &&
-        (obj = hmgr_lookup(&dxgk_process.handles, params->handle, HMGR_TYPE_ANY))) {
-        params->owned = 1;
-        kmt_object_put(obj);
-    }
+    params->owned = KmtOwnsHandle(params->handle) ? 1 : 0;
     TRACE_(kmtshim, "handle %#x: %s\n", params->handle, params->owned ? "kmtshim's" : "not kmtshim's");
     return STATUS_SUCCESS;
 }

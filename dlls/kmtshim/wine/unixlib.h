@@ -14,6 +14,16 @@
 
 #include "kmtshim/kmt_wintypes.h"
 
+/* Whether [p, p + size) can be a caller's buffer, for either half reading
+ * a descriptor itself: Windows never maps the first 64 KiB and user space
+ * ends at 2^47.  The core's thunks apply the same bounds. */
+static inline int kmt_wine_ptr_ok(const void *p, uint64_t size)
+{
+    uint64_t v = (uintptr_t)p;
+
+    return v >= 0x10000 && v <= 0x7fffffffffffull && size <= 0x7fffffffffffull - v;
+}
+
 /* One code per implemented D3DKMT function (functions.h order), then the
  * private calls. */
 enum kmt_unix_code {

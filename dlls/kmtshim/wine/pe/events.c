@@ -190,7 +190,7 @@ NTSTATUS pe_CreateSynchronizationObject2(D3DKMT_CREATESYNCHRONIZATIONOBJECT2 *de
     NTSTATUS status;
     HANDLE dup;
 
-    if (!pe_ptr_ok(desc, sizeof(*desc)) || desc->Info.Type != D3DDDI_CPU_NOTIFICATION)
+    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)) || desc->Info.Type != D3DDDI_CPU_NOTIFICATION)
         return call_with_event(KMT_UNIX_CreateSynchronizationObject2, desc, NULL);
     k = *desc;
     if ((status = capture_event(k.Info.CPUNotification.Event, &k.Info.CPUNotification.Event, &dup)))
@@ -209,7 +209,7 @@ NTSTATUS pe_WaitForSynchronizationObjectFromCpu(const D3DKMT_WAITFORSYNCHRONIZAT
     NTSTATUS status;
     HANDLE dup;
 
-    if (!pe_ptr_ok(desc, sizeof(*desc)) || !desc->hAsyncEvent)
+    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)) || !desc->hAsyncEvent)
         return call_with_event(KMT_UNIX_WaitForSynchronizationObjectFromCpu, desc, NULL);
     k = *desc;
     if ((status = capture_event(k.hAsyncEvent, &k.hAsyncEvent, &dup)))
@@ -224,7 +224,7 @@ NTSTATUS pe_SignalSynchronizationObject2(const D3DKMT_SIGNALSYNCHRONIZATIONOBJEC
     HANDLE dup;
 
     /* CpuEventHandle shares its place with Fence.FenceValue */
-    if (!pe_ptr_ok(desc, sizeof(*desc)) || !desc->Flags.EnqueueCpuEvent)
+    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)) || !desc->Flags.EnqueueCpuEvent)
         return call_with_event(KMT_UNIX_SignalSynchronizationObject2, desc, NULL);
     k = *desc;
     if ((status = capture_event(k.CpuEventHandle, &k.CpuEventHandle, &dup)))
@@ -238,7 +238,7 @@ NTSTATUS pe_SignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALSYNCHRONIZATI
     NTSTATUS status;
     HANDLE dup;
 
-    if (!pe_ptr_ok(desc, sizeof(*desc)) || !desc->Flags.EnqueueCpuEvent)
+    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)) || !desc->Flags.EnqueueCpuEvent)
         return call_with_event(KMT_UNIX_SignalSynchronizationObjectFromGpu2, desc, NULL);
     k = *desc;
     if ((status = capture_event(k.CpuEventHandle, &k.CpuEventHandle, &dup)))

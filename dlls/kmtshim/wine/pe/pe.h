@@ -45,15 +45,6 @@ static inline NTSTATUS kmt_call_desc(enum kmt_unix_code code, const void *desc)
     return status;
 }
 
-/* The same bounds the Linux half applies: below 64 KiB or past the user
- * address space is never a caller's buffer. */
-static inline BOOL pe_ptr_ok(const void *p, SIZE_T size)
-{
-    ULONG_PTR v = (ULONG_PTR)p;
-
-    return v >= 0x10000 && v <= 0x7fffffffffffull && size <= 0x7fffffffffffull - v;
-}
-
 /* The wrappers of the KMT_FUNC_EVENT functions (events.c). */
 #define KMT_FUNC(name, type)
 #define KMT_FUNC_EVENT(name, type) NTSTATUS pe_##name(type *desc);

@@ -57,7 +57,7 @@ static NTSTATUS pe_QueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *desc)
     D3DKMT_QUERYVIDEOMEMORYINFO k;
     NTSTATUS status;
 
-    if (!pe_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
+    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
         return kmt_call_desc(KMT_UNIX_QueryVideoMemoryInfo, desc);
     k = *desc;
     if ((status = resolve_process(&k.hProcess)))

@@ -43,7 +43,6 @@
 #include "base/kmt_lock.h"
 #include "base/kmt_debug.h"
 #include "base/kmt_list.h"
-#include "thunks/thunk.h"
 #include "unixlib.h"
 #include "events.h"
 
@@ -298,7 +297,7 @@ NTSTATUS unix_DestroySynchronizationObject(void *args)
     if (!p)
         return STATUS_INVALID_PARAMETER;
     desc = (const D3DKMT_DESTROYSYNCHRONIZATIONOBJECT *)(uintptr_t)p->desc;
-    if (!kmt_user_ptr_ok(desc, sizeof(*desc)))
+    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))
         return D3DKMTDestroySynchronizationObject(desc);    /* the thunk answers */
     k = *desc;
     status = KMT_EVENTS_CALL(D3DKMTDestroySynchronizationObject(&k));

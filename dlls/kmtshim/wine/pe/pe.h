@@ -45,9 +45,10 @@ static inline NTSTATUS kmt_call_desc(enum kmt_unix_code code, const void *desc)
     return status;
 }
 
-/* The wrappers of the KMT_FUNC_EVENT functions (events.c). */
+/* The wrappers the generated thunks (thunks_gen.c) call: KMT_FUNC_PE ones
+ * in thunks.c, KMT_FUNC_EVENT ones in events.c. */
 #define KMT_FUNC(name, type)
-#define KMT_FUNC_EVENT(name, type) NTSTATUS pe_##name(type *desc);
+#define KMT_FUNC_PE(name, type) NTSTATUS pe_##name(type *desc);
 #include "functions.h"
 
 /* Wine-style tracing on the "kmtshim" channel (WINEDEBUG=+kmtshim), through

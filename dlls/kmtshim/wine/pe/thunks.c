@@ -1,31 +1,11 @@
 /*
- * kmtshim.dll's D3DKMT functions: one per line of ../functions.h.
- *
- * Most go straight to the Linux half with the caller's descriptor (one
- * address space; the core validates and captures it there).  The ones
- * marked KMT_FUNC_PE first turn Windows objects inside the descriptor into
- * something the core understands, here; KMT_FUNC_EVENT ones (Win32 events)
+ * The PE half's own work on D3DKMT calls: the KMT_FUNC_PE wrappers (a
+ * Windows object inside the descriptor becomes something the core
+ * understands) and the proxy's ownership query.  The D3DKMT<Name> exports
+ * themselves are generated (thunks_gen.c); the KMT_FUNC_EVENT wrappers are
  * in events.c.
  */
 #include "pe.h"
-
-#define KMT_FUNC(name, type)                                            \
-    NTSTATUS APIENTRY D3DKMT##name(type *desc)                          \
-    {                                                                   \
-        return kmt_call_desc(KMT_UNIX_##name, desc);                    \
-    }
-#define KMT_FUNC_PE(name, type)                                         \
-    static NTSTATUS pe_##name(type *desc);                              \
-    NTSTATUS APIENTRY D3DKMT##name(type *desc)                          \
-    {                                                                   \
-        return pe_##name(desc);                                         \
-    }
-#define KMT_FUNC_EVENT(name, type)                                      \
-    NTSTATUS APIENTRY D3DKMT##name(type *desc)                          \
-    {                                                                   \
-        return pe_##name(desc);                                         \
-    }
-#include "functions.h"
 
 /* QueryVideoMemoryInfo.hProcess: NULL, the pseudo-handle or a real handle
  * of the calling process all mean "this process" to the core.  A handle
@@ -52,7 +32,7 @@ static NTSTATUS resolve_process(HANDLE *process)
     return STATUS_SUCCESS;
 }
 
-static NTSTATUS pe_QueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *desc)
+NTSTATUS pe_QueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *desc)
 {
     D3DKMT_QUERYVIDEOMEMORYINFO k;
     NTSTATUS status;

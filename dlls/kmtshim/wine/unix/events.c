@@ -44,6 +44,7 @@
 #include "base/kmt_debug.h"
 #include "base/kmt_list.h"
 #include "unixlib.h"
+#include "entries.h"
 #include "events.h"
 
 KMT_DECLARE_DEBUG_CHANNEL(kmtshim);

@@ -1,8 +1,8 @@
 /*
  * kmtshim.so: Win32 events for the core (see events.c and docs/wine.md,
- * "Events").  The unix-call entries written by hand rather than generated
- * by unixlib.c: the KMT_FUNC_EVENT and KMT_FUNC_UNIX lines of functions.h,
- * and the private calls the PE half's event pump uses.
+ * "Events"): the private calls the PE half's event pump uses.  The
+ * hand-written D3DKMT entries (the KMT_FUNC_EVENT and KMT_FUNC_UNIX lines of
+ * functions.h) are declared with the generated ones in entries.h.
  */
 #ifndef KMTSHIM_WINE_UNIX_EVENTS_H
 #define KMTSHIM_WINE_UNIX_EVENTS_H
@@ -24,11 +24,6 @@ extern __thread bool kmt_events_caller_delivers;
         kmt_events_caller_delivers = false;                             \
         status_;                                                        \
     })
-
-#define KMT_FUNC(name, type)
-#define KMT_FUNC_EVENT(name, type) NTSTATUS unix_##name(void *args);
-#define KMT_FUNC_UNIX(name, type) NTSTATUS unix_##name(void *args);
-#include "functions.h"
 
 NTSTATUS unix_events_init(void *args);
 NTSTATUS unix_events_wait(void *args);

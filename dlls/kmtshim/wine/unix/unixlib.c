@@ -2,12 +2,12 @@
  * kmtshim.so, the Linux half of kmtshim.dll: Wine's unix-call table.
  *
  * Wine loads this object next to the builtin kmtshim.dll and calls
- * __wine_unix_call_funcs[code](args) for the PE half.  Each entry checks
- * its argument struct, then calls the native thunk, which validates the
- * caller's descriptor, traces the call (+d3dkmt, part of +kmtshim) and
- * returns Windows' NTSTATUS.  No Win32 call and no callback into PE code
- * happens here, and the entries keep big buffers off the stack: this runs
- * on Wine's ~1 MiB kernel stack.  Win32 events the core sets are queued
+ * __wine_unix_call_funcs[code](args) for the PE half.  Each D3DKMT entry
+ * (entries.h) checks its argument struct, then calls the native thunk,
+ * which validates the caller's descriptor, traces the call (+d3dkmt, part
+ * of +kmtshim) and returns Windows' NTSTATUS.  No Win32 call and no
+ * callback into PE code happens here, and the entries keep big buffers off
+ * the stack: this runs on Wine's ~1 MiB kernel stack.  Win32 events the core sets are queued
  * for the PE half to set (events.c).
  */
 #include "config.h"
@@ -17,26 +17,12 @@
 #include "kmtshim/kmtshim.h"
 #include "base/kmt_debug.h"
 #include "unixlib.h"
+#include "entries.h"
 #include "events.h"
 
 KMT_DEFINE_DEBUG_CHANNEL(kmtshim);
 
 typedef NTSTATUS (*kmt_unix_entry)(void *args);
-
-/* unix_<Name>: the descriptor pointer out of the args struct, into the
- * thunk.  (The KMT_FUNC_EVENT and KMT_FUNC_UNIX entries are in events.c.) */
-#define KMT_FUNC_EVENT(name, type)
-#define KMT_FUNC_UNIX(name, type)
-#define KMT_FUNC(name, type)                                            \
-    static NTSTATUS unix_##name(void *args)                             \
-    {                                                                   \
-        const struct kmt_desc_params *params = args;                    \
-                                                                        \
-        if (!params)                                                    \
-            return STATUS_INVALID_PARAMETER;                            \
-        return KMT_EVENTS_CALL(D3DKMT##name((type *)(uintptr_t)params->desc)); \
-    }
-#include "functions.h"
 
 /* The gdi32 proxy's routing question (KmtShimOwnsHandle); the answer is
  * KmtOwnsHandle's, which never starts the core. */
@@ -53,6 +39,8 @@ static NTSTATUS unix_owns_handle(void *args)
 
 extern const kmt_unix_entry __wine_unix_call_funcs[];
 
+/* unix-call code order: the D3DKMT entries (functions.h order), then the
+ * private calls */
 __attribute__((visibility("default"))) const kmt_unix_entry __wine_unix_call_funcs[] = {
 #define KMT_FUNC(name, type) unix_##name,
 #include "functions.h"

@@ -1,0 +1,15 @@
+/*
+ * kmtshim.so's unix-call entries, one per D3DKMT function of functions.h:
+ * the KMT_FUNC and KMT_FUNC_PE ones are generated (entries_gen.c), the
+ * KMT_FUNC_EVENT and KMT_FUNC_UNIX ones written by hand (events.c).
+ * unixlib.c puts them into __wine_unix_call_funcs in unix-call code order.
+ */
+#ifndef KMTSHIM_WINE_UNIX_ENTRIES_H
+#define KMTSHIM_WINE_UNIX_ENTRIES_H
+
+#include "kmtshim/kmt_wintypes.h"
+
+#define KMT_FUNC(name, type) NTSTATUS unix_##name(void *args);
+#include "functions.h"
+
+#endif /* KMTSHIM_WINE_UNIX_ENTRIES_H */

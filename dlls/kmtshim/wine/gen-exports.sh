@@ -12,7 +12,8 @@
 #     gdi32-importdef  an import library definition naming the implemented
 #                      functions as gdi32.dll exports (tests import them
 #                      statically from the gdi32 proxy)
-#     count            "impl N", "stub N": how many of each
+#     count            "impl N", "stub N", "names N": how many implemented
+#                      functions, stubs and gdi32 names there are
 #
 # Implemented functions are exported as D3DKMT<Name> and NtGdiDdDDI<Name>
 # (one address); a stub gets the NtGdiDdDDI alias where Windows' win32u has it.
@@ -46,6 +47,7 @@ file == 1 && /^KMT_FUNC(_PE|_EVENT|_UNIX)?\(/ {
 file == 2 && !/^[ \t]*(#|$)/ {
     if ($1 in seen) next
     seen[$1] = 1
+    n_names++
     if (!($1 in impl)) { stub[++n_stub] = $1; stub_nt[n_stub] = ($2 == "nt") }
     next
 }
@@ -121,7 +123,7 @@ END {
         for (i = 1; i <= n_impl; i++) printf "impl %s\n", order[i]
         for (i = 1; i <= n_stub; i++) printf "stub %s\n", stub[i]
     } else if (mode == "count") {
-        printf "impl %d\nstub %d\n", n_impl, n_stub
+        printf "impl %d\nstub %d\nnames %d\n", n_impl, n_stub, n_names
     } else {
         print "gen-exports.sh: unknown mode " mode > "/dev/stderr"
         exit 2

@@ -56,8 +56,9 @@ unsigned bench_scaled(const struct bench_options *o, unsigned n)
 static void usage(FILE *f, const char *summary, unsigned default_reps)
 {
     fprintf(f,
-            "usage: %s [--json] [--reps N] [--quick]\n%s"
+            "usage: %s [--json | --markdown] [--reps N] [--quick]\n%s"
             "  --json      machine-readable output\n"
+            "  --markdown  the table as Markdown (what bench/record-results records)\n"
             "  --reps N    timed repetitions per figure (default %u, at most %d); the median is shown\n"
             "  --quick     a tenth of the operations (a smoke run)\n"
             "  --help      this text\n", program_invocation_short_name, summary, default_reps, BENCH_MAX_REPS);
@@ -67,6 +68,7 @@ void bench_parse_options(int argc, char **argv, const char *summary, struct benc
 {
     static const struct option longopts[] = {
         { "json", no_argument, NULL, 'j' },
+        { "markdown", no_argument, NULL, 'm' },
         { "reps", required_argument, NULL, 'r' },
         { "quick", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
@@ -76,9 +78,10 @@ void bench_parse_options(int argc, char **argv, const char *summary, struct benc
     char *end;
     int c;
 
-    while ((c = getopt_long(argc, argv, "jr:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "jmr:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': o->json = true; break;
+        case 'm': o->markdown = true; break;
         case 'r':
             o->reps = (unsigned)strtoul(optarg, &end, 10);
             if (*end)
@@ -89,7 +92,7 @@ void bench_parse_options(int argc, char **argv, const char *summary, struct benc
         default: usage(stderr, summary, default_reps); exit(2);
         }
     }
-    if (optind < argc || !o->reps || o->reps > BENCH_MAX_REPS) {
+    if (optind < argc || !o->reps || o->reps > BENCH_MAX_REPS || (o->json && o->markdown)) {
         usage(stderr, summary, default_reps);
         exit(2);
     }
@@ -151,6 +154,15 @@ void bench_print(const struct bench_options *o)
                    results[i].threads * 1e9 / results[i].ns_per_op, results[i].what,
                    i + 1 < nresults ? "," : "");
         printf("  ]\n}\n");
+        return;
+    }
+    if (o->markdown) {
+        printf("%s (kmtshim %s), %ld CPUs, median of %u repetitions:\n\n", program_invocation_short_name,
+               KmtGetVersion(), cpus, o->reps);
+        printf("| benchmark | threads | ns/op | ops/s (all) | what |\n|---|---:|---:|---:|---|\n");
+        for (unsigned i = 0; i < nresults; i++)
+            printf("| %s | %u | %.1f | %.0f | %s |\n", results[i].name, results[i].threads,
+                   results[i].ns_per_op, results[i].threads * 1e9 / results[i].ns_per_op, results[i].what);
         return;
     }
     printf("%s (kmtshim %s), %ld CPUs, median of %u repetitions\n\n", program_invocation_short_name,

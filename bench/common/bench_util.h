@@ -1,7 +1,8 @@
 /*
  * What every kmtshim benchmark shares: the clock, medians, the common
- * command line (--json, --reps, --quick, --help) and the result table, so
- * all of them report the same way.
+ * command line (--json, --markdown, --reps, --quick, --help) and the result
+ * table, so all of them report the same way.  --markdown is the form
+ * bench/record-results puts into docs/results.md.
  */
 #ifndef KMTSHIM_BENCH_UTIL_H
 #define KMTSHIM_BENCH_UTIL_H
@@ -16,6 +17,7 @@ struct bench_options {
     bool json;
     unsigned reps;                       /* timed repetitions per figure */
     double scale;                        /* fraction of the default operation counts */
+    bool markdown;                       /* the table as Markdown (docs/results.md) */
 };
 
 /* CLOCK_MONOTONIC in nanoseconds. */
@@ -47,7 +49,7 @@ D3DKMT_HANDLE bench_open_soft_device(void);
 /* Adds a row to the result table (at most 32). */
 void bench_record(const char *name, const char *what, double ns_per_op, unsigned threads);
 
-/* Prints the table, or JSON with --json. */
+/* Prints the table, JSON with --json, or a Markdown table with --markdown. */
 void bench_print(const struct bench_options *o);
 
 #endif

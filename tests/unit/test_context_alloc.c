@@ -149,7 +149,6 @@ static void ctxalloc_patch(DRIVER_INITIALIZATION_DATA *ddi)
 /* ---- the test side ------------------------------------------------------------------ */
 
 static D3DKMT_HANDLE adapter;
-static int capture_read = -1, saved_stderr = -1;
 
 static void use_ctxalloc(void)
 {
@@ -189,37 +188,11 @@ static NTSTATUS destroy_device(D3DKMT_HANDLE h)
     return D3DKMTDestroyDevice(&dd);
 }
 
-/* Sends the library's trace lines (stderr) into a pipe until capture_end(). */
-static void capture_begin(void)
-{
-    int p[2];
-
-    ck_assert_int_eq(pipe(p), 0);
-    saved_stderr = dup(STDERR_FILENO);
-    ck_assert_int_ge(saved_stderr, 0);
-    ck_assert_int_ge(dup2(p[1], STDERR_FILENO), 0);
-    close(p[1]);
-    capture_read = p[0];
-}
-
-/* Returns how many captured lines contain both `what` and `where`. */
+/* How many trace lines written since kmt_test_capture_begin() contain both
+ * `what` and `where`. */
 static unsigned capture_end(const char *what, const char *where)
 {
-    static char text[32768];
-    size_t used = 0;
-    ssize_t n;
-    unsigned count = 0;
-
-    dup2(saved_stderr, STDERR_FILENO);
-    close(saved_stderr);
-    while (used < sizeof(text) - 1 && (n = read(capture_read, text + used, sizeof(text) - 1 - used)) > 0)
-        used += (size_t)n;
-    close(capture_read);
-    text[used] = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-        if (strstr(line, what) && strstr(line, where))
-            count++;
-    return count;
+    return kmt_test_count_lines(kmt_test_capture_end(), what, where);
 }
 
 /* ---- the soft miniport's own per-context state ------------------------------------------ */
@@ -232,7 +205,7 @@ START_TEST(soft_save_area_is_a_context_allocation)
     use_ctxalloc();
     device = new_device(NULL);
     base = KmtLiveObjectCount();
-    capture_begin();
+    kmt_test_capture_begin();
     ctx = new_context(device, NULL);
     /* the context and the save area the miniport made for it */
     ck_assert_uint_eq(KmtLiveObjectCount(), base + 2);
@@ -496,7 +469,7 @@ START_TEST(destroy_any_time_while_context_lives)
     ctx = new_context(device, &core_context);
     kmt_ring_create(device, 4096, &ring);
     ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
-    capture_begin();
+    kmt_test_capture_begin();
     for (unsigned i = 0; i < 8; i++) {
         a = ca_args(core_device, i % 2 ? core_context : NULL);
         ck_assert_status(core.DxgkCbCreateContextAllocation(&a), STATUS_SUCCESS);
@@ -529,7 +502,7 @@ START_TEST(forgotten_context_allocations_freed_at_destroy_context)
     ctx = new_context(device, NULL);
     ck_assert_uint_eq(mp.nforgotten, 2);
     ck_assert_uint_eq(KmtLiveObjectCount(), base + 4);   /* context, save area, two forgotten */
-    capture_begin();
+    kmt_test_capture_begin();
     ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
     ck_assert_uint_eq(capture_end("ctxalloc left context allocation", "of context"), 2);
     ck_assert_uint_eq(KmtLiveObjectCount(), base);
@@ -554,14 +527,14 @@ START_TEST(forgotten_allocations_freed_per_context)
     a = new_context(device, NULL);
     b = new_context(device, NULL);
     ck_assert_uint_eq(KmtLiveObjectCount(), base + 6);
-    capture_begin();
+    kmt_test_capture_begin();
     ck_assert_status(kmt_exec_destroy_context(a), STATUS_SUCCESS);
     ck_assert_uint_eq(capture_end("left context allocation", "of context"), 1);
     /* only A's went */
     ck_assert_uint_eq(KmtLiveObjectCount(), base + 3);
     ck_assert_status(core.DxgkCbDestroyContextAllocation(core.DeviceHandle, mp.forgotten[1]), STATUS_SUCCESS);
     ck_assert_uint_eq(KmtLiveObjectCount(), base + 2);
-    capture_begin();
+    kmt_test_capture_begin();
     ck_assert_status(kmt_exec_destroy_context(b), STATUS_SUCCESS);
     ck_assert_uint_eq(capture_end("left context allocation", ""), 0);
     ck_assert_uint_eq(KmtLiveObjectCount(), base);
@@ -580,7 +553,7 @@ START_TEST(forgotten_device_allocation_freed_at_destroy_device)
     device = new_device(NULL);
     ck_assert_uint_eq(KmtLiveObjectCount(), base + 2);   /* device, its shared allocation */
     new_context(device, NULL);
-    capture_begin();
+    kmt_test_capture_begin();
     ck_assert_status(destroy_device(device), STATUS_SUCCESS);
     ck_assert_uint_eq(capture_end("ctxalloc left context allocation", "of device"), 1);
     ck_assert_uint_eq(KmtLiveObjectCount(), base);
@@ -603,7 +576,7 @@ START_TEST(forgotten_context_allocations_freed_with_device)
     new_context(device, NULL);
     new_context(device, NULL);
     ck_assert_uint_eq(KmtLiveObjectCount(), base + 9);
-    capture_begin();
+    kmt_test_capture_begin();
     /* the contexts die in DestroyDevice's cascade, with what they left */
     ck_assert_status(destroy_device(device), STATUS_SUCCESS);
     ck_assert_uint_eq(capture_end("left context allocation", "of context"), 3);
@@ -624,7 +597,7 @@ START_TEST(failed_create_context_frees_its_allocations)
     base = KmtLiveObjectCount();
     mp.fail_create_context = true;
     cv.hDevice = device;
-    capture_begin();
+    kmt_test_capture_begin();
     ck_assert_status(D3DKMTCreateContextVirtual(&cv), STATUS_NO_MEMORY);
     ck_assert_uint_eq(capture_end("left context allocation", "of context"), 1);
     ck_assert_uint_eq(cv.hContext, 0);
@@ -642,7 +615,7 @@ START_TEST(failed_create_device_frees_its_allocations)
     base = KmtLiveObjectCount();
     mp.fail_create_device = true;
     cd.hAdapter = adapter;
-    capture_begin();
+    kmt_test_capture_begin();
     ck_assert_status(D3DKMTCreateDevice(&cd), STATUS_NO_MEMORY);
     ck_assert_uint_eq(capture_end("left context allocation", "of device"), 1);
     ck_assert_uint_eq(cd.hDevice, 0);

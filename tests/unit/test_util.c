@@ -256,3 +256,49 @@ unsigned kmt_test_assert_library_threads_block_signals(void)
     closedir(d);
     return checked;
 }
+
+static int capture_read = -1, saved_stderr = -1;
+
+void kmt_test_capture_begin(void)
+{
+    int p[2];
+
+    ck_assert_int_eq(pipe(p), 0);
+    saved_stderr = dup(STDERR_FILENO);
+    ck_assert_int_ge(saved_stderr, 0);
+    ck_assert_int_ge(dup2(p[1], STDERR_FILENO), 0);
+    close(p[1]);
+    capture_read = p[0];
+}
+
+const char *kmt_test_capture_end(void)
+{
+    static char text[32768];
+    size_t used = 0;
+    ssize_t n;
+
+    dup2(saved_stderr, STDERR_FILENO);
+    close(saved_stderr);
+    while (used < sizeof(text) - 1 && (n = read(capture_read, text + used, sizeof(text) - 1 - used)) > 0)
+        used += (size_t)n;
+    close(capture_read);
+    text[used] = 0;
+    return text;
+}
+
+unsigned kmt_test_count_lines(const char *text, const char *a, const char *b)
+{
+    unsigned count = 0;
+
+    while (*text) {
+        const char *end = strchr(text, '\n');
+        size_t len = end ? (size_t)(end - text) : strlen(text);
+        char line[1024];
+
+        snprintf(line, sizeof(line), "%.*s", (int)len, text);
+        if (strstr(line, a) && strstr(line, b))
+            count++;
+        text += len + (end != NULL);
+    }
+    return count;
+}

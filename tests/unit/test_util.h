@@ -74,6 +74,14 @@ void kmt_test_shutdown_no_leaks(void);
  * many it checked. */
 unsigned kmt_test_assert_library_threads_block_signals(void);
 
+/* Sends stderr (the library's trace lines) into a pipe until
+ * kmt_test_capture_end(), which restores it and returns what was written
+ * meanwhile (NUL-terminated, at most 32 KiB, valid until the next capture). */
+void kmt_test_capture_begin(void);
+const char *kmt_test_capture_end(void);
+/* How many lines of `text` contain both `a` and `b`. */
+unsigned kmt_test_count_lines(const char *text, const char *a, const char *b);
+
 /* Runs a suite with TAP output; returns the process exit status. */
 int kmt_test_run(Suite *suite);
 

@@ -1,11 +1,13 @@
 /*
  * The handle table on its own (internal API, hmgr/hmgr.h): handle format,
  * FIFO reuse behind the reserve, generations, typed lookups, references,
- * a million live handles and the 2^24 limit.
+ * a million live handles and the 2^24 limit, and the +hmgr trace channel.
  */
 #include <pthread.h>
+#include <unistd.h>
 
 #include "test_util.h"
+#include "base/kmt_debug.h"
 #include "hmgr/hmgr.h"
 
 #define FIRST_HANDLE 0x40000000u
@@ -636,6 +638,111 @@ START_TEST(racing_removes_exactly_one_wins)
 }
 END_TEST
 
+/* ---- the +hmgr trace channel ------------------------------------------------------------ */
+
+static const char *captured;
+
+/* Sets the debug variables (NULL unsets one), has the channels re-read
+ * them, and captures stderr until capture_end(). */
+static void capture_begin(const char *winedebug, const char *kmtshim_debug)
+{
+    if (winedebug)
+        setenv("WINEDEBUG", winedebug, 1);
+    else
+        unsetenv("WINEDEBUG");
+    if (kmtshim_debug)
+        setenv("KMTSHIM_DEBUG", kmtshim_debug, 1);
+    else
+        unsetenv("KMTSHIM_DEBUG");
+    kmt_debug_reset();
+    kmt_test_capture_begin();
+}
+
+/* Puts stderr and the channels' defaults back; the text is in `captured`. */
+static void capture_end(void)
+{
+    captured = kmt_test_capture_end();
+    unsetenv("WINEDEBUG");
+    unsetenv("KMTSHIM_DEBUG");
+    kmt_debug_reset();
+}
+
+/* Whether a captured line contains `what` about handle h. */
+static bool traced(D3DKMT_HANDLE h, const char *what)
+{
+    char hs[16];
+
+    snprintf(hs, sizeof(hs), "0x%08x", h);
+    return kmt_test_count_lines(captured, hs, what) > 0;
+}
+
+START_TEST(trace_names_a_refused_stale_handle)
+{
+    struct hmgr_table *t = table_new(HMGR_INSTANCE_LOCAL);
+    int released = 0;
+    struct tobj o;
+    D3DKMT_HANDLE h;
+
+    tobj_init(&o, HMGR_TYPE_ALLOCATION, &released);
+    capture_begin("+hmgr", NULL);
+    h = add(t, &o.obj);
+    ck_assert_ptr_eq(hmgr_remove(t, h, HMGR_TYPE_ALLOCATION), &o.obj);
+    ck_assert_ptr_null(hmgr_lookup(t, h, HMGR_TYPE_ALLOCATION));
+    capture_end();
+    ck_assert_msg(traced(h, "trace:hmgr:hmgr_publish local handle"), "no issue trace in:\n%s", captured);
+    ck_assert_msg(traced(h, "issued: allocation"), "no issue trace in:\n%s", captured);
+    ck_assert_msg(traced(h, "freed: allocation"), "no free trace in:\n%s", captured);
+    ck_assert_msg(traced(h, "trace:hmgr:hmgr_lookup local handle"), "no lookup trace in:\n%s", captured);
+    ck_assert_msg(traced(h, "as allocation refused: stale: slot 0 is at generation 2, the handle's is 1"),
+                  "no trace of the stale lookup in:\n%s", captured);
+    table_free(t);
+}
+END_TEST
+
+START_TEST(trace_names_wrong_type_and_garbage)
+{
+    struct hmgr_table *t = table_new(HMGR_INSTANCE_LOCAL);
+    int released = 0;
+    struct tobj o;
+    D3DKMT_HANDLE h;
+
+    tobj_init(&o, HMGR_TYPE_DEVICE, &released);
+    h = add(t, &o.obj);
+    /* KMTSHIM_DEBUG, in Wine's syntax too */
+    capture_begin(NULL, "trace+hmgr");
+    ck_assert_ptr_null(hmgr_lookup(t, h, HMGR_TYPE_ALLOCATION));
+    ck_assert_ptr_null(hmgr_lookup(t, 0x12345679, HMGR_TYPE_ALLOCATION));
+    ck_assert_ptr_null(hmgr_lookup(t, 0, HMGR_TYPE_DEVICE));
+    ck_assert_ptr_null(hmgr_remove(t, h + 0x40000000u, HMGR_TYPE_DEVICE));
+    capture_end();
+    ck_assert_msg(traced(h, "as allocation refused: wrong type: it is a device"), "no wrong-type trace in:\n%s",
+                  captured);
+    ck_assert_msg(traced(0x12345679, "refused: garbage"), "no garbage trace in:\n%s", captured);
+    ck_assert_msg(traced(0, "refused: null handle"), "no null-handle trace in:\n%s", captured);
+    ck_assert_msg(traced(h + 0x40000000u, "trace:hmgr:hmgr_remove"), "no remove trace in:\n%s", captured);
+    ck_assert_ptr_eq(hmgr_remove(t, h, HMGR_TYPE_DEVICE), &o.obj);
+    table_free(t);
+}
+END_TEST
+
+START_TEST(no_trace_by_default)
+{
+    struct hmgr_table *t = table_new(HMGR_INSTANCE_LOCAL);
+    int released = 0;
+    struct tobj o;
+    D3DKMT_HANDLE h;
+
+    tobj_init(&o, HMGR_TYPE_ALLOCATION, &released);
+    capture_begin(NULL, NULL);
+    h = add(t, &o.obj);
+    ck_assert_ptr_eq(hmgr_remove(t, h, HMGR_TYPE_ALLOCATION), &o.obj);
+    ck_assert_ptr_null(hmgr_lookup(t, h, HMGR_TYPE_ALLOCATION));
+    capture_end();
+    ck_assert_str_eq(captured, "");
+    table_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hmgr");
@@ -644,6 +751,7 @@ int main(void)
     TCase *lookup = tcase_create("lookup");
     TCase *scale = tcase_create("scale");
     TCase *threads = tcase_create("threads");
+    TCase *trace = tcase_create("trace");
 
     tcase_add_test(format, first_handle_is_0x40000000);
     tcase_add_test(format, fresh_handles_step_by_0x40);
@@ -677,5 +785,10 @@ int main(void)
     tcase_add_test(threads, concurrent_churn_keeps_handles_private);
     tcase_add_test(threads, racing_removes_exactly_one_wins);
     suite_add_tcase(s, threads);
+
+    tcase_add_test(trace, trace_names_a_refused_stale_handle);
+    tcase_add_test(trace, trace_names_wrong_type_and_garbage);
+    tcase_add_test(trace, no_trace_by_default);
+    suite_add_tcase(s, trace);
     return kmt_test_run(s);
 }

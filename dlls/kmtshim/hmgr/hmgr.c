@@ -1,12 +1,77 @@
 /*
  * hmgr: the per-process D3DKMT handle table (see hmgr.h for the rules).
+ *
+ * Traces (WINEDEBUG=+hmgr): a handle reserved, published with its object,
+ * cancelled or freed, and every lookup, remove or peek that refuses a
+ * handle, with the reason (garbage, stale, freed, reserved, wrong type).
+ * A successful lookup traces nothing: it is the hot path.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/kmt_debug.h"
 #include "hmgr.h"
 
 #define NO_ENTRY UINT32_MAX
+
+static const char *type_name(unsigned type)
+{
+    switch (type) {
+    case HMGR_TYPE_ANY: return "any";
+    case HMGR_TYPE_ADAPTER: return "adapter";
+    case HMGR_TYPE_SHAREDRESOURCE: return "shared resource";
+    case HMGR_TYPE_DEVICE: return "device";
+    case HMGR_TYPE_RESOURCE: return "resource";
+    case HMGR_TYPE_ALLOCATION: return "allocation";
+    case HMGR_TYPE_CONTEXT: return "context";
+    case HMGR_TYPE_SYNCOBJECT: return "sync object";
+    case HMGR_TYPE_PAGINGQUEUE: return "paging queue";
+    case HMGR_TYPE_MONITOREDFENCE: return "monitored fence";
+    case HMGR_TYPE_MIRACAST: return "Miracast session";
+    default: return "unknown type";
+    }
+}
+
+static const char *table_name(const struct hmgr_table *t)
+{
+    return t->instance == HMGR_INSTANCE_GLOBAL ? "global" : "local";
+}
+
+void hmgr_trace_refused(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type, const char *op)
+{
+    uint32_t index = (h >> 6) & HMGR_MAX_ENTRIES, size;
+    unsigned unique = h >> 30, st;
+    char why[96];
+
+    if (!kmt_debug_on(&kmt_dbch_hmgr, KMT_DBG_TRACE))
+        return;
+    size = atomic_load_explicit(&t->size, memory_order_acquire);
+    if (!h)
+        snprintf(why, sizeof(why), "null handle");
+    else if ((h & 0x3f) != t->instance)
+        snprintf(why, sizeof(why), "garbage: instance bits %u, not the %s table's %u",
+                 h & 0x3f, table_name(t), t->instance);
+    else if (!unique)
+        snprintf(why, sizeof(why), "garbage: generation bits 0");
+    else if (index >= size)
+        snprintf(why, sizeof(why), "garbage: slot %u past the table's %u", index, size);
+    else {
+        /* a racy read: the slot may change meanwhile, the reason stays a good guess */
+        st = atomic_load_explicit(&hmgr_entry_at(t, index)->state, memory_order_relaxed);
+        if (hmgr_st_unique(st) != unique)
+            snprintf(why, sizeof(why), "stale: slot %u is at generation %u, the handle's is %u",
+                     index, hmgr_st_unique(st), unique);
+        else if (!(st & HMGR_ST_USED))
+            snprintf(why, sizeof(why), "slot %u is free (never issued at this generation)", index);
+        else if (!(st & HMGR_ST_PUBLISHED))
+            snprintf(why, sizeof(why), "reserved, not published yet");
+        else
+            snprintf(why, sizeof(why), "wrong type: it is a %s", type_name(hmgr_st_type(st)));
+    }
+    kmt_debug_log(&kmt_dbch_hmgr, KMT_DBG_TRACE, op, "%s handle 0x%08x as %s refused: %s",
+                  table_name(t), h, type_name(type), why);
+}
 
 size_t hmgr_entry_size(void)
 {
@@ -85,6 +150,8 @@ D3DKMT_HANDLE hmgr_alloc(struct hmgr_table *t)
     kmt_mutex_lock(&t->free_lock);
     if (t->free_count <= HMGR_RESERVE && !grow(t) && !t->free_count) {
         kmt_mutex_unlock(&t->free_lock);
+        WARN_(hmgr, "%s table: no handle left (%u live, at most %u; or out of memory)", table_name(t),
+              atomic_load_explicit(&t->live, memory_order_relaxed), HMGR_MAX_ENTRIES - 1);
         return 0;
     }
     index = t->free_head;
@@ -100,6 +167,7 @@ D3DKMT_HANDLE hmgr_alloc(struct hmgr_table *t)
     e->obj = NULL;
     hmgr_entry_unlock(e, st);
     atomic_fetch_add_explicit(&t->live, 1, memory_order_relaxed);
+    TRACE_(hmgr, "%s handle 0x%08x reserved", table_name(t), make_handle(t, index, hmgr_st_unique(st)));
     return make_handle(t, index, hmgr_st_unique(st));
 }
 
@@ -118,6 +186,7 @@ void hmgr_publish(struct hmgr_table *t, D3DKMT_HANDLE h, struct kmt_object *obj)
     e->obj = obj;
     st = (st & ~HMGR_ST_TYPE_MASK) | HMGR_ST_PUBLISHED | ((obj->type & 0x3fu) << HMGR_ST_TYPE_SHIFT);
     hmgr_entry_unlock(e, st);
+    TRACE_(hmgr, "%s handle 0x%08x issued: %s %p", table_name(t), h, type_name(obj->type), (void *)obj);
 }
 
 /* Turns a locked, used slot back into a free one and queues it. */
@@ -146,6 +215,7 @@ void hmgr_cancel(struct hmgr_table *t, D3DKMT_HANDLE h)
         return;
     }
     release_slot(t, e, st, (h >> 6) & HMGR_MAX_ENTRIES);
+    TRACE_(hmgr, "%s handle 0x%08x cancelled (never published)", table_name(t), h);
 }
 
 struct kmt_object *hmgr_remove(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type)
@@ -154,15 +224,19 @@ struct kmt_object *hmgr_remove(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_
     unsigned unique, st;
     struct hmgr_entry *e = hmgr_entry_of(t, h, &unique);
 
-    if (!e)
+    if (!e) {
+        hmgr_trace_refused(t, h, type, __func__);
         return NULL;
+    }
     st = hmgr_entry_lock(e);
     if (!hmgr_st_matches(st, unique, type)) {
         hmgr_entry_unlock(e, st);
+        hmgr_trace_refused(t, h, type, __func__);
         return NULL;
     }
     obj = e->obj;
     release_slot(t, e, st, (h >> 6) & HMGR_MAX_ENTRIES);
+    TRACE_(hmgr, "%s handle 0x%08x freed: %s %p", table_name(t), h, type_name(obj->type), (void *)obj);
     return obj;
 }
 
@@ -173,12 +247,16 @@ bool hmgr_peek(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type,
     struct hmgr_entry *e = hmgr_entry_of(t, h, &unique);
     bool found;
 
-    if (!e)
+    if (!e) {
+        hmgr_trace_refused(t, h, type, __func__);
         return false;
+    }
     st = hmgr_entry_lock(e);
     if ((found = hmgr_st_matches(st, unique, type)))
         read(e->obj, out);
     hmgr_entry_unlock(e, st);
+    if (!found)
+        hmgr_trace_refused(t, h, type, __func__);
     return found;
 }
 

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/kmt_debug.h"
 #include "base/kmt_lock.h"
 #include "kmtshim/d3dukmdt.h"
 
@@ -197,25 +198,39 @@ HMGR_INLINE bool hmgr_st_matches(unsigned st, unsigned unique, enum hmgr_type ty
            (type == HMGR_TYPE_ANY || hmgr_st_type(st) == (unsigned)type);
 }
 
+/* Traces (+hmgr) why `op` refused h as `type`: garbage, stale, free,
+ * reserved or of another type.  Out of line and cold: only refusals call it. */
+void hmgr_trace_refused(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type, const char *op)
+    __attribute__((cold, noinline));
+
+/* A refused lookup: the channel check inline, the tracing out of line; a
+ * lookup that succeeds never comes here. */
+#define HMGR_LOOKUP_REFUSED(t, h, type) \
+    do { if (__builtin_expect(KMT_TRACE_ON(hmgr), 0)) hmgr_trace_refused(t, h, type, "hmgr_lookup"); } while (0)
+
 /* Looks a handle up and takes a reference on its object; NULL if the handle
  * is 0, malformed, stale, free, reserved, or of another type (type ANY
  * accepts every type). */
 HMGR_INLINE struct kmt_object *hmgr_lookup(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type)
 {
-    struct kmt_object *obj = NULL;
+    struct kmt_object *obj;
     unsigned unique, st;
     struct hmgr_entry *e = hmgr_entry_of(t, h, &unique);
 
-    if (!e)
-        return NULL;
     /* Cheap unlocked pre-check: most bad handles never touch the lock. */
-    if (!hmgr_st_matches(atomic_load_explicit(&e->state, memory_order_relaxed), unique, type))
+    if (__builtin_expect(!e, 0) ||
+        __builtin_expect(!hmgr_st_matches(atomic_load_explicit(&e->state, memory_order_relaxed), unique, type), 0)) {
+        HMGR_LOOKUP_REFUSED(t, h, type);
         return NULL;
-    st = hmgr_entry_lock(e);
-    if (hmgr_st_matches(st, unique, type)) {
-        obj = e->obj;
-        kmt_object_get(obj);
     }
+    st = hmgr_entry_lock(e);
+    if (__builtin_expect(!hmgr_st_matches(st, unique, type), 0)) {
+        hmgr_entry_unlock(e, st);
+        HMGR_LOOKUP_REFUSED(t, h, type);
+        return NULL;
+    }
+    obj = e->obj;
+    kmt_object_get(obj);
     hmgr_entry_unlock(e, st);
     return obj;
 }

@@ -18,23 +18,6 @@ struct kdrm_resource {
     UINT allocation_count;
 };
 
-void kdrm_bo_release(struct kdrm_adapter *a, struct kdrm_bo *bo)
-{
-    if (bo->cpu) {
-        /* the core unmaps before destroying; keep the kernel's view clean anyway */
-        a->family->unmap(a, bo, bo->cpu);
-        atomic_fetch_sub(&a->mappings, 1);
-    }
-    if (bo->copy_map)
-        a->family->unmap(a, bo, bo->copy_map);
-    a->family->destroy(a, bo);
-    atomic_fetch_sub(&a->buffers, 1);
-    atomic_fetch_sub(&a->bytes, bo->size);
-    bo->magic = 0;
-    free(bo->shadow);
-    free(bo);
-}
-
 /* A copy-backed object may still be named by a submission in flight. */
 static void bo_free(struct kdrm_adapter *a, struct kdrm_bo *bo)
 {

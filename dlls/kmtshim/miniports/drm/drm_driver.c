@@ -1,65 +1,14 @@
 /*
- * DRM miniport: DriverEntry, adapter start and stop, devices, tracing.
+ * DRM miniport: DriverEntry, adapter start and stop, devices.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "drm_miniport.h"
 #include "miniports/builtin.h"
-
-void kdrm_trace(struct kdrm_adapter *a, KMT_TRACE_LEVEL level, const char *func, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-
-    if (!a || !a->dxgkrnl.KmtCbTrace)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    a->dxgkrnl.KmtCbTrace(a->dxgkrnl.DeviceHandle, level, func, msg);
-}
-
-NTSTATUS kdrm_status_from_errno(int err)
-{
-    switch (err < 0 ? -err : err) {
-    case 0:
-        return STATUS_SUCCESS;
-    case ENOMEM:
-        return STATUS_NO_MEMORY;
-    case ENOSPC:
-    case E2BIG:
-    case EFBIG:
-        return STATUS_GRAPHICS_NO_VIDEO_MEMORY;
-    case EBUSY:
-    case EAGAIN:
-    case ETIME:
-    case ETIMEDOUT:
-        return STATUS_GRAPHICS_ALLOCATION_BUSY;
-    case EINVAL:
-    case ENOENT:
-    case EFAULT:                          /* a caller's pages the kernel could not read */
-        return STATUS_INVALID_PARAMETER;
-    case ENOSYS:
-    case EOPNOTSUPP:
-    case ENOTTY:
-        return STATUS_NOT_SUPPORTED;
-    case ENODEV:
-    case EIO:
-    case ECANCELED:
-        /* unplugged, a wedged GPU, or a context the kernel gave up after a
-         * GPU reset (i915 bans with EIO; amdgpu's guilty or pre-reset
-         * contexts and xe's banned queues answer ECANCELED) */
-        return STATUS_DEVICE_REMOVED;
-    default:
-        return STATUS_UNSUCCESSFUL;
-    }
-}
 
 static NTSTATUS APIENTRY kdrm_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *ctx)
 {

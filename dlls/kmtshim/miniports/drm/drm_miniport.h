@@ -369,9 +369,11 @@ struct kdrm_bo {
     unsigned copy_refs;                  /* the allocation + submissions naming it */
 };
 
-/* drm_driver.c */
+/* drm_trace.c */
 void kdrm_trace(struct kdrm_adapter *a, KMT_TRACE_LEVEL level, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* drm_errno.c */
 NTSTATUS kdrm_status_from_errno(int err);
 
 /* drm_discovery.c */
@@ -402,7 +404,8 @@ NTSTATUS APIENTRY kdrm_destroy_allocation(HANDLE hAdapter, const DXGKARG_DESTROY
 NTSTATUS APIENTRY kdrm_open_allocation(HANDLE hDevice, const DXGKARG_OPENALLOCATION *args);
 NTSTATUS APIENTRY kdrm_close_allocation(HANDLE hDevice, const DXGKARG_CLOSEALLOCATION *args);
 
-/* Frees the GEM object and the record (the last reference of a copy-backed one). */
+/* drm_bo.c: frees the GEM object and the record (the last reference of a
+ * copy-backed one). */
 void kdrm_bo_release(struct kdrm_adapter *a, struct kdrm_bo *bo);
 
 /* drm_batch.c: legacy streams on adapters with GPU VA.  submit is the
@@ -438,6 +441,8 @@ void kdrm_unmap_plain(struct kdrm_adapter *a, struct kdrm_bo *bo, void *ptr);
 /* family_dumb.c: shared by families that fall back to dumb buffers. */
 int kdrm_dumb_create(struct kdrm_adapter *a, struct kdrm_bo *bo);
 int kdrm_dumb_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr);
+
+/* drm_gem.c */
 void kdrm_gem_destroy(struct kdrm_adapter *a, struct kdrm_bo *bo);   /* GEM_CLOSE */
 
 /* drm_syncobj.c: the kernel's syncobj calls (0 or -errno) */
@@ -482,6 +487,8 @@ NTSTATUS kdrm_context_info(struct kdrm_adapter *a, HANDLE hContext, KMT_DRM_CONT
 /* drm_submit.c */
 NTSTATUS APIENTRY kdrm_submit_command(HANDLE hAdapter, const DXGKARG_SUBMITCOMMAND *args);
 NTSTATUS APIENTRY kdrm_submit_command_virtual(HANDLE hAdapter, const DXGKARG_SUBMITCOMMANDVIRTUAL *args);
+
+/* drm_retire.c */
 /* Moves the submissions up to ring point `done` to `retired`; exec.lock
  * held.  True if any: *irq is then their DMA_COMPLETED (the newest fence
  * id), to raise once kdrm_submissions_free() wrote their copies back. */
@@ -490,7 +497,12 @@ bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, struct 
 /* Frees a list of retired (`completed`) or dropped submissions, writing
  * back their copies first; no lock held. */
 void kdrm_submissions_free(struct kdrm_adapter *a, struct list *list, bool completed);
+
+/* drm_interrupt.c */
 void kdrm_raise(struct kdrm_adapter *a, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq);
+/* DMA_PAGE_FAULTED at `va` for -EFAULT, else DMA_FAULTED with the errno's
+ * status. */
+void kdrm_raise_fault(struct kdrm_adapter *a, UINT fence_id, UINT node, int err, D3DGPU_VIRTUAL_ADDRESS va);
 
 /* drm_escape.c */
 NTSTATUS APIENTRY kdrm_escape(HANDLE hAdapter, const DXGKARG_ESCAPE *args);

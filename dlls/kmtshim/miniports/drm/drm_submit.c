@@ -63,67 +63,10 @@ static void plan_add_bo(struct plan *p, UINT32 handle)
     p->bos[p->job.nbos++] = handle;
 }
 
-bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, struct list *retired,
-                                    DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq)
-{
-    bool any = false;
-
-    while (!list_empty(&a->exec.inflight)) {
-        struct kdrm_submission *s = LIST_ENTRY(a->exec.inflight.next, struct kdrm_submission, entry);
-
-        if (s->point > done)
-            break;
-        list_remove(&s->entry);
-        s->ctx->block->completed_point = s->point;
-        s->ctx->block->last_completed_fence = s->fence_id;
-        /* fence ids rise per node: the newest retires every older one */
-        irq->InterruptType = DXGK_INTERRUPT_DMA_COMPLETED;
-        irq->DmaCompleted.SubmissionFenceId = s->fence_id;
-        irq->DmaCompleted.NodeOrdinal = s->node;
-        atomic_fetch_sub(&a->submissions, 1);
-        list_add_tail(retired, &s->entry);
-        any = true;
-    }
-    return any;
-}
-
-static void raise_fault(struct kdrm_adapter *a, UINT fence_id, UINT node, int err, D3DGPU_VIRTUAL_ADDRESS va)
-{
-    DXGKARGCB_NOTIFY_INTERRUPT_DATA irq = { 0 };
-
-    if (err == -EFAULT) {
-        irq.InterruptType = DXGK_INTERRUPT_DMA_PAGE_FAULTED;
-        irq.DmaPageFaulted.FaultedFenceId = fence_id;
-        irq.DmaPageFaulted.NodeOrdinal = node;
-        irq.DmaPageFaulted.FaultedVirtualAddress = va;
-    } else {
-        irq.InterruptType = DXGK_INTERRUPT_DMA_FAULTED;
-        irq.DmaFaulted.FaultedFenceId = fence_id;
-        irq.DmaFaulted.NodeOrdinal = node;
-        irq.DmaFaulted.Status = kdrm_status_from_errno(err);
-    }
-    kdrm_raise(a, &irq);
-}
-
 /* Where the stream is, as a fault reports it: its GPU VA, or its CPU address. */
 static D3DGPU_VIRTUAL_ADDRESS job_address(const struct kdrm_job *job)
 {
     return job->cmds ? (D3DGPU_VIRTUAL_ADDRESS)(uintptr_t)job->cmds : job->cmd_va;
-}
-
-void kdrm_submissions_free(struct kdrm_adapter *a, struct list *list, bool completed)
-{
-    while (!list_empty(list)) {
-        struct kdrm_submission *s = LIST_ENTRY(list->next, struct kdrm_submission, entry);
-        int err;
-
-        list_remove(&s->entry);
-        /* the GPU's results cannot reach the caller's pages: the program
-         * learns it the way it learns of any lost work, before the completion */
-        if ((err = kdrm_copy_finish(a, s, completed)) < 0)
-            raise_fault(a, s->fence_id, s->node, err, 0);
-        free(s);
-    }
 }
 
 /* Hands the plan to the kernel (unless `err` already refused it or it is
@@ -158,7 +101,7 @@ static NTSTATUS submit_plan(struct kdrm_adapter *a, struct kdrm_context *c, UINT
     if (err) {
         /* the fault first: once recorded, the watcher may complete it */
         kdrm_trace(a, KMT_TRACE_WARN, __func__, "submission %u refused: %s\n", fence_id, strerror(-err));
-        raise_fault(a, fence_id, node, err, job_address(&p->job));
+        kdrm_raise_fault(a, fence_id, node, err, job_address(&p->job));
     }
 
     pthread_mutex_lock(&x->lock);

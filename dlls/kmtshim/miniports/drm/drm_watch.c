@@ -52,12 +52,6 @@ void kdrm_exec_init(struct kdrm_adapter *a)
     a->exec.evfd = -1;
 }
 
-void kdrm_raise(struct kdrm_adapter *a, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq)
-{
-    if (a->dxgkrnl.DxgkCbNotifyInterrupt)
-        a->dxgkrnl.DxgkCbNotifyInterrupt(a->dxgkrnl.DeviceHandle, irq);
-}
-
 void kdrm_watch_kick_locked(struct kdrm_adapter *a)
 {
     UINT64 one = 1;

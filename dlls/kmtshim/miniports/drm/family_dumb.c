@@ -40,14 +40,6 @@ int kdrm_dumb_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
     return 0;
 }
 
-void kdrm_gem_destroy(struct kdrm_adapter *a, struct kdrm_bo *bo)
-{
-    int err = kdrm_gem_close(a->fd, bo->handle);
-
-    if (err < 0)
-        kdrm_trace(a, KMT_TRACE_ERR, __func__, "GEM_CLOSE(%u) failed: %s\n", bo->handle, strerror(-err));
-}
-
 int kdrm_dumb_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr)
 {
     if (!bo->has_offset) {

@@ -82,6 +82,7 @@ struct soft_context {
 
 #define SOFT_PAGE_SIZE 4096u
 
+/* soft_trace.c */
 void soft_trace(struct soft_adapter *a, KMT_TRACE_LEVEL level, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

@@ -2,27 +2,12 @@
  * Software miniport: DriverEntry, the one physical device, adapter queries,
  * devices.
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
 
 #include "soft.h"
 #include "miniports/builtin.h"
-
-void soft_trace(struct soft_adapter *a, KMT_TRACE_LEVEL level, const char *func, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-
-    if (!a || !a->dxgkrnl.KmtCbTrace)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    a->dxgkrnl.KmtCbTrace(a->dxgkrnl.DeviceHandle, level, func, msg);
-}
 
 static NTSTATUS APIENTRY soft_enum_physical_devices(PVOID ctx, UINT *count, KMT_PHYSICAL_DEVICE *devices)
 {

@@ -48,7 +48,7 @@
 
 #include "config.h"
 #include "kmtshim/kmtshim.h"
-#include "miniports/drm/kmtdrm.h"
+#include "kmtshim/kmtdrm.h"
 #include "common/bench_util.h"
 #include "drm_targets.h"
 

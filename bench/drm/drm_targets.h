@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "kmtshim/kmtshim.h"
-#include "miniports/drm/kmtdrm.h"
+#include "kmtshim/kmtdrm.h"
 
 struct drm_target {
     D3DKMT_HANDLE adapter, device;

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 
 #include "test_util.h"
-#include "miniports/drm/kmtdrm.h"
+#include "kmtshim/kmtdrm.h"
 
 #define DRM_TEST_MAX 16
 

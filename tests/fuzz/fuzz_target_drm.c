@@ -19,7 +19,7 @@
 
 #include "fuzz.h"
 #include "fake_drm.h"
-#include "miniports/drm/kmtdrm.h"
+#include "kmtshim/kmtdrm.h"
 #include "kmtshim/kmtsoft.h"
 
 #ifdef FUZZ_MIXED

@@ -13,6 +13,7 @@
 
 #include <kmtshim/kmtshim.h>
 #include <kmtshim/kmtsoft.h>
+#include <kmtshim/kmtdrm.h>         /* a UMD builds its DRM formats from here too */
 
 static int failures;
 

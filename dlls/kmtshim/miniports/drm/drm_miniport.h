@@ -108,7 +108,7 @@
 
 #include "kmtshim/d3dkmddi.h"
 #include "base/kmt_list.h"
-#include "kmtdrm.h"
+#include "kmtshim/kmtdrm.h"
 
 struct kdrm_adapter;
 struct kdrm_bo;

@@ -9,8 +9,12 @@
 #ifndef KMTSHIM_KMTDRM_H
 #define KMTSHIM_KMTDRM_H
 
-#include "kmtshim/kmt_wintypes.h"
-#include "kmtshim/d3dkmthk.h"
+#include "kmt_wintypes.h"
+#include "d3dkmthk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define KMT_DRM_MAGIC 0x4d52444bu           /* "KDRM" */
 #define KMT_DRM_VERSION 1u
@@ -200,5 +204,9 @@ typedef struct _KMT_DRM_ESCAPE {
         BYTE Data[96];
     };
 } KMT_DRM_ESCAPE;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KMTSHIM_KMTDRM_H */

@@ -41,7 +41,11 @@
 #ifdef KMT_HAVE_DRM_AMDGPU
 #include "fake_amdgpu.h"
 #endif
-#include "miniports/drm/drm_miniport.h"
+#include "miniports/drm/drm_winsys.h"
+#include "miniports/drm/drm_bo.h"
+#include "miniports/drm/drm_cs.h"
+#include "miniports/drm/drm_fault.h"
+#include "miniports/drm/drm_trace.h"
 
 static struct kdrm_adapter *adapter;
 

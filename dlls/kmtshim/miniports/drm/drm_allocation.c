@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_trace.h"
 #include "base/user_memory.h"
 
 struct kdrm_resource {

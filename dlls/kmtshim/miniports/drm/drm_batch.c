@@ -20,11 +20,14 @@
  * `batch_lock` is taken before exec.lock (to read a context's progress),
  * never under it.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_cs.h"
 
 void kdrm_batches_init(struct kdrm_adapter *a)
 {

@@ -5,7 +5,8 @@
  */
 #include <stdlib.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
 
 void kdrm_bo_release(struct kdrm_adapter *a, struct kdrm_bo *bo)
 {

@@ -18,7 +18,8 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
 
 UINT64 kdrm_system_share(void)
 {

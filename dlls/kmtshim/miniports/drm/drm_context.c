@@ -27,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_cs.h"
+#include "drm_trace.h"
 
 #define DMA_BUFFER_SIZE (64u * 1024u)
 #define ALLOCATION_LIST_SIZE 256u        /* drm_submit.c takes as many */

@@ -26,7 +26,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_cs.h"
+#include "drm_trace.h"
 
 void kdrm_copy_init(struct kdrm_adapter *a)
 {

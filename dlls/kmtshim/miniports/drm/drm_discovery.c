@@ -33,7 +33,8 @@
 #include <xf86drm.h>
 
 #include "base/fd_registry.h"
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_fault.h"
 
 /* INTERFACE_TYPE values Windows reports as D3DKMT_DEVICE_IDS.BusType. */
 #define KMT_BUS_INTERNAL 0

@@ -7,7 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_cs.h"
+#include "drm_fault.h"
+#include "drm_trace.h"
 #include "miniports/builtin.h"
 
 static NTSTATUS APIENTRY kdrm_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *ctx)

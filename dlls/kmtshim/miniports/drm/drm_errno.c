@@ -3,7 +3,7 @@
  */
 #include <errno.h>
 
-#include "drm_miniport.h"
+#include "drm_trace.h"
 
 NTSTATUS kdrm_status_from_errno(int err)
 {

@@ -9,7 +9,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_cs.h"
+#include "drm_fault.h"
 
 static void get_stats(struct kdrm_adapter *a, KMT_DRM_STATS *s)
 {

@@ -26,8 +26,9 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
+#include "kmtshim/kmtdrm.h"
 #include "base/fd_registry.h"
-#include "drm_miniport.h"
+#include "drm_fault.h"
 #include "base/kmt_time.h"
 
 atomic_bool kdrm_fault_armed;

@@ -29,7 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_cs.h"
+#include "drm_trace.h"
 
 static bool has_fences(const struct kdrm_adapter *a)
 {

@@ -4,7 +4,10 @@
  */
 #include <string.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_fault.h"
+#include "drm_trace.h"
 
 void kdrm_gem_destroy(struct kdrm_adapter *a, struct kdrm_bo *bo)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drm_miniport.h"
+#include "drm_bo.h"
 
 int kdrm_gpuva_init(struct kdrm_gpuva *v, UINT64 base, UINT64 limit, UINT64 align)
 {

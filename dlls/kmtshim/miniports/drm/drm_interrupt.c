@@ -5,7 +5,9 @@
  */
 #include <errno.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_cs.h"
+#include "drm_trace.h"
 
 void kdrm_raise(struct kdrm_adapter *a, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq)
 {

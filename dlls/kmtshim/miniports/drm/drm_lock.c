@@ -19,7 +19,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_fault.h"
+#include "drm_trace.h"
 
 int kdrm_map_offset(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr)
 {

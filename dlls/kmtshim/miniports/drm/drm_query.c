@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
 
 static NTSTATUS umd_private(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERINFO *q)
 {

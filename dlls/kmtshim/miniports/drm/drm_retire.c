@@ -5,7 +5,9 @@
  */
 #include <stdlib.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_cs.h"
 
 bool kdrm_submissions_retire_locked(struct kdrm_adapter *a, UINT64 done, struct list *retired,
                                     DXGKARGCB_NOTIFY_INTERRUPT_DATA *irq)

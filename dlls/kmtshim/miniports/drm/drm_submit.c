@@ -30,7 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_cs.h"
+#include "drm_fault.h"
+#include "drm_trace.h"
 
 #define MAX_LIST_BOS 256u                /* the context's allocation list (drm_context.c) */
 

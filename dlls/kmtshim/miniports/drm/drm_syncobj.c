@@ -11,7 +11,10 @@
 #include <xf86drm.h>
 
 #include "base/fd_registry.h"
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_cs.h"
+#include "drm_fault.h"
+#include "drm_trace.h"
 
 struct kdrm_syncobj_eventfd {
     UINT32 handle;

@@ -5,7 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_trace.h"
 
 void kdrm_trace(struct kdrm_adapter *a, KMT_TRACE_LEVEL level, const char *func, const char *fmt, ...)
 {

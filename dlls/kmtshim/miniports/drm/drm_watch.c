@@ -38,7 +38,9 @@
 
 #include "base/kmt_thread.h"
 #include "base/fd_registry.h"
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_cs.h"
+#include "drm_trace.h"
 
 /* Set when the adapter was stopped from inside one of the watcher's own
  * interrupts: the adapter is gone when the interrupt returns. */

@@ -62,7 +62,11 @@
 #include <amdgpu.h>
 #include <amdgpu_drm.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_cs.h"
+#include "drm_fault.h"
+#include "drm_trace.h"
 
 #define VRAM_VA_ALIGNMENT (64u * 1024u)  /* a PTE fragment hint: amdgpu_vm_bo_map needs pages only */
 #define VA_FLAGS (AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE | AMDGPU_VM_PAGE_EXECUTABLE)

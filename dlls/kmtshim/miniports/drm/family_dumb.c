@@ -13,7 +13,9 @@
 #include <string.h>
 #include <xf86drm.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_fault.h"
 
 int kdrm_dumb_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
 {

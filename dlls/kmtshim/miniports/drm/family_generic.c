@@ -9,7 +9,8 @@
  * own ioctls (render nodes refuse dumb buffers), and taking its card node
  * could steal DRM master from the display server.
  */
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
 
 const struct kdrm_family kdrm_family_generic = {
     .name = "generic",

@@ -41,7 +41,11 @@
 #include <xf86drm.h>
 #include <i915_drm.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_cs.h"
+#include "drm_fault.h"
+#include "drm_trace.h"
 
 /* GPU VA: from 2 MiB (never 0, aligned for every granule) to at most the
  * lower half of the 48-bit space, where addresses are canonical as they are. */

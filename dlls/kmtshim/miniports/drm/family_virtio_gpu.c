@@ -31,7 +31,11 @@
 #include <xf86drm.h>
 #include <virtgpu_drm.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_cs.h"
+#include "drm_fault.h"
+#include "drm_trace.h"
 
 #define VIRTIO_GPU_FORMAT_B8G8R8X8_UNORM 2
 #define PIPE_TEXTURE_2D 2

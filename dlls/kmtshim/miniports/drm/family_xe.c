@@ -41,7 +41,11 @@
 #include <string.h>
 #include <xf86drm.h>
 
-#include "drm_miniport.h"
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_cs.h"
+#include "drm_fault.h"
+#include "drm_trace.h"
 
 #define KXE_DEVICE_QUERY 0x00
 #define KXE_GEM_CREATE 0x01

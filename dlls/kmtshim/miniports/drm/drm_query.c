@@ -110,7 +110,11 @@ static NTSTATUS node_metadata(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTER
     snprintf(name, sizeof(name), "%.31s 3D", a->phys.driver);
     for (unsigned i = 0; name[i] && i < sizeof(meta->FriendlyName) / sizeof(meta->FriendlyName[0]) - 1; i++)
         meta->FriendlyName[i] = (WCHAR)name[i];
-    meta->GpuMmuSupported = FALSE;       /* no GPU virtual addresses through kmtshim */
+    /* No GpuMmu: the program reserves and maps no GPU VAs of its own.  Where
+     * the adapter has GPU VA (kdrm_adapter.gpu_va: i915 with softpin, xe,
+     * amdgpu) each allocation gets its address from the kernel driver's VM
+     * at create; elsewhere allocations report 0. */
+    meta->GpuMmuSupported = FALSE;
     return STATUS_SUCCESS;
 }
 

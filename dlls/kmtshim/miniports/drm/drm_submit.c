@@ -6,9 +6,10 @@
  * virtio_gpu has no GPU virtual address space, so there a virtual
  * submission's DmaBufferVirtualAddress is the stream's CPU address in this
  * process (D3DKMT_SUBMITCOMMAND.Commands), read by the kernel right here.
- * Adapters with GPU VA (kdrm_adapter.gpu_va: i915 with softpin, amdgpu) get the
- * address as a GPU VA in one of the process's allocations (kdrm_job.cmd_va);
- * one in no allocation is a page fault at that address.  A legacy submission
+ * Adapters with GPU VA (kdrm_adapter.gpu_va: i915 with softpin, xe,
+ * amdgpu) get the address as a GPU VA in one of the process's allocations
+ * (kdrm_job.cmd_va); one in no allocation is a page fault at that
+ * address.  A legacy submission
  * is the DMA buffer DxgkDdiRender filled, with the GEM objects of its
  * allocation list; on an adapter with GPU VA drm_batch.c first copies it
  * into an object of the family's own, so the family sees a GPU VA there too.

@@ -4,6 +4,7 @@ include $(srcdir)/tests/miniports/Makefile.inc
 
 KMT_CONTRACT_TESTS = \
 	tests/unit/test_ddi_contract \
+	tests/unit/test_ddi_gateway \
 	tests/unit/test_destroy \
 	tests/unit/test_cascade \
 	tests/unit/test_loader
@@ -23,6 +24,11 @@ tests_unit_test_ddi_contract_SOURCES = tests/unit/test_ddi_contract.c
 tests_unit_test_ddi_contract_CPPFLAGS = $(KMT_CONTRACT_CPPFLAGS)
 tests_unit_test_ddi_contract_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_ddi_contract_LDADD = $(KMT_CONTRACT_LDADD)
+
+tests_unit_test_ddi_gateway_SOURCES = tests/unit/test_ddi_gateway.c
+tests_unit_test_ddi_gateway_CPPFLAGS = $(KMT_CONTRACT_CPPFLAGS)
+tests_unit_test_ddi_gateway_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_ddi_gateway_LDADD = $(KMT_CONTRACT_LDADD)
 
 tests_unit_test_destroy_SOURCES = tests/unit/test_destroy.c
 tests_unit_test_destroy_CPPFLAGS = $(KMT_CONTRACT_CPPFLAGS)

@@ -493,9 +493,37 @@ static void fence_section(HMODULE kmtshim, D3DKMT_HANDLE adapter, unsigned calls
     }
 }
 
+static const char usage[] =
+    "Usage: bench_wine.exe [CALLS]\n"
+    "Times D3DKMT calls under Wine through kmtshim.dll, the gdi32 proxy and Wine's\n"
+    "builtin gdi32 in one process: CALLS no-op calls per run (default 1000000, at\n"
+    "least 5), CALLS/5 CreateDevice+DestroyDevice pairs, then monitored fences.\n"
+    "Run it with bench/wine/run-bench-wine.sh, which prepares the prefix.\n";
+
+/* The one optional argument: a whole decimal count, else the usage and
+ * exit 2 (a count of 0 would divide the times by zero). */
+static unsigned parse_calls(int argc, char **argv)
+{
+    unsigned long n;
+    char *end;
+
+    if (argc < 2)
+        return 1000000;
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        fputs(usage, stdout);
+        exit(0);
+    }
+    n = strtoul(argv[1], &end, 10);
+    if (argc > 2 || !*argv[1] || *end || argv[1][0] == '-' || n < 5 || n > 1000000000ul) {
+        fprintf(stderr, "bench_wine.exe: bad arguments\n%s", usage);
+        exit(2);
+    }
+    return (unsigned)n;
+}
+
 int main(int argc, char **argv)
 {
-    unsigned noop_n = argc > 1 ? (unsigned)atoi(argv[1]) : 1000000, pair_n = noop_n / 5;
+    unsigned noop_n = parse_calls(argc, argv), pair_n = noop_n / 5;
     HMODULE gdi32 = LoadLibraryA("gdi32.dll"), orig = GetModuleHandleA("gdi32_orig.dll");
     HMODULE kmtshim = LoadLibraryA("kmtshim.dll");
     BOOL proxy = orig && GetProcAddress(gdi32, "D3DKMTCreateAllocation");

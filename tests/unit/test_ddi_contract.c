@@ -430,7 +430,10 @@ START_TEST(destroy_list_is_one_ddi_call)
 }
 END_TEST
 
-START_TEST(destroy_resource_exact_args)
+/* Destroys a resource of three allocations with `destroy` and checks that
+ * the miniport saw exactly one close and one DestroyResource call naming
+ * every allocation. */
+static void check_resource_destroy(NTSTATUS (*destroy_it)(D3DKMT_HANDLE device, D3DKMT_HANDLE resource))
 {
     struct rec_objects objs;
     const struct record_call *close, *destroy;
@@ -442,7 +445,7 @@ START_TEST(destroy_resource_exact_args)
     device = rec_device(NULL, &drv_device);
     rec_create_ok(device, 3, true, &objs);
     from = record_log_count();
-    ck_assert_status(rec_destroy_resource(device, objs.resource), STATUS_SUCCESS);
+    ck_assert_status(destroy_it(device, objs.resource), STATUS_SUCCESS);
     ck_assert_uint_eq(record_log_count(), from + 2);
     close = rec_entry(from);
     destroy = rec_entry(from + 1);
@@ -457,7 +460,42 @@ START_TEST(destroy_resource_exact_args)
     }
     ck_assert_ptr_eq(destroy->resource_in, objs.driver_resource);
     ck_assert_uint_eq(destroy->flags, 1);            /* DestroyResource */
+    ck_assert_uint_eq(record_live_objects().resources, 0);
+    ck_assert_status(destroy_it(device, objs.resource), STATUS_INVALID_PARAMETER);
     rec_finish();
+}
+
+/* A list pointer a runtime left behind in a reused descriptor: with a
+ * count of 0 it must not be read (this one would fault). */
+#define STALE_LIST ((const D3DKMT_HANDLE *)(uintptr_t)0x7ffffff00000ull)
+
+static NTSTATUS destroy_v1_stale_list(D3DKMT_HANDLE device, D3DKMT_HANDLE resource)
+{
+    D3DKMT_DESTROYALLOCATION da = { .hDevice = device, .hResource = resource, .phAllocationList = STALE_LIST };
+
+    return D3DKMTDestroyAllocation(&da);
+}
+
+static NTSTATUS destroy_v2_stale_list(D3DKMT_HANDLE device, D3DKMT_HANDLE resource)
+{
+    return rec_destroy2(device, resource, STALE_LIST, 0, 0);
+}
+
+START_TEST(destroy_resource_exact_args)
+{
+    check_resource_destroy(rec_destroy_resource);
+}
+END_TEST
+
+START_TEST(destroy_resource_with_a_stale_list_is_the_same_call)
+{
+    check_resource_destroy(destroy_v1_stale_list);
+}
+END_TEST
+
+START_TEST(destroy2_resource_with_a_stale_list_is_the_same_call)
+{
+    check_resource_destroy(destroy_v2_stale_list);
 }
 END_TEST
 
@@ -1841,6 +1879,8 @@ int main(void)
     tcase_add_test(destroy, destroy_standalone_exact_args);
     tcase_add_test(destroy, destroy_list_is_one_ddi_call);
     tcase_add_test(destroy, destroy_resource_exact_args);
+    tcase_add_test(destroy, destroy_resource_with_a_stale_list_is_the_same_call);
+    tcase_add_test(destroy, destroy2_resource_with_a_stale_list_is_the_same_call);
     tcase_add_test(destroy, partial_destroy_keeps_the_resource);
     tcase_add_test(destroy, rewritten_hresource_is_kept);
     tcase_add_test(destroy, handle_data_read_while_hresource_rewritten);

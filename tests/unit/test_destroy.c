@@ -201,7 +201,7 @@ START_TEST(resource_destroy_frees_every_allocation)
 }
 END_TEST
 
-START_TEST(resource_with_a_list_is_invalid)
+START_TEST(resource_with_a_count_is_invalid)
 {
     struct rec_objects objs;
     D3DKMT_HANDLE device = setup();
@@ -209,10 +209,12 @@ START_TEST(resource_with_a_list_is_invalid)
 
     rec_create_ok(device, 2, true, &objs);
     from = record_log_count();
-    /* "the ICD must set phAllocationList to NULL" */
+    /* Windows checks the count: a resource destroy takes no list */
     ck_assert_status(rec_destroy2(device, objs.resource, objs.handles, 1, 0), STATUS_INVALID_PARAMETER);
     ck_assert_status(rec_destroy2(device, objs.resource, objs.handles, 2, 0), STATUS_INVALID_PARAMETER);
-    ck_assert_status(rec_destroy2(device, objs.resource, objs.handles, 0, 0), STATUS_INVALID_PARAMETER);
+    ck_assert_status(rec_destroy2(device, objs.resource, NULL, 7, 0), STATUS_INVALID_PARAMETER);
+    ck_assert_status(rec_destroy2(device, objs.resource, NULL, D3DKMT_CREATEALLOCATION_MAX + 1, 0),
+                     STATUS_INVALID_PARAMETER);
     ck_assert_uint_eq(record_log_count(), from);
     assert_alive(device, &objs, 0);
     assert_alive(device, &objs, 1);
@@ -221,19 +223,31 @@ START_TEST(resource_with_a_list_is_invalid)
 }
 END_TEST
 
-START_TEST(resource_ignores_the_count)
+START_TEST(resource_with_count_0_ignores_the_list)
 {
     struct rec_objects a, b;
     D3DKMT_HANDLE device = setup();
+    D3DKMT_DESTROYALLOCATION da = { 0 };
+    unsigned live = KmtLiveObjectCount();
 
     rec_create_ok(device, 2, true, &a);
     rec_create_ok(device, 1, true, &b);
-    ck_assert_status(rec_destroy2(device, a.resource, NULL, 7, 0), STATUS_SUCCESS);
-    ck_assert_status(rec_destroy2(device, b.resource, NULL, D3DKMT_CREATEALLOCATION_MAX + 1, 0),
-                     STATUS_SUCCESS);
-    for (unsigned i = 0; i < 2; i++)
+    /* a stale list left in a reused descriptor, even one naming live
+     * allocations of another resource, is not looked at */
+    da.hDevice = device;
+    da.hResource = a.resource;
+    da.phAllocationList = b.handles;
+    ck_assert_status(D3DKMTDestroyAllocation(&da), STATUS_SUCCESS);
+    for (unsigned i = 0; i < 2; i++) {
         ck_assert(destroyed_in_miniport(a.driver[i]));
+        assert_gone(device, a.handles[i]);
+    }
+    assert_alive(device, &b, 0);
+    ck_assert_status(D3DKMTDestroyAllocation(&da), STATUS_INVALID_PARAMETER);
+    ck_assert_status(rec_destroy2(device, b.resource, a.handles, 0, 0), STATUS_SUCCESS);
     ck_assert(destroyed_in_miniport(b.driver[0]));
+    ck_assert_uint_eq(record_live_objects().resources, 0);
+    ck_assert_uint_eq(KmtLiveObjectCount(), live);
     rec_finish();
 }
 END_TEST
@@ -1003,8 +1017,8 @@ int main(void)
     tcase_add_test(rules, destroy_v1_and_v2_without_flags_agree);
     tcase_add_test(rules, resource_allocation_destroyed_alone_resource_survives);
     tcase_add_test(rules, resource_destroy_frees_every_allocation);
-    tcase_add_test(rules, resource_with_a_list_is_invalid);
-    tcase_add_test(rules, resource_ignores_the_count);
+    tcase_add_test(rules, resource_with_a_count_is_invalid);
+    tcase_add_test(rules, resource_with_count_0_ignores_the_list);
     tcase_add_test(rules, list_of_one_resource_is_one_call);
     tcase_add_test(rules, shared_resource_allocations_stay_together);
     tcase_add_test(rules, racing_destroys_one_wins);

@@ -857,14 +857,33 @@ void kmtc_destroy_allocation(void)
     expect_status(destroy_allocations(f.device, allocs + 1, 1), STATUS_INVALID_PARAMETER);
     ok(kmt_soft_stats(f.adapter).Stats.Allocations == f.before.Stats.Allocations, "allocations left\n");
 
-    /* with hResource the list must be NULL */
+    /* with hResource a count is refused, with or without a list */
     expect_status(create_soft_resource(f.device, 1, &resource, allocs), STATUS_SUCCESS);
     da.hResource = resource;
     da.phAllocationList = allocs;
     da.AllocationCount = 1;
     expect_status(kmt_api.DestroyAllocation(&da), STATUS_INVALID_PARAMETER);
     da.phAllocationList = NULL;
+    expect_status(kmt_api.DestroyAllocation(&da), STATUS_INVALID_PARAMETER);
+    ok(kmt_soft_stats(f.adapter).Stats.Resources == f.before.Stats.Resources + 1, "resource gone\n");
+
+    /* count 0 with a stale list left in a reused descriptor: the list is
+     * not looked at and the resource goes, through both entry points */
+    da.phAllocationList = allocs;
+    da.AllocationCount = 0;
     expect_status(kmt_api.DestroyAllocation(&da), STATUS_SUCCESS);
+    expect_status(destroy_allocations(f.device, allocs, 1), STATUS_INVALID_PARAMETER);
+    ok(kmt_soft_stats(f.adapter).Stats.Resources == f.before.Stats.Resources, "resource leaked\n");
+    expect_status(create_soft_resource(f.device, 2, &resource, allocs), STATUS_SUCCESS);
+    memset(&da2, 0, sizeof(da2));
+    da2.hDevice = f.device;
+    da2.hResource = resource;
+    da2.phAllocationList = (const D3DKMT_HANDLE *)(ULONG_PTR)0xdead0000;   /* never read */
+    expect_status(kmt_api.DestroyAllocation2(&da2), STATUS_SUCCESS);
+    expect_status(kmt_api.DestroyAllocation2(&da2), STATUS_INVALID_PARAMETER);
+    expect_status(destroy_allocations(f.device, allocs + 1, 1), STATUS_INVALID_PARAMETER);
+    ok(kmt_soft_stats(f.adapter).Stats.Resources == f.before.Stats.Resources, "resource leaked\n");
+    ok(kmt_soft_stats(f.adapter).Stats.Allocations == f.before.Stats.Allocations, "allocations left\n");
     fixture_close(&f);
 }
 

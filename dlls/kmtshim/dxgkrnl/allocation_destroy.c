@@ -214,8 +214,11 @@ NTSTATUS dxgk_destroy_allocation(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hResource,
         return STATUS_INVALID_PARAMETER;
 
     if (hResource) {
-        /* The list must be NULL; AllocationCount is ignored (seed page). */
-        status = list ? STATUS_INVALID_PARAMETER : destroy_resource(device, hResource, flags);
+        /* Windows checks the count, not the list: with a count of 0 the
+         * list is never read, so a stale pointer a runtime left in a reused
+         * descriptor changes nothing; a count names allocations, which a
+         * resource destroy does not take. */
+        status = count ? STATUS_INVALID_PARAMETER : destroy_resource(device, hResource, flags);
     } else if (!count) {
         status = STATUS_SUCCESS;     /* Windows: nothing to do */
     } else if (!list) {

@@ -133,9 +133,13 @@ NTSTATUS destroy_allocation(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hResource, cons
 
     TRACE_(d3dkmt, "hDevice %#x, hResource %#x, list %p, count %u, flags %#x\n", hDevice, hResource,
            list, count, flags.Value);
-    /* With a resource the count is ignored and the list must be NULL
-     * (the core rejects a list); without one the list is captured. */
-    if (!hResource && count && count <= D3DKMT_CREATEALLOCATION_MAX) {
+    /* The count says whether there is a list: with a count of 0 the
+     * pointer is never probed, read or passed on (runtimes reuse one
+     * descriptor and leave a stale one there).  With a resource a count is
+     * refused by the core, so the list is not captured either. */
+    if (!count)
+        list = NULL;
+    else if (!hResource && count <= D3DKMT_CREATEALLOCATION_MAX) {
         if (!kmt_user_ptr_ok(list, count * sizeof(*list)))
             return STATUS_INVALID_PARAMETER;
         memcpy(copy, list, count * sizeof(*list));

@@ -753,6 +753,76 @@ START_TEST(sysmem_must_cover_the_allocation)
 }
 END_TEST
 
+/* Windows: a refused call hands out no handle, so across any mix of
+ * refused and successful creates each new handle (local or global) is the
+ * previous one + 0x40.  Refusals after the handles were reserved: existing
+ * memory that cannot be read (standard size and driver size), the
+ * miniport refusing the 5th of 8 allocations, alone and in a resource, and
+ * a shared resource refused after its global handle was reserved. */
+static NTSTATUS create_eight_with_bad_fifth(bool v2, bool resource, struct req *r8,
+                                            D3DDDI_ALLOCATIONINFO *info,
+                                            D3DDDI_ALLOCATIONINFO2 *info2,
+                                            KMT_SOFT_ALLOCATION_DESC *desc);
+
+START_TEST(refused_creates_hand_out_nothing)
+{
+    KMT_SOFT_ALLOCATION_DESC desc = kmt_test_soft_desc(2 * 4096), descs[8];
+    D3DDDI_ALLOCATIONINFO info[8];
+    D3DDDI_ALLOCATIONINFO2 info2[8];
+    char *mem = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    D3DKMT_HANDLE prev = H_NEXT - 0x40, prev_global = 0, made[16];
+    unsigned n = 0;
+    struct req r;
+
+    ck_assert_ptr_ne(mem, MAP_FAILED);
+    ck_assert_int_eq(mprotect(mem + 4096, 4096, PROT_NONE), 0);
+    for (unsigned round = 0; round < 2; round++) {
+        /* refused: a standard heap over a PROT_NONE page */
+        base(&r, _i);
+        set_sysmem(&r, 0, mem);
+        r.std.ExistingHeapData.Size = 2 * 4096;
+        ck_assert_status(submit(&r), STATUS_INVALID_PARAMETER);
+        /* then a success */
+        base(&r, _i);
+        ck_assert_status(submit(&r), STATUS_SUCCESS);
+        ck_assert_uint_eq(out_handle(&r, 0), prev + 0x40);
+        made[n++] = prev = out_handle(&r, 0);
+        /* refused: the driver's size runs into the PROT_NONE page */
+        sysmem_request(&r, _i, &desc, mem);
+        ck_assert_status(submit(&r), STATUS_INVALID_PARAMETER);
+        /* refused by the miniport, 8 reserved, standalone and in a resource */
+        ck_assert_status(create_eight_with_bad_fifth(_i, false, &r, info, info2, descs),
+                         STATUS_INVALID_PARAMETER);
+        ck_assert_status(create_eight_with_bad_fifth(_i, true, &r, info, info2, descs),
+                         STATUS_INVALID_PARAMETER);
+        /* a shared resource: local and global handles both step by 0x40 */
+        base(&r, _i);
+        r.ca.Flags.CreateResource = 1;
+        r.ca.Flags.CreateShared = 1;
+        ck_assert_status(submit(&r), STATUS_SUCCESS);
+        ck_assert_uint_eq(r.ca.hResource, prev + 0x40);
+        ck_assert_uint_eq(out_handle(&r, 0), prev + 0x80);
+        if (prev_global)
+            ck_assert_uint_eq(r.ca.hGlobalShare, prev_global + 0x40);
+        prev_global = r.ca.hGlobalShare;
+        made[n++] = r.ca.hResource;
+        prev = out_handle(&r, 0);
+        /* refused after both were reserved: the heap cannot be read */
+        base(&r, _i);
+        r.ca.Flags.CreateResource = 1;
+        r.ca.Flags.CreateShared = 1;
+        set_sysmem(&r, 0, mem);
+        r.std.ExistingHeapData.Size = 2 * 4096;
+        ck_assert_status(submit(&r), STATUS_INVALID_PARAMETER);
+        ck_assert_uint_eq(r.ca.hGlobalShare, 0);
+    }
+    for (unsigned i = 0; i < n; i++)
+        ck_assert_status(i % 2 ? destroy_resource(made[i]) : destroy_one(made[i]), STATUS_SUCCESS);
+    assert_nothing_created(NULL);
+    ck_assert_int_eq(munmap(mem, 2 * 4096), 0);
+}
+END_TEST
+
 START_TEST(stale_handle_after_slot_reuse)
 {
     D3DKMT_HANDLE first, h = 0;
@@ -976,13 +1046,13 @@ START_TEST(failure_half_way_leaves_nothing)
     for (UINT i = 0; i < 8; i++)
         ck_assert_uint_eq(_i ? info2[i].hAllocation : info[i].hAllocation, 0xcccccccc);
     assert_nothing_created(NULL);
-    /* The handles were reserved, then freed: none of them is live, and the
-     * next fresh handle comes after them (FIFO reuse), so the failed call
-     * consumed 8 handle values and nothing else. */
+    /* The handles were reserved, then given back: none of them is live,
+     * and the refused call handed out nothing, as on Windows: the next
+     * create gets the value that was next before it. */
     for (UINT i = 0; i < 8; i++)
         ck_assert_status(lock2(H_NEXT + 0x40 * i, NULL), STATUS_INVALID_PARAMETER);
     ck_assert_status(kmt_test_create_allocations(device, 1, 4096, &h, NULL), STATUS_SUCCESS);
-    ck_assert_uint_eq(h, H_NEXT + 8 * 0x40);
+    ck_assert_uint_eq(h, H_NEXT);
     ck_assert_status(destroy_one(h), STATUS_SUCCESS);
     assert_nothing_created(NULL);
 }
@@ -1001,9 +1071,9 @@ START_TEST(failure_half_way_in_resource)
     ck_assert_uint_eq(r.ca.hResource, 0);
     assert_nothing_created(NULL);
     ck_assert_status(destroy_resource(H_NEXT), STATUS_INVALID_PARAMETER);
-    /* resource + 8 allocations: 9 values consumed */
+    /* resource + 8 allocations reserved, all 9 values given back */
     ck_assert_status(kmt_test_create_allocations(device, 1, 4096, &h, NULL), STATUS_SUCCESS);
-    ck_assert_uint_eq(h, H_NEXT + 9 * 0x40);
+    ck_assert_uint_eq(h, H_NEXT);
     ck_assert_status(destroy_one(h), STATUS_SUCCESS);
     assert_nothing_created(NULL);
 }
@@ -1220,7 +1290,7 @@ START_TEST(failed_open_undoes_create)
     assert_nothing_created(NULL);
     fail_open = false;
     ck_assert_status(create_private(_i, &desc, sizeof(desc), &h), STATUS_SUCCESS);
-    ck_assert_uint_eq(h, H_NEXT + 5 * 0x40);      /* 4 + 1 values consumed */
+    ck_assert_uint_eq(h, H_NEXT);                 /* the refused calls handed out nothing */
     ck_assert_status(destroy_one(h), STATUS_SUCCESS);
     assert_nothing_created(NULL);
 }
@@ -1266,6 +1336,7 @@ int main(void)
     tcase_add_loop_test(rules, private_data_limits, 0, 2);
     tcase_add_loop_test(rules, sysmem_all_or_none, 0, 2);
     tcase_add_loop_test(rules, sysmem_must_cover_the_allocation, 0, 2);
+    tcase_add_loop_test(rules, refused_creates_hand_out_nothing, 0, 2);
     tcase_add_test(rules, stale_handle_after_slot_reuse);
     suite_add_tcase(s, rules);
 

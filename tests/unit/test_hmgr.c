@@ -65,9 +65,25 @@ static D3DKMT_HANDLE add(struct hmgr_table *t, struct kmt_object *obj)
     return h;
 }
 
-/* Takes reserved handles (cancelling each at once, so they queue up behind
- * the slot) until `index` comes back; returns that handle and counts the
- * other handles issued before it. */
+static void nothing_to_release(struct kmt_object *obj)
+{
+    (void)obj;
+}
+
+/* Frees a reserved handle the way a destroy does: published, then removed,
+ * so its slot goes to the tail of the free list at its next generation. */
+static void discard(struct hmgr_table *t, D3DKMT_HANDLE h)
+{
+    static struct kmt_object dummy = { .type = HMGR_TYPE_ALLOCATION, .release = nothing_to_release };
+
+    hmgr_publish(t, h, &dummy);
+    if (hmgr_remove(t, h, HMGR_TYPE_ALLOCATION) != &dummy)
+        ck_abort_msg("handle %#x not removed", h);
+}
+
+/* Takes handles (discarding each at once, so they queue up behind the
+ * slot) until `index` comes back; returns that handle, reserved, and counts
+ * the other handles issued before it. */
 static D3DKMT_HANDLE alloc_until_index(struct hmgr_table *t, unsigned index, unsigned *others)
 {
     *others = 0;
@@ -78,7 +94,7 @@ static D3DKMT_HANDLE alloc_until_index(struct hmgr_table *t, unsigned index, uns
             ck_abort_msg("hmgr_alloc failed");
         if (handle_index(h) == index)
             return h;
-        hmgr_cancel(t, h);
+        discard(t, h);
         if (++*others > 1u << 20)
             ck_abort_msg("slot %u never came back", index);
     }
@@ -182,7 +198,7 @@ START_TEST(reuse_waits_for_reserve_tightest_case)
      * exactly HMGR_RESERVE are free, the least the table ever keeps. */
     for (unsigned i = 1; i < HMGR_CHUNK_SIZE - HMGR_RESERVE; i++)
         ck_assert_uint_eq(hmgr_alloc(t), FIRST_HANDLE | i << 6);
-    hmgr_cancel(t, first);
+    discard(t, first);
     again = alloc_until_index(t, handle_index(first), &others);
     ck_assert_uint_eq(others, HMGR_RESERVE);
     ck_assert_uint_eq(again, first + 0x40000000u);   /* generation 2 */
@@ -200,7 +216,7 @@ START_TEST(reuse_is_fifo_after_many_frees)
         h[i] = hmgr_alloc(t);
     /* free in a scrambled order: slots must come back in that order */
     for (unsigned i = 0; i < 300; i++)
-        hmgr_cancel(t, h[(i * 7) % 300]);
+        discard(t, h[(i * 7) % 300]);
     ck_assert_uint_eq(hmgr_live_count(t), 0);
     alloc_until_index(t, handle_index(h[0]), &others);
     /* the 724 never used slots of the first chunk queue before the freed ones */
@@ -232,7 +248,7 @@ START_TEST(reuse_never_before_reserve_random_pattern)
         seed = seed * 1103515245u + 12345u;
         k = (seed >> 16) % LIVE;
         freed_at[handle_index(live[k])] = issued + 1;   /* +1: 0 means never freed */
-        hmgr_cancel(t, live[k]);
+        discard(t, live[k]);
         live[k] = hmgr_alloc(t);
         idx = handle_index(live[k]);
         /* 64 live handles never make the table grow past its first chunk */
@@ -414,9 +430,78 @@ START_TEST(cancel_reserved_slot)
     hmgr_publish(t, h, &o.obj);            /* publishing a cancelled slot: ignored */
     ck_assert_ptr_null(hmgr_lookup(t, h, HMGR_TYPE_ANY));
     next = hmgr_alloc(t);
-    ck_assert_uint_eq(next, h + 0x40);     /* the cancelled value is not reissued */
+    ck_assert_uint_eq(next, h);            /* nothing later was out: the value comes back */
     ck_assert_uint_eq(hmgr_live_count(t), 1);
     ck_assert_int_eq(released, 0);
+    table_free(t);
+}
+END_TEST
+
+/* ---- refused creates: cancel takes the value back ------------------------------ */
+
+START_TEST(cancels_in_reverse_take_every_value_back)
+{
+    struct hmgr_table *t = table_new(HMGR_INSTANCE_LOCAL);
+    D3DKMT_HANDLE a = hmgr_alloc(t), b = hmgr_alloc(t), c = hmgr_alloc(t);
+
+    /* a create that reserved three handles and was refused */
+    hmgr_cancel(t, c);
+    hmgr_cancel(t, b);
+    hmgr_cancel(t, a);
+    ck_assert_uint_eq(hmgr_live_count(t), 0);
+    ck_assert_uint_eq(hmgr_alloc(t), a);
+    ck_assert_uint_eq(hmgr_alloc(t), b);
+    ck_assert_uint_eq(hmgr_alloc(t), c);
+    ck_assert_uint_eq(hmgr_alloc(t), c + 0x40);
+    table_free(t);
+}
+END_TEST
+
+START_TEST(refused_and_successful_creates_step_by_0x40)
+{
+    struct hmgr_table *t = table_new(HMGR_INSTANCE_LOCAL);
+    enum { N = 5000 };   /* crosses several table growths */
+    D3DKMT_HANDLE prev = 0;
+    unsigned seed = 99;
+
+    for (unsigned i = 0; i < N; i++) {
+        D3DKMT_HANDLE h = hmgr_alloc(t), extra[3];
+        unsigned refused;
+
+        if (prev && h != prev + 0x40)
+            ck_abort_msg("create %u got %#x after %#x", i, h, prev);
+        seed = seed * 1103515245u + 12345u;
+        if ((seed >> 16) % 3) {
+            /* refused: up to three more reserved, all given back in reverse */
+            refused = (seed >> 20) % 4;
+            for (unsigned k = 0; k < refused; k++)
+                extra[k] = hmgr_alloc(t);
+            while (refused--)
+                hmgr_cancel(t, extra[refused]);
+            hmgr_cancel(t, h);
+            continue;
+        }
+        prev = h;      /* a successful create keeps its handle */
+    }
+    ck_assert_uint_eq(handle_index(prev) + 1, hmgr_live_count(t));
+    table_free(t);
+}
+END_TEST
+
+START_TEST(cancel_behind_a_later_value_keeps_its_generation)
+{
+    struct hmgr_table *t = table_new(HMGR_INSTANCE_LOCAL);
+    D3DKMT_HANDLE a = hmgr_alloc(t), b = hmgr_alloc(t), again;
+    unsigned others;
+
+    /* another thread's b is out: a cannot come back next without the
+     * sequence going down, so it queues at the tail, at generation 1 */
+    hmgr_cancel(t, a);
+    ck_assert_uint_eq(hmgr_alloc(t), b + 0x40);
+    ck_assert_ptr_null(hmgr_lookup(t, a, HMGR_TYPE_ANY));
+    again = alloc_until_index(t, handle_index(a), &others);
+    ck_assert_uint_eq(again, a);
+    ck_assert_uint_ge(others, HMGR_RESERVE);
     table_free(t);
 }
 END_TEST
@@ -526,9 +611,15 @@ START_TEST(table_limit_is_2_pow_24_minus_1)
     ck_assert_uint_eq(last, FIRST_HANDLE | (HMGR_MAX_ENTRIES - 1) << 6);
     ck_assert_uint_eq(hmgr_alloc(t), 0);     /* still full */
     /* Full, the reserve cannot be kept: a freed slot is reused at once,
-     * with the next generation. */
-    hmgr_cancel(t, FIRST_HANDLE | 77u << 6);
+     * with the next generation... */
+    discard(t, FIRST_HANDLE | 77u << 6);
     ck_assert_uint_eq(hmgr_alloc(t), 0x80000000u | 77u << 6);
+    ck_assert_uint_eq(hmgr_alloc(t), 0);
+    /* ...and a cancelled one, never published, at its own. */
+    hmgr_cancel(t, FIRST_HANDLE | 78u << 6);
+    ck_assert_uint_eq(hmgr_alloc(t), FIRST_HANDLE | 78u << 6);
+    hmgr_cancel(t, last);
+    ck_assert_uint_eq(hmgr_alloc(t), last);
     ck_assert_uint_eq(hmgr_alloc(t), 0);
     table_free(t);
 }
@@ -607,6 +698,74 @@ static void *race_remove(void *p)
     r->got = hmgr_remove(r->t, r->h, HMGR_TYPE_ANY);
     return NULL;
 }
+
+/* Several threads reserving, cancelling and publishing at once: a value is
+ * never out twice, whatever the cancels took back. */
+struct cancel_arg {
+    struct hmgr_table *t;
+    atomic_uchar *out;              /* per slot: its value is out */
+    unsigned seed;
+};
+
+static void *cancel_churn(void *p)
+{
+    struct cancel_arg *a = p;
+    struct tobj o;
+    int released = 0;
+
+    for (unsigned i = 0; i < 20000; i++) {
+        D3DKMT_HANDLE h[3];
+        unsigned n;
+
+        a->seed = a->seed * 1103515245u + 12345u;
+        n = 1 + (a->seed >> 16) % 3;
+        for (unsigned k = 0; k < n; k++) {
+            if (!(h[k] = hmgr_alloc(a->t)))
+                return (void *)"alloc failed";
+            if (atomic_exchange(&a->out[handle_index(h[k])], 1))
+                return (void *)"a value handed out twice";
+        }
+        if ((a->seed >> 24) & 1) {           /* published, then destroyed */
+            tobj_init(&o, HMGR_TYPE_DEVICE, &released);
+            hmgr_publish(a->t, h[0], &o.obj);
+            atomic_store(&a->out[handle_index(h[0])], 0);
+            if (hmgr_remove(a->t, h[0], HMGR_TYPE_DEVICE) != &o.obj)
+                return (void *)"remove of own handle failed";
+            h[0] = 0;
+        }
+        while (n--) {
+            if (!h[n])
+                continue;
+            atomic_store(&a->out[handle_index(h[n])], 0);
+            hmgr_cancel(a->t, h[n]);
+        }
+    }
+    return NULL;
+}
+
+START_TEST(concurrent_cancels_never_hand_a_value_out_twice)
+{
+    enum { THREADS = 4 };
+    struct hmgr_table *t = table_new(HMGR_INSTANCE_LOCAL);
+    atomic_uchar *out = calloc(1u << 20, sizeof(*out));
+    struct cancel_arg args[THREADS];
+    pthread_t th[THREADS];
+
+    ck_assert_ptr_nonnull(out);
+    for (unsigned i = 0; i < THREADS; i++) {
+        args[i] = (struct cancel_arg){ t, out, 7 * i + 1 };
+        ck_assert_int_eq(pthread_create(&th[i], NULL, cancel_churn, &args[i]), 0);
+    }
+    for (unsigned i = 0; i < THREADS; i++) {
+        void *err;
+        pthread_join(th[i], &err);
+        ck_assert_msg(!err, "thread %u: %s", i, (const char *)err);
+    }
+    ck_assert_uint_eq(hmgr_live_count(t), 0);
+    free(out);
+    table_free(t);
+}
+END_TEST
 
 START_TEST(racing_removes_exactly_one_wins)
 {
@@ -773,6 +932,9 @@ int main(void)
     tcase_add_test(lookup, remove_twice);
     tcase_add_test(lookup, cancel_reserved_slot);
     tcase_add_test(lookup, cancel_of_published_slot_is_ignored);
+    tcase_add_test(lookup, cancels_in_reverse_take_every_value_back);
+    tcase_add_test(lookup, refused_and_successful_creates_step_by_0x40);
+    tcase_add_test(lookup, cancel_behind_a_later_value_keeps_its_generation);
     tcase_add_test(lookup, references_outlive_remove);
     suite_add_tcase(s, lookup);
 
@@ -784,6 +946,7 @@ int main(void)
     tcase_set_timeout(threads, 120);
     tcase_add_test(threads, concurrent_churn_keeps_handles_private);
     tcase_add_test(threads, racing_removes_exactly_one_wins);
+    tcase_add_test(threads, concurrent_cancels_never_hand_a_value_out_twice);
     suite_add_tcase(s, threads);
 
     tcase_add_test(trace, trace_names_a_refused_stale_handle);

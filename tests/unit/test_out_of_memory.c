@@ -5,7 +5,10 @@
  * a run makes no allocation fail.  A failed call must return
  * STATUS_NO_MEMORY (STATUS_INSUFFICIENT_RESOURCES for a thread or a file
  * descriptor), write no output, and leave the core's and the miniport's
- * object counts where they were: all or nothing.  A call that copes with
+ * object counts where they were: all or nothing.  It hands out no handle
+ * either: the next local and global values are the ones that were next
+ * before it, as on Windows, where a refused call leaves the +0x40 sequence
+ * as it was.  A call that copes with
  * the failure and succeeds must have done its whole job.  The ASan lane
  * adds that nothing leaks and nothing is touched after a free.
  */
@@ -13,6 +16,7 @@
 
 #include "exec_util.h"
 #include "fail_alloc.h"
+#include "dxgkrnl/dxgkrnl.h"          /* the handle tables: what comes next */
 #include "kmtshim/kmtmiracast.h"
 
 /* Far more allocations than any one call makes: a loop that gets here
@@ -79,8 +83,12 @@ static unsigned each_failure(const struct oom_call *c)
         NTSTATUS status;
         bool hit;
 
+        D3DKMT_HANDLE next_local, next_global;
+
         if (c->prepare)
             c->prepare();
+        next_local = hmgr_next_value(&dxgk_process.handles);
+        next_global = hmgr_next_value(&dxgk_process.global_handles);
         fail_alloc_arm(n);
         status = c->run();
         hit = fail_alloc_disarm();
@@ -97,6 +105,12 @@ static unsigned each_failure(const struct oom_call *c)
         ck_assert_msg(status == STATUS_NO_MEMORY || status == STATUS_INSUFFICIENT_RESOURCES,
                       "%s, allocation %u failing: 0x%08x, expected STATUS_NO_MEMORY", c->what, n,
                       (unsigned)status);
+        ck_assert_msg(hmgr_next_value(&dxgk_process.handles) == next_local,
+                      "%s, allocation %u failing: next handle %#x, %#x before: a refused call used one up",
+                      c->what, n, hmgr_next_value(&dxgk_process.handles), next_local);
+        ck_assert_msg(hmgr_next_value(&dxgk_process.global_handles) == next_global,
+                      "%s, allocation %u failing: next global handle %#x, %#x before", c->what, n,
+                      hmgr_next_value(&dxgk_process.global_handles), next_global);
         if (c->failed)
             c->failed();
         assert_counts(&before, c->what, n);

@@ -688,6 +688,40 @@ void kmtc_create_allocation(void)
         VirtualFree(part, 0, MEM_RELEASE);
     }
 
+    /* A refused call hands out no handle: across refused and successful
+     * creates (local and global handles alike) each new handle is the
+     * previous one + 0x40. */
+    {
+        BYTE *part = VirtualAlloc(NULL, HEAP_SIZE, MEM_RESERVE, PAGE_NOACCESS);
+        D3DKMT_HANDLE prev = 0, prev_global = 0;
+
+        ok(part != NULL, "VirtualAlloc(MEM_RESERVE) failed\n");
+        for (unsigned i = 0; i < 4; i++) {
+            base_case_init(&b, f.device);
+            b.info[0].pSystemMem = part;                  /* not committed: refused */
+            b.ca.Flags.CreateResource = i & 1;
+            b.ca.Flags.CreateShared = i & 1;
+            expect_status(kmt_api.CreateAllocation(&b.ca), STATUS_INVALID_PARAMETER);
+            base_case_init(&b, f.device);
+            b.ca.Flags.CreateResource = i & 1;
+            b.ca.Flags.CreateShared = i & 1;
+            expect_status(kmt_api.CreateAllocation(&b.ca), STATUS_SUCCESS);
+            if (i & 1) {
+                ok(!prev || b.ca.hResource == prev + 0x40, "create %u: hResource %#x after %#x\n", i,
+                   b.ca.hResource, prev);
+                ok(!prev_global || b.ca.hGlobalShare == prev_global + 0x40,
+                   "create %u: hGlobalShare %#x after %#x\n", i, b.ca.hGlobalShare, prev_global);
+                prev_global = b.ca.hGlobalShare;
+                prev = b.ca.hResource;
+            }
+            ok(!prev || b.info[0].hAllocation == prev + 0x40, "create %u: hAllocation %#x after %#x\n", i,
+               b.info[0].hAllocation, prev);
+            prev = b.info[0].hAllocation;
+            base_case_cleanup(&b, f.device);
+        }
+        VirtualFree(part, 0, MEM_RELEASE);
+    }
+
     /* CreateResource: the resource's handle, then its allocation's */
     base_case_init(&b, f.device);
     b.ca.Flags.CreateResource = 1;

@@ -199,27 +199,47 @@ static void adapter_handle_release(struct kmt_object *obj)
     dxgk_count_object(-1);
 }
 
-NTSTATUS dxgk_open_adapter(struct dxgk_adapter *adapter, D3DKMT_HANDLE *out)
+/* An adapter handle's memory and reserved value, not yet visible. */
+static struct dxgk_adapter_handle *adapter_handle_reserve(struct dxgk_adapter *adapter)
 {
     struct dxgk_adapter_handle *ah = malloc(sizeof(*ah));
-    D3DKMT_HANDLE h;
 
     if (!ah)
-        return STATUS_NO_MEMORY;
-    if (!(h = hmgr_alloc(&dxgk_process.handles))) {
+        return NULL;
+    if (!(ah->handle = hmgr_alloc(&dxgk_process.handles))) {
         free(ah);
-        return STATUS_NO_MEMORY;
+        return NULL;
     }
-    kmt_object_init(&ah->obj, HMGR_TYPE_ADAPTER, adapter_handle_release);
-    kmt_object_get(&adapter->obj);
     ah->adapter = adapter;
-    ah->handle = h;
+    return ah;
+}
+
+/* Gives a reservation up: its value is handed out again next. */
+static void adapter_handle_cancel(struct dxgk_adapter_handle *ah)
+{
+    hmgr_cancel(&dxgk_process.handles, ah->handle);
+    free(ah);
+}
+
+static D3DKMT_HANDLE adapter_handle_publish(struct dxgk_adapter_handle *ah)
+{
+    kmt_object_init(&ah->obj, HMGR_TYPE_ADAPTER, adapter_handle_release);
+    kmt_object_get(&ah->adapter->obj);
     dxgk_count_object(+1);
     pthread_mutex_lock(&dxgk_process.lock);
     list_add_tail(&dxgk_process.adapter_handles, &ah->entry);
     pthread_mutex_unlock(&dxgk_process.lock);
-    hmgr_publish(&dxgk_process.handles, h, &ah->obj);
-    *out = h;
+    hmgr_publish(&dxgk_process.handles, ah->handle, &ah->obj);
+    return ah->handle;
+}
+
+NTSTATUS dxgk_open_adapter(struct dxgk_adapter *adapter, D3DKMT_HANDLE *out)
+{
+    struct dxgk_adapter_handle *ah = adapter_handle_reserve(adapter);
+
+    if (!ah)
+        return STATUS_NO_MEMORY;
+    *out = adapter_handle_publish(ah);
     return STATUS_SUCCESS;
 }
 
@@ -263,6 +283,7 @@ NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacit
                             bool include_compute_only)
 {
     struct dxgk_adapter *snapshot[64], *a;
+    struct dxgk_adapter_handle *reserved[64];
     D3DKMT_HANDLE opened[64];
     ULONG n = 0, i;
     NTSTATUS status = STATUS_SUCCESS;
@@ -284,15 +305,18 @@ NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacit
         status = STATUS_BUFFER_TOO_SMALL;
         goto done;
     }
+    /* All or nothing: every handle is reserved before any is published,
+     * so a refusal gives each value back (in reverse) and writes nothing. */
     for (i = 0; i < n; i++) {
-        status = dxgk_open_adapter(snapshot[i], &opened[i]);
-        if (status) {
-            /* all or nothing: close what this call opened, write nothing */
+        if (!(reserved[i] = adapter_handle_reserve(snapshot[i]))) {
             while (i--)
-                dxgk_close_adapter(opened[i]);
+                adapter_handle_cancel(reserved[i]);
+            status = STATUS_NO_MEMORY;
             goto done;
         }
     }
+    for (i = 0; i < n; i++)
+        opened[i] = adapter_handle_publish(reserved[i]);
     for (i = 0; i < n; i++) {
         out[i].hAdapter = opened[i];
         out[i].AdapterLuid = snapshot[i]->luid;

@@ -408,7 +408,9 @@ static void roll_back(struct create_call *c)
         if (c->existing)
             joined_resource_end(c, h);
     }
-    for (UINT i = 0; i < count; i++) {
+    /* handles in the reverse of their reservation, so each cancel gives
+     * its value back: a refused call hands out nothing */
+    for (UINT i = count; i--;) {
         if (!c->allocs[i])
             continue;
         if (c->allocs[i]->handle)

@@ -160,6 +160,7 @@ D3DKMT_HANDLE hmgr_alloc(struct hmgr_table *t)
     if (t->free_head == NO_ENTRY)
         t->free_tail = NO_ENTRY;
     t->free_count--;
+    e->next_free = ++t->issued;
     kmt_mutex_unlock(&t->free_lock);
 
     st = hmgr_entry_lock(e);
@@ -205,6 +206,8 @@ HMGR_INLINE void release_slot(struct hmgr_table *t, struct hmgr_entry *e, unsign
 void hmgr_cancel(struct hmgr_table *t, D3DKMT_HANDLE h)
 {
     unsigned unique, st;
+    uint32_t index;
+    bool taken_back;
     struct hmgr_entry *e = hmgr_entry_of(t, h, &unique);
 
     if (!e)
@@ -214,8 +217,25 @@ void hmgr_cancel(struct hmgr_table *t, D3DKMT_HANDLE h)
         hmgr_entry_unlock(e, st);
         return;
     }
-    release_slot(t, e, st, (h >> 6) & HMGR_MAX_ENTRIES);
-    TRACE_(hmgr, "%s handle 0x%08x cancelled (never published)", table_name(t), h);
+    /* free at the same generation: the value was never published */
+    e->obj = NULL;
+    hmgr_entry_unlock(e, st & HMGR_ST_UNIQUE_MASK);
+    index = (h >> 6) & HMGR_MAX_ENTRIES;
+    kmt_mutex_lock(&t->free_lock);
+    if ((taken_back = e->next_free == t->issued)) {
+        t->issued--;
+        e->next_free = t->free_head;
+        t->free_head = index;
+        if (t->free_tail == NO_ENTRY)
+            t->free_tail = index;
+        t->free_count++;
+    } else {
+        free_list_append(t, index);
+    }
+    kmt_mutex_unlock(&t->free_lock);
+    atomic_fetch_sub_explicit(&t->live, 1, memory_order_relaxed);
+    TRACE_(hmgr, "%s handle 0x%08x cancelled (never published)%s", table_name(t), h,
+           taken_back ? ", the next one handed out" : ", a later one is out");
 }
 
 struct kmt_object *hmgr_remove(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type)
@@ -258,6 +278,22 @@ bool hmgr_peek(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type,
     if (!found)
         hmgr_trace_refused(t, h, type, __func__);
     return found;
+}
+
+D3DKMT_HANDLE hmgr_next_value(struct hmgr_table *t)
+{
+    uint32_t size, index;
+    unsigned unique = 1;
+
+    kmt_mutex_lock(&t->free_lock);
+    size = atomic_load_explicit(&t->size, memory_order_relaxed);
+    index = t->free_head;
+    if (index == NO_ENTRY)
+        index = size < HMGR_MAX_ENTRIES ? size : NO_ENTRY;   /* a growth's first slot */
+    else
+        unique = hmgr_st_unique(atomic_load_explicit(&hmgr_entry_at(t, index)->state, memory_order_relaxed));
+    kmt_mutex_unlock(&t->free_lock);
+    return index == NO_ENTRY ? 0 : make_handle(t, index, unique);
 }
 
 unsigned hmgr_live_count(struct hmgr_table *t)

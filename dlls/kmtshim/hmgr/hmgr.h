@@ -13,6 +13,21 @@
  * after at least HMGR_RESERVE other handles were issued; the 2-bit generation
  * then makes a stale handle miss the reused slot for its next two reuses.
  *
+ * A refused create hands out nothing, as on Windows: "the sequence" is the
+ * order in which hmgr_alloc() hands values out (under the free-list lock).
+ * hmgr_cancel() takes the value back out of it when no value handed out
+ * after it is still out, i.e. when it is the last one handed out or every
+ * later one was cancelled already: the slot goes back to the head of the
+ * free list at its generation, so the next hmgr_alloc() returns the same
+ * value and a thread's successful creates stay exactly 0x40 apart however
+ * many of its creates were refused in between.  A create that reserves
+ * several handles therefore cancels them in the reverse order.  When
+ * another thread took a later value meanwhile, taking it back would make
+ * the sequence go down, so the slot goes to the tail of the free list
+ * instead, still at its generation: it was never published, so no caller
+ * holds its value and no stale handle can name it.  Only hmgr_remove()
+ * (a published handle) moves a slot to its next generation.
+ *
  * Concurrency: slots live in fixed chunks that never move, each guarded by a
  * one-bit spinlock in its state word.  hmgr_lookup() takes a reference on
  * the object under that lock and takes no table-wide lock; hmgr_alloc() and
@@ -92,6 +107,7 @@ struct hmgr_table {
     atomic_uint size;                    /* entries in published chunks */
     struct kmt_mutex free_lock;          /* free list and growth */
     uint32_t free_head, free_tail, free_count;
+    uint32_t issued;                     /* values handed out, less those taken back */
     atomic_uint live;                    /* handles currently allocated */
 };
 
@@ -108,7 +124,8 @@ D3DKMT_HANDLE hmgr_alloc(struct hmgr_table *t);
 /* Makes a reserved slot visible with an object; the table keeps the
  * reference the caller owned. */
 void hmgr_publish(struct hmgr_table *t, D3DKMT_HANDLE h, struct kmt_object *obj);
-/* Returns a reserved, never published slot to the free list. */
+/* Returns a reserved, never published slot to the free list; when no later
+ * value is still out, the next hmgr_alloc() returns h again (see above). */
 void hmgr_cancel(struct hmgr_table *t, D3DKMT_HANDLE h);
 
 /* Removes a published handle of the given type and returns its object with
@@ -139,7 +156,9 @@ struct kmt_object *hmgr_remove(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_
 
 struct hmgr_entry {
     atomic_uint state;
-    uint32_t next_free;                  /* free-list link, under free_lock */
+    uint32_t next_free;                  /* under free_lock: the free-list link; while
+                                            reserved, the slot's place in the sequence
+                                            (hmgr_table.issued when handed out) */
     struct kmt_object *obj;              /* under the slot lock */
 };
 
@@ -243,6 +262,10 @@ HMGR_INLINE struct kmt_object *hmgr_lookup(struct hmgr_table *t, D3DKMT_HANDLE h
  * block or call back into the table. */
 bool hmgr_peek(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type,
                void (*read)(const struct kmt_object *obj, void *out), void *out);
+
+/* The value the next hmgr_alloc() will hand out (barring other threads),
+ * for tests and traces; 0 if the table is full. */
+D3DKMT_HANDLE hmgr_next_value(struct hmgr_table *t);
 
 /* Handles currently reserved or published. */
 unsigned hmgr_live_count(struct hmgr_table *t);

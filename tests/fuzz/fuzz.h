@@ -41,6 +41,11 @@ bool fuzz_in_arena(const void *p);
 /* A page the process has reserved but cannot read (PROT_NONE), for the
  * memory the library documents it probes (ExistingSysMem). */
 void *fuzz_unreadable_page(void);
+/* A read-only copy of n bytes (n <= FUZZ_BLOCK_MAX) on pages of their own,
+ * like a program's static const data: input the library must never write
+ * unless the driver answers in it.  NULL when full; it lives until
+ * fuzz_arena_reset(), which makes the pages writable again. */
+const void *fuzz_read_only_copy(const void *src, size_t n);
 
 /* ---- the handles a program made -------------------------------------------- */
 

@@ -81,9 +81,40 @@ void *fuzz_arena_alloc(size_t n)
     return p;
 }
 
+/* Read-only blocks: a mapping of their own, protected block by block. */
+#define RO_SIZE (1u << 20)
+
+static uint8_t *ro_area;
+static size_t ro_used;
+
+const void *fuzz_read_only_copy(const void *src, size_t n)
+{
+    size_t pages = (n + 4095) & ~(size_t)4095;
+    uint8_t *p;
+
+    if (!ro_area) {
+        void *m = mmap(NULL, RO_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        ro_area = m;
+    }
+    if (!n || n > FUZZ_BLOCK_MAX || RO_SIZE - ro_used < pages)
+        return NULL;
+    p = ro_area + ro_used;
+    memcpy(p, src, n);
+    /* the block ends at its page's end, so a write past it faults too */
+    if (mprotect(p, pages, PROT_READ))
+        return NULL;
+    ro_used += pages;
+    return p;
+}
+
 void fuzz_arena_reset(void)
 {
     arena_used = 0;
+    if (ro_used)
+        mprotect(ro_area, ro_used, PROT_READ | PROT_WRITE);
+    ro_used = 0;
 }
 
 void *fuzz_unreadable_page(void)

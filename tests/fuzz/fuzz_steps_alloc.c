@@ -44,6 +44,8 @@ static UINT64 fill_info(struct fuzz_prog *p, const void **sysmem, void **data, U
         *data_size = fuzz_size(p, n);
     else if (how % 8 == 1)
         *data = fuzz_ptr(p, *data_size, true);
+    else if (how % 8 == 2 && desc && n)
+        *data = (void *)fuzz_read_only_copy(desc, n);   /* static const input */
     if (existing || how % 16 == 2) {
         switch (fuzz_u8(&p->in) % 4) {
         case 0: *sysmem = fuzz_unreadable_page(); break;
@@ -91,6 +93,8 @@ void step_create_allocation(struct fuzz_prog *p)
     if (fuzz_u8(&p->in) % 4 == 0) {
         c.PrivateRuntimeDataSize = fuzz_size(p, 16);
         c.pPrivateRuntimeData = fuzz_ptr(p, c.PrivateRuntimeDataSize, true);
+        if (fuzz_in_arena(c.pPrivateRuntimeData) && fuzz_u8(&p->in) % 4 == 0)
+            c.pPrivateRuntimeData = fuzz_read_only_copy(c.pPrivateRuntimeData, c.PrivateRuntimeDataSize);
     }
     if (c.Flags.StandardAllocation) {
         c.pStandardAllocation = standard(p);
@@ -151,6 +155,7 @@ static D3DKMT_HANDLE *handle_list(struct fuzz_prog *p, UINT n, enum fuzz_kind ki
 void step_destroy_allocation(struct fuzz_prog *p)
 {
     D3DKMT_DESTROYALLOCATION2 d = { 0 };
+    const D3DKMT_HANDLE *listed;
     NTSTATUS s;
 
     d.hDevice = fuzz_pool_handle(&p->pool, FK_DEVICE, &p->in);
@@ -159,6 +164,11 @@ void step_destroy_allocation(struct fuzz_prog *p)
     d.AllocationCount = fuzz_count(p, 4);
     d.phAllocationList = d.hResource && fuzz_u8(&p->in) % 2 ? NULL
                          : handle_list(p, d.AllocationCount, FK_ALLOCATION);
+    listed = d.phAllocationList;
+    if (fuzz_in_arena(listed) && fuzz_u8(&p->in) % 4 == 0)     /* a static const list */
+        d.phAllocationList = fuzz_read_only_copy(listed, (d.AllocationCount < D3DKMT_CREATEALLOCATION_MAX ?
+                                                          d.AllocationCount : D3DKMT_CREATEALLOCATION_MAX) *
+                                                         sizeof(D3DKMT_HANDLE));
     if (fuzz_u8(&p->in) & 1) {
         d.Flags.Value = fuzz_flags(p, 2);
         if (p->gpu_waited)
@@ -173,8 +183,8 @@ void step_destroy_allocation(struct fuzz_prog *p)
     if (d.hResource)
         fuzz_pool_kill(&p->pool, d.hResource);
     else
-        for (UINT i = 0; fuzz_in_arena(d.phAllocationList) && i < d.AllocationCount && i < LISTED_MAX; i++)
-            fuzz_pool_kill(&p->pool, d.phAllocationList[i]);
+        for (UINT i = 0; fuzz_in_arena(listed) && i < d.AllocationCount && i < LISTED_MAX; i++)
+            fuzz_pool_kill(&p->pool, listed[i]);
 }
 
 void *fuzz_lock2(struct fuzz_prog *p, D3DKMT_LOCK2 *l)

@@ -823,6 +823,72 @@ START_TEST(refused_creates_hand_out_nothing)
 }
 END_TEST
 
+/* The caller's input is input: private data the driver does not answer in
+ * is never written, so it may live in read-only memory (Windows: SUCCESS;
+ * kmtshim wrote it back and died of SIGSEGV). */
+static const BYTE ro_driver_data[6] = { 1, 2, 3, 4, 5, 6 };
+
+static NTSTATUS create_private(bool v2, void *data, UINT size, D3DKMT_HANDLE *out);
+
+START_TEST(read_only_private_data_is_input)
+{
+    static const KMT_SOFT_ALLOCATION_DESC ro_desc = {
+        .Magic = KMT_SOFT_ALLOCATION_MAGIC, .Version = KMT_SOFT_ALLOCATION_VERSION, .Size = 4096,
+    };
+    BYTE *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct req r;
+    D3DKMT_HANDLE h;
+
+    ck_assert_ptr_ne(page, MAP_FAILED);
+    /* the notes' row: 6 bytes of private driver data, here a static const */
+    base(&r, _i);
+    set_private(&r, 0, (void *)ro_driver_data, sizeof(ro_driver_data));
+    ck_assert_status(submit(&r), STATUS_SUCCESS);
+    ck_assert_uint_eq(out_handle(&r, 0), H_NEXT);
+    ck_assert_status(destroy_one(out_handle(&r, 0)), STATUS_SUCCESS);
+    /* a page made read-only, and the soft driver's own descriptor in .rodata */
+    memcpy(page, ro_driver_data, sizeof(ro_driver_data));
+    ck_assert_int_eq(mprotect(page, 4096, PROT_READ), 0);
+    base(&r, _i);
+    set_private(&r, 0, page, sizeof(ro_driver_data));
+    ck_assert_status(submit(&r), STATUS_SUCCESS);
+    ck_assert_status(destroy_one(out_handle(&r, 0)), STATUS_SUCCESS);
+    ck_assert_status(create_private(_i, (void *)&ro_desc, sizeof(ro_desc), &h), STATUS_SUCCESS);
+    ck_assert_status(destroy_one(h), STATUS_SUCCESS);
+    assert_nothing_created(NULL);
+    ck_assert_int_eq(munmap(page, 4096), 0);
+}
+END_TEST
+
+/* An answer buffer that cannot be written fails the call with Windows'
+ * access-violation status instead of a crash (Escape and QueryAdapterInfo
+ * write the driver's answer into the caller's buffer). */
+START_TEST(read_only_answer_buffers_are_refused)
+{
+    KMT_SOFT_ESCAPE *e = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    D3DKMT_QUERYADAPTERINFO q = { 0 };
+    D3DKMT_ESCAPE esc = { 0 };
+
+    ck_assert_ptr_ne(e, MAP_FAILED);
+    e->Code = KMT_SOFT_ESCAPE_GET_STATS;
+    ck_assert_int_eq(mprotect(e, 4096, PROT_READ), 0);
+    esc.hAdapter = adapter;
+    esc.Type = D3DKMT_ESCAPE_DRIVERPRIVATE;
+    esc.pPrivateDriverData = e;
+    esc.PrivateDriverDataSize = sizeof(*e);
+    ck_assert_status(D3DKMTEscape(&esc), STATUS_ACCESS_VIOLATION);
+    q.hAdapter = adapter;
+    q.Type = KMTQAITYPE_DRIVERVERSION;
+    q.pPrivateDriverData = e;
+    q.PrivateDriverDataSize = sizeof(D3DKMT_DRIVERVERSION);
+    ck_assert_status(D3DKMTQueryAdapterInfo(&q), STATUS_ACCESS_VIOLATION);
+    ck_assert_int_eq(mprotect(e, 4096, PROT_READ | PROT_WRITE), 0);
+    ck_assert_status(D3DKMTEscape(&esc), STATUS_SUCCESS);
+    ck_assert_status(D3DKMTQueryAdapterInfo(&q), STATUS_SUCCESS);
+    ck_assert_int_eq(munmap(e, 4096), 0);
+}
+END_TEST
+
 START_TEST(stale_handle_after_slot_reuse)
 {
     D3DKMT_HANDLE first, h = 0;
@@ -1244,35 +1310,82 @@ static void setup_scribble(void)
     live_at_start = KmtLiveObjectCount();
 }
 
+/* A resource of three driver-private allocations whose private data is
+ * descs[i]; the outputs start as 0xcccccccc. */
+static NTSTATUS create_three_in_resource(bool v2, KMT_SOFT_ALLOCATION_DESC *const descs[3],
+                                         D3DKMT_CREATEALLOCATION *ca)
+{
+    D3DDDI_ALLOCATIONINFO info[3];
+    D3DDDI_ALLOCATIONINFO2 info2[3];
+    NTSTATUS status;
+
+    memset(info, 0, sizeof(info));
+    memset(info2, 0, sizeof(info2));
+    for (UINT i = 0; i < 3; i++) {
+        info[i].pPrivateDriverData = info2[i].pPrivateDriverData = descs[i];
+        info[i].PrivateDriverDataSize = info2[i].PrivateDriverDataSize = sizeof(*descs[i]);
+        info[i].hAllocation = info2[i].hAllocation = 0xcccccccc;
+    }
+    memset(ca, 0, sizeof(*ca));
+    ca->hDevice = device;
+    ca->NumAllocations = 3;
+    ca->Flags.CreateResource = 1;
+    if (v2)
+        ca->pAllocationInfo2 = info2;
+    else
+        ca->pAllocationInfo = info;
+    status = v2 ? D3DKMTCreateAllocation2(ca) : D3DKMTCreateAllocation(ca);
+    for (UINT i = 0; status && i < 3; i++)
+        ck_assert_uint_eq(v2 ? info2[i].hAllocation : info[i].hAllocation, 0xcccccccc);
+    ca->pAllocationInfo = NULL;      /* the arrays end here */
+    return status;
+}
+
 START_TEST(private_data_is_in_out)
 {
     KMT_SOFT_ALLOCATION_DESC desc[3] = {
         kmt_test_soft_desc(4096), kmt_test_soft_desc(4096), kmt_test_soft_desc(4096),
     };
-    D3DDDI_ALLOCATIONINFO info[3];
-    D3DDDI_ALLOCATIONINFO2 info2[3];
-    D3DKMT_CREATEALLOCATION ca = { 0 };
+    KMT_SOFT_ALLOCATION_DESC *const descs[3] = { &desc[0], &desc[1], &desc[2] };
+    D3DKMT_CREATEALLOCATION ca;
 
-    memset(info, 0, sizeof(info));
-    memset(info2, 0, sizeof(info2));
-    for (UINT i = 0; i < 3; i++) {
-        info[i].pPrivateDriverData = info2[i].pPrivateDriverData = &desc[i];
-        info[i].PrivateDriverDataSize = info2[i].PrivateDriverDataSize = sizeof(desc[i]);
-    }
-    ca.hDevice = device;
-    ca.NumAllocations = 3;
-    ca.Flags.CreateResource = 1;
-    if (_i)
-        ca.pAllocationInfo2 = info2;
-    else
-        ca.pAllocationInfo = info;
-    ck_assert_status(_i ? D3DKMTCreateAllocation2(&ca) : D3DKMTCreateAllocation(&ca), STATUS_SUCCESS);
+    ck_assert_status(create_three_in_resource(_i, descs, &ca), STATUS_SUCCESS);
     for (UINT i = 0; i < 3; i++) {
         ck_assert_uint_eq(desc[i].Reserved, 0x5c000000u | i);   /* the driver's answer */
         ck_assert_uint_eq(desc[i].Magic, KMT_SOFT_ALLOCATION_MAGIC);
     }
     ck_assert_status(destroy_resource(ca.hResource), STATUS_SUCCESS);
     assert_nothing_created(NULL);
+}
+END_TEST
+
+/* The driver answers in the private data: a read-only buffer refuses the
+ * whole call with STATUS_ACCESS_VIOLATION before anything is written or
+ * published, and hands out no handle. */
+START_TEST(answer_into_read_only_private_data_is_refused)
+{
+    KMT_SOFT_ALLOCATION_DESC *desc = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                          -1, 0);
+    KMT_SOFT_ALLOCATION_DESC *ro = (KMT_SOFT_ALLOCATION_DESC *)((char *)desc + 4096);
+    KMT_SOFT_ALLOCATION_DESC *const descs[3] = { &desc[0], &desc[1], ro };
+    D3DKMT_CREATEALLOCATION ca;
+    D3DKMT_HANDLE h;
+
+    ck_assert_ptr_ne(desc, MAP_FAILED);
+    desc[0] = desc[1] = *ro = kmt_test_soft_desc(4096);
+    ck_assert_int_eq(mprotect(ro, 4096, PROT_READ), 0);
+    ck_assert_status(create_three_in_resource(_i, descs, &ca), STATUS_ACCESS_VIOLATION);
+    ck_assert_uint_eq(ca.hResource, 0);
+    ck_assert_uint_eq(desc[0].Reserved, 0);        /* all or nothing: no answer written */
+    ck_assert_uint_eq(desc[1].Reserved, 0);
+    assert_nothing_created(NULL);
+    ck_assert_status(create_private(_i, ro, sizeof(*ro), &h), STATUS_ACCESS_VIOLATION);
+    ck_assert_status(create_private(_i, &desc[0], sizeof(desc[0]), &h), STATUS_SUCCESS);
+    ck_assert_uint_eq(h, H_NEXT);                  /* the refused calls handed out nothing */
+    ck_assert_uint_eq(desc[0].Reserved, 0x5c000000u);
+    ck_assert_status(destroy_one(h), STATUS_SUCCESS);
+    assert_nothing_created(NULL);
+    ck_assert_int_eq(munmap(desc, 2 * 4096), 0);
 }
 END_TEST
 
@@ -1337,6 +1450,8 @@ int main(void)
     tcase_add_loop_test(rules, sysmem_all_or_none, 0, 2);
     tcase_add_loop_test(rules, sysmem_must_cover_the_allocation, 0, 2);
     tcase_add_loop_test(rules, refused_creates_hand_out_nothing, 0, 2);
+    tcase_add_loop_test(rules, read_only_private_data_is_input, 0, 2);
+    tcase_add_test(rules, read_only_answer_buffers_are_refused);
     tcase_add_test(rules, stale_handle_after_slot_reuse);
     suite_add_tcase(s, rules);
 
@@ -1366,6 +1481,7 @@ int main(void)
     tcase_add_checked_fixture(inout, setup_scribble, teardown);
     tcase_add_loop_test(inout, private_data_is_in_out, 0, 2);
     tcase_add_loop_test(inout, failed_open_undoes_create, 0, 2);
+    tcase_add_loop_test(inout, answer_into_read_only_private_data_is_refused, 0, 2);
     suite_add_tcase(s, inout);
     return kmt_test_run(s);
 }

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -93,4 +94,55 @@ bool kmt_user_copy_in(void *dst, const void *src, size_t len)
         done += (size_t)got;
     }
     return true;
+}
+
+/* The fallback of a filtered process_vm_writev: the kernel's copy into a
+ * pipe reads src and its copy out of it writes dst, each failing with
+ * EFAULT where the page does not allow it. */
+static bool pipe_copy(void *dst, const void *src, size_t len)
+{
+    size_t done = 0;
+    int fds[2];
+    bool ok = true;
+
+    if (pipe2(fds, O_CLOEXEC))
+        return false;
+    while (ok && done < len) {
+        size_t n = len - done < 4096 ? len - done : 4096;   /* within any pipe's capacity */
+        ssize_t w = write(fds[1], (const char *)src + done, n);
+
+        ok = w == (ssize_t)n && read(fds[0], (char *)dst + done, n) == (ssize_t)n;
+        done += n;
+    }
+    close(fds[0]);
+    close(fds[1]);
+    return ok;
+}
+
+bool kmt_user_copy_out(void *dst, const void *src, size_t len)
+{
+    size_t done = 0;
+
+    while (done < len) {
+        struct iovec local = { (void *)((const char *)src + done), len - done };
+        struct iovec remote = { (char *)dst + done, len - done };
+        ssize_t put = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+
+        if (put < 0 && vm_read_unavailable(errno))
+            return pipe_copy((char *)dst + done, (const char *)src + done, len - done);
+        if (put <= 0)
+            return false;
+        done += (size_t)put;
+    }
+    return true;
+}
+
+bool kmt_user_range_writable(void *p, size_t len)
+{
+    return kmt_user_copy_out(p, p, len);
+}
+
+bool kmt_user_write_back(void *dst, const void *src, size_t len)
+{
+    return !memcmp(dst, src, len) || kmt_user_copy_out(dst, src, len);
 }

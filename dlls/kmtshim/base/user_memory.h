@@ -8,7 +8,14 @@
  * where a page is unmapped or PROT_NONE, which is how Wine keeps reserved,
  * uncommitted memory), so no signal handler is involved.  Where that call
  * is refused (a seccomp filter), the probe falls back to msync(), which
- * catches unmapped pages only.  Write protection is not probed.
+ * catches unmapped pages only.
+ *
+ * Caller memory the library writes (a buffer the contract says the driver
+ * answers in) is written the same way, through the kernel
+ * (process_vm_writev, or a pipe where that call is refused): a read-only,
+ * PROT_NONE or unmapped page fails the copy instead of raising SIGSEGV,
+ * and the call returns STATUS_ACCESS_VIOLATION, the status Windows' probe
+ * for write gives.
  */
 #ifndef KMTSHIM_USER_MEMORY_H
 #define KMTSHIM_USER_MEMORY_H
@@ -21,5 +28,17 @@ bool kmt_user_range_readable(const void *p, size_t len);
 /* Copies len bytes of caller memory; false if some page could not be read
  * (dst then holds an unspecified prefix). */
 bool kmt_user_copy_in(void *dst, const void *src, size_t len);
+
+/* Whether every byte of [p, p + len) can be written now (it is rewritten
+ * with its own contents, so a caller writing it meanwhile may lose that
+ * write: the buffer is one it lent to the call). */
+bool kmt_user_range_writable(void *p, size_t len);
+/* Copies len bytes into caller memory; false if some page could not be
+ * written (dst then holds an unspecified prefix of src). */
+bool kmt_user_copy_out(void *dst, const void *src, size_t len);
+/* Writes src back into caller memory at dst only where they differ: a
+ * buffer the driver did not change is left alone, so read-only input
+ * stays valid input.  False if a changed range could not be written. */
+bool kmt_user_write_back(void *dst, const void *src, size_t len);
 
 #endif /* KMTSHIM_USER_MEMORY_H */

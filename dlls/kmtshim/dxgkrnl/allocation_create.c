@@ -4,9 +4,10 @@
  *
  * All or nothing, in five steps: reserve (object memory and handles, before
  * the miniport is called), DDI create, DDI open (the binding to the
- * creating device), publish (the handles become valid), and copy out.  A
- * failure at any step before publish rolls every earlier step back, so a
- * failed call leaves no handle, no miniport object and no memory behind.
+ * creating device), copy out (the driver's answer in the private data),
+ * and publish (the handles become valid).  A failure at any step before
+ * publish rolls every earlier step back, so a failed call leaves no handle,
+ * no miniport object and no memory behind, and hands out no handle value.
  * The objects' end is allocation_reclaim.c's.
  */
 #include <stdlib.h>
@@ -325,11 +326,40 @@ static NTSTATUS ddi_open(struct create_call *c)
                                      owner ? owner->driver_data_size : 0);
 }
 
-/* Step 4: the handles become valid, unless the resource joined was
+/* Step 4: per-allocation private data is in/out (DXGK_OPENALLOCATIONINFO:
+ * the UMD sees what the driver changed), but the caller's buffer is
+ * written only where the driver changed it: private data the driver left
+ * alone may be read-only input (a static const descriptor), as on Windows.
+ * Every changed buffer is probed writable before any is written, so a
+ * read-only one refuses the call with STATUS_ACCESS_VIOLATION and writes
+ * nothing; a page made read-only by another thread between the probe and
+ * the copy refuses it with part of the answer written. */
+static NTSTATUS copy_out(struct create_call *c)
+{
+    const struct dxgk_create_allocation *a = c->a;
+
+    for (UINT i = 0; i < a->count; i++) {
+        UINT size = a->allocs[i].private_data_size;
+
+        if (size && memcmp(a->allocs[i].private_data, c->allocs[i]->private_data, size) &&
+            !kmt_user_range_writable(a->allocs[i].private_data, size)) {
+            WARN_(dxgk, "allocation %u: the driver answers in private data %p, which cannot be written\n",
+                  i, a->allocs[i].private_data);
+            return STATUS_ACCESS_VIOLATION;
+        }
+    }
+    for (UINT i = 0; i < a->count; i++) {
+        UINT size = a->allocs[i].private_data_size;
+
+        if (size && !kmt_user_write_back(a->allocs[i].private_data, c->allocs[i]->private_data, size))
+            return STATUS_ACCESS_VIOLATION;
+    }
+    return STATUS_SUCCESS;
+}
+
+/* Step 5: the handles become valid, unless the resource joined was
  * destroyed meanwhile.  A published object is another thread's to destroy
- * at once: what the call reports is written before publishing, and an
- * allocation whose private data is still to be copied out keeps a
- * reference for it. */
+ * at once: what the call reports is written before publishing. */
 static NTSTATUS publish(struct create_call *c)
 {
     struct dxgk_create_allocation *a = c->a;
@@ -370,25 +400,11 @@ static NTSTATUS publish(struct create_call *c)
         }
         a->allocs[i].hAllocation = alloc->handle;
         a->allocs[i].gpu_va = alloc->gpu_va;
-        if (alloc->private_data_size)
-            kmt_object_get(&alloc->obj);
         hmgr_publish(&dxgk_process.handles, alloc->handle, &alloc->obj);
     }
     kmt_mutex_unlock(&device->list_lock);
     a->hGlobalShare = c->global;
     return STATUS_SUCCESS;
-}
-
-/* Step 5: per-allocation private data is in/out (the request's size: an
- * allocation without private data holds no reference of ours). */
-static void copy_out(struct create_call *c)
-{
-    for (UINT i = 0; i < c->a->count; i++) {
-        if (!c->a->allocs[i].private_data_size)
-            continue;
-        memcpy(c->a->allocs[i].private_data, c->allocs[i]->private_data, c->a->allocs[i].private_data_size);
-        dxgk_allocation_put(c->allocs[i]);
-    }
 }
 
 /* Undoes every step before publish, in reverse. */
@@ -441,9 +457,8 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
         goto roll_back;
     creating = NULL;
     creating_count = 0;
-    if ((status = publish(&c)))
+    if ((status = copy_out(&c)) || (status = publish(&c)))
         goto roll_back;
-    copy_out(&c);
     goto out_arrays;
 
 roll_back:

@@ -9,6 +9,7 @@
 #include "sync.h"
 #include "base/kmt_debug.h"
 #include "ddi.h"
+#include "base/user_memory.h"
 
 #define LEGACY_COMMAND_BUFFER_SIZE (64u * 1024u)
 #define LEGACY_ALLOCATION_LIST_SIZE 256u
@@ -174,6 +175,10 @@ NTSTATUS dxgk_create_context(D3DKMT_HANDLE hDevice, UINT node, UINT affinity,
         } else if (!is_virtual) {
             status = alloc_legacy_buffers(ctx, &args.ContextInfo);
         }
+        /* in/out, as dxgkrnl does, but written only where the driver
+         * changed it: unchanged private data may be read-only input */
+        if (!status && private_size && !kmt_user_write_back(private_data, priv_copy, private_size))
+            status = STATUS_ACCESS_VIOLATION;
         if (status)
             dxgk_ddi_destroy_context(device, ctx->driver_context);
     }
@@ -186,8 +191,6 @@ NTSTATUS dxgk_create_context(D3DKMT_HANDLE hDevice, UINT node, UINT affinity,
         context_release(&ctx->obj);
         goto out;
     }
-    if (private_size)
-        memcpy(private_data, priv_copy, private_size);   /* in/out, as dxgkrnl does */
     /* outputs first: once published, another thread may destroy it at once */
     out->hContext = ctx->handle;
     out->pCommandBuffer = ctx->command_buffer;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "thunk.h"
+#include "base/user_memory.h"
 
 /* What Windows 11 answers for the size of the adapter array: callers
  * allocate this many entries, then enumerate. */
@@ -114,8 +115,8 @@ NTSTATUS APIENTRY D3DKMTQueryAdapterInfo(const D3DKMT_QUERYADAPTERINFO *desc)
     /* in/out: some types read input fields (UMD version, adapter index) */
     memcpy(buf, k.pPrivateDriverData, k.PrivateDriverDataSize);
     status = dxgk_query_adapter_info(k.hAdapter, k.Type, buf, k.PrivateDriverDataSize);
-    if (!status)
-        memcpy(k.pPrivateDriverData, buf, k.PrivateDriverDataSize);
+    if (!status && !kmt_user_write_back(k.pPrivateDriverData, buf, k.PrivateDriverDataSize))
+        status = STATUS_ACCESS_VIOLATION;     /* a read-only answer buffer */
     if (buf != small)
         free(buf);
     THUNK_RETURN(status);

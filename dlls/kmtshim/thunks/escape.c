@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "thunk.h"
+#include "base/user_memory.h"
 
 NTSTATUS APIENTRY D3DKMTEscape(const D3DKMT_ESCAPE *desc)
 {
@@ -23,8 +24,11 @@ NTSTATUS APIENTRY D3DKMTEscape(const D3DKMT_ESCAPE *desc)
         THUNK_RETURN(STATUS_NO_MEMORY);
     memcpy(buf, k.pPrivateDriverData, k.PrivateDriverDataSize);
     status = dxgk_escape(&k, buf);
-    /* in/out, and the driver's answer also travels with a failure status */
-    memcpy(k.pPrivateDriverData, buf, k.PrivateDriverDataSize);
+    /* in/out, and the driver's answer also travels with a failure status;
+     * a buffer the driver left alone is not written (it may be read-only
+     * input), one it changed must be writable */
+    if (!kmt_user_write_back(k.pPrivateDriverData, buf, k.PrivateDriverDataSize))
+        status = STATUS_ACCESS_VIOLATION;
     if (buf != small)
         free(buf);
     THUNK_RETURN(status);

@@ -7,6 +7,7 @@
 #include "kmtshim/kmtmiracast.h"
 #include "dxgkrnl/miracast.h"
 #include "thunk.h"
+#include "base/user_memory.h"
 
 NTSTATUS APIENTRY KmtMiracastStartSession(KMT_MIRACAST_SESSION_DESC *desc)
 {
@@ -78,8 +79,8 @@ NTSTATUS APIENTRY KmtMiracastIoControl(D3DKMT_HANDLE hSession, const VOID *pInpu
     status = dxgk_miracast_io_control(hSession, in, InputBufferSize, out, OutputBufferSize,
                                       &returned);
     /* what the miniport wrote travels with a failure status too */
-    if (returned)
-        memcpy(pOutputBuffer, out, returned);
+    if (returned && !kmt_user_copy_out(pOutputBuffer, out, returned))
+        status = STATUS_ACCESS_VIOLATION;     /* a read-only output buffer */
     if (pBytesReturned)
         *pBytesReturned = returned;
     free(in);

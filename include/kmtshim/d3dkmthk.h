@@ -285,7 +285,10 @@ typedef enum _D3DKMT_MEMORY_SEGMENT_GROUP {
 } D3DKMT_MEMORY_SEGMENT_GROUP;
 
 typedef struct _D3DKMT_QUERYVIDEOMEMORYINFO {
-    HANDLE hProcess;                    /* NULL: the calling process */
+    HANDLE hProcess;                    /* NULL or (HANDLE)-1: the calling process;
+                                           natively nothing else is a process handle
+                                           (STATUS_INVALID_HANDLE); under Wine the PE
+                                           half checks a real one (docs/wine.md) */
     D3DKMT_HANDLE hAdapter;
     D3DKMT_MEMORY_SEGMENT_GROUP MemorySegmentGroup;
     UINT64 Budget;                      /* out */

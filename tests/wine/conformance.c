@@ -486,6 +486,28 @@ void kmtc_video_memory(void)
     expect_status(query_budget(f.adapter, dup, 0, 0, &q2), STATUS_SUCCESS);
     CloseHandle(dup);
     CloseHandle(process);
+    /* a process handle without query rights: ACCESS_DENIED, however made */
+    process = OpenProcess(SYNCHRONIZE, FALSE, GetCurrentProcessId());
+    ok(process != NULL, "OpenProcess(SYNCHRONIZE) failed: %lu\n", GetLastError());
+    expect_status(query_budget(f.adapter, process, 0, 0, &q2), STATUS_ACCESS_DENIED);
+    CloseHandle(process);
+    ok(DuplicateHandle(GetCurrentProcess(), GetCurrentProcess(), GetCurrentProcess(), &dup,
+                       PROCESS_VM_READ | SYNCHRONIZE, FALSE, 0), "DuplicateHandle failed\n");
+    expect_status(query_budget(f.adapter, dup, 0, 0, &q2), STATUS_ACCESS_DENIED);
+    CloseHandle(dup);
+    process = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, GetCurrentProcessId());
+    ok(process != NULL, "OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION) failed: %lu\n", GetLastError());
+    expect_status(query_budget(f.adapter, process, 0, 0, &q2), STATUS_SUCCESS);
+    CloseHandle(process);
+    /* a valid handle of another type: INVALID_HANDLE */
+    dup = CreateEventW(NULL, FALSE, FALSE, NULL);
+    ok(dup != NULL, "CreateEvent failed\n");
+    expect_status(query_budget(f.adapter, dup, 0, 0, &q2), STATUS_INVALID_HANDLE);
+    CloseHandle(dup);
+    process = OpenProcess(PROCESS_QUERY_INFORMATION, FALSE, GetCurrentProcessId());
+    ok(process != NULL, "OpenProcess failed: %lu\n", GetLastError());
+    CloseHandle(process);
+
     /* not a process handle: checked before the adapter */
     expect_status(query_budget(f.adapter, (HANDLE)(ULONG_PTR)0xdeadbeef, 0, 0, &q2), STATUS_INVALID_HANDLE);
     expect_status(query_budget(0, (HANDLE)(ULONG_PTR)0xdeadbeef, 0, 0, &q2), STATUS_INVALID_HANDLE);

@@ -8,9 +8,14 @@
 #include "pe.h"
 
 /* QueryVideoMemoryInfo.hProcess: NULL, the pseudo-handle or a real handle
- * of the calling process all mean "this process" to the core.  A handle
- * that is not a process handle is STATUS_INVALID_HANDLE, as on Windows.
- * Another process's budget is unknown here: kmtshim's state is per process. */
+ * of the calling process all mean "this process" to the core, which only
+ * ever sees NULL.  As on Windows, a process handle without
+ * PROCESS_QUERY_INFORMATION or PROCESS_QUERY_LIMITED_INFORMATION is
+ * STATUS_ACCESS_DENIED and a handle that is not a process handle (or no
+ * handle) STATUS_INVALID_HANDLE: GetProcessId() asks the wineserver, which
+ * checks the type first (ERROR_INVALID_HANDLE for a mismatch) and the
+ * access mask after (ERROR_ACCESS_DENIED).  Another process's budget is
+ * unknown here: kmtshim's state is per process. */
 static NTSTATUS resolve_process(HANDLE *process)
 {
     HANDLE h = *process;
@@ -19,7 +24,12 @@ static NTSTATUS resolve_process(HANDLE *process)
     *process = NULL;
     if (!h || h == GetCurrentProcess())
         return STATUS_SUCCESS;
+    SetLastError(0);
     pid = GetProcessId(h);
+    if (!pid && GetLastError() == ERROR_ACCESS_DENIED) {
+        PE_TRACE("hProcess %p is a process handle without query rights\n", h);
+        return STATUS_ACCESS_DENIED;
+    }
     if (!pid) {
         PE_TRACE("hProcess %p is not a process handle\n", h);
         return STATUS_INVALID_HANDLE;

@@ -38,7 +38,7 @@ typedef intptr_t  LONG_PTR, INT_PTR;
 typedef void      VOID;
 typedef void     *HANDLE, *PVOID;
 typedef const void *PCVOID;
-typedef HANDLE    HDC;
+typedef HANDLE    HDC, HWND;
 
 typedef struct _LUID {
     ULONG LowPart;
@@ -81,7 +81,7 @@ typedef union _LARGE_INTEGER {
 # define NT_SUCCESS(s) ((NTSTATUS)(s) >= 0)
 #endif
 
-/* Compile-time layout checks.  Only x86_64 layouts are pinned. */
+/* Compile-time layout checks: x86_64 layouts, and i386 ones where given. */
 #if defined(__x86_64__) || defined(_M_X64)
 # define KMT_ABI_X86_64 1
 #endif
@@ -101,6 +101,20 @@ typedef union _LARGE_INTEGER {
 #else
 # define KMT_CHECK_SIZE(type, size)
 # define KMT_CHECK_OFFSET(type, field, off)
+#endif
+
+/* The same for the i386 layout (mingw-w64 -m32, gcc -m32): pinned for the
+ * structures that carry pointers, where the two layouts differ. */
+#if defined(__i386__) || defined(_M_IX86)
+# include <stddef.h>
+# define KMT_CHECK_SIZE_I386(type, size) \
+    KMT_STATIC_ASSERT(sizeof(type) == (size), "i386: sizeof(" #type ") != " #size)
+# define KMT_CHECK_OFFSET_I386(type, field, off) \
+    KMT_STATIC_ASSERT(offsetof(type, field) == (off), \
+                      "i386: offsetof(" #type ", " #field ") != " #off)
+#else
+# define KMT_CHECK_SIZE_I386(type, size)
+# define KMT_CHECK_OFFSET_I386(type, field, off)
 #endif
 
 #endif /* KMTSHIM_KMT_WINTYPES_H */

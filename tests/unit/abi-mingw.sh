@@ -35,7 +35,7 @@ report() {   # report OK NAME
     fi
 }
 
-echo "1..$(( $(echo $headers | wc -w) + 4 ))"
+echo "1..$(( $(echo $headers | wc -w) + 6 ))"
 
 for h in $headers; do
     printf '#include <kmtshim/%s>\n' "$h" >"$tmp/one.c"
@@ -91,5 +91,25 @@ NTSTATUS probe(void)
 EOF
 compile "$tmp/call.c"
 report $? "mingw: prototypes usable from Windows code"
+
+# The i386 layouts (KMT_CHECK_SIZE_I386 / KMT_CHECK_OFFSET_I386: the
+# structures with pointers) hold for 32-bit mingw-w64, and a wrong one is
+# caught.
+cc32=${KMT_MINGW_CC32:-i686-w64-mingw32-gcc}
+if command -v "$cc32" >/dev/null 2>&1; then
+    printf '#include <kmtshim/d3dkmthk.h>\n' >"$tmp/i386.c"
+    "$cc32" -std=c11 -fsyntax-only -Wall -Wextra -Werror -I"$srcdir/include" "$tmp/i386.c" >"$tmp/log" 2>&1
+    report $? "mingw i386: d3dkmthk.h's i386 layout assertions hold"
+    cat >"$tmp/wrong32.c" <<'EOF'
+#include <kmtshim/d3dkmthk.h>
+KMT_CHECK_SIZE_I386(D3DKMT_SETVIDPNSOURCEOWNER, 0x20);
+EOF
+    "$cc32" -std=c11 -fsyntax-only -I"$srcdir/include" "$tmp/wrong32.c" >"$tmp/log" 2>&1
+    if [ $? -ne 0 ] && grep -q 'i386: sizeof(D3DKMT_SETVIDPNSOURCEOWNER) != 0x20' "$tmp/log"; then r=0; else r=1; fi
+    report $r "mingw i386: a wrong i386 layout fails to compile"
+else
+    n=$((n + 1)); echo "ok $n # SKIP no $cc32"
+    n=$((n + 1)); echo "ok $n # SKIP no $cc32"
+fi
 
 exit $failed

@@ -43,13 +43,28 @@ static NTSTATUS APIENTRY soft_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *
     return STATUS_SUCCESS;
 }
 
+/* The VidPn sources the adapter reports: none (render only) unless
+ * KMTSHIM_SOFT_SOURCES says 1 to 16, for programs and tests that need a
+ * display's sources (VidPn ownership, occlusion).  Nothing scans out. */
+static ULONG soft_source_count(void)
+{
+    const char *env = getenv("KMTSHIM_SOFT_SOURCES");
+    char *end;
+    unsigned long n;
+
+    if (!env || !*env)
+        return 0;
+    n = strtoul(env, &end, 10);
+    return *end || n > 16 ? 0 : (ULONG)n;
+}
+
 static NTSTATUS APIENTRY soft_start_device(PVOID ctx, DXGK_START_INFO *start, DXGKRNL_INTERFACE *iface,
                                            ULONG *sources, ULONG *children)
 {
     struct soft_adapter *a = ctx;
 
     a->dxgkrnl = *iface;
-    *sources = 0;                        /* render only, no display */
+    *sources = soft_source_count();
     *children = 0;
     /* 1.0 cores lack the execution callbacks: then the engine stays off */
     if (iface->Version < KMT_MINIPORT_INTERFACE_VERSION || !iface->DxgkCbNotifyInterrupt)

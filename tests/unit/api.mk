@@ -7,6 +7,7 @@ KMT_API_TESTS = \
 	tests/unit/test_query \
 	tests/unit/test_allocation \
 	tests/unit/test_lock \
+	tests/unit/test_vidpn \
 	tests/unit/test_race \
 	tests/unit/test_abi
 
@@ -36,6 +37,9 @@ tests_unit_test_allocation_LDADD = $(KMT_UNIT_LDADD)
 tests_unit_test_lock_SOURCES = tests/unit/test_lock.c
 tests_unit_test_lock_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_lock_LDADD = $(KMT_UNIT_LDADD)
+tests_unit_test_vidpn_SOURCES = tests/unit/test_vidpn.c
+tests_unit_test_vidpn_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_vidpn_LDADD = $(KMT_UNIT_LDADD)
 
 tests_unit_test_race_SOURCES = tests/unit/test_race.c
 tests_unit_test_race_CFLAGS = $(KMT_UNIT_CFLAGS)

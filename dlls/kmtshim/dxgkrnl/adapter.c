@@ -18,6 +18,7 @@ static void adapter_free(struct dxgk_adapter *adapter)
     pthread_mutex_destroy(&adapter->sched_init_lock);
     pthread_mutex_destroy(&adapter->fence_lock);
     pthread_mutex_destroy(&adapter->ctx_alloc_lock);
+    pthread_mutex_destroy(&adapter->vidpn_lock);
     free(adapter);
 }
 
@@ -81,6 +82,7 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
     pthread_mutex_init(&adapter->sched_init_lock, NULL);
     pthread_mutex_init(&adapter->fence_lock, NULL);
     pthread_mutex_init(&adapter->ctx_alloc_lock, NULL);
+    pthread_mutex_init(&adapter->vidpn_lock, NULL);
     list_init(&adapter->fences);
     list_init(&adapter->context_allocations);
     adapter->miniport = mp;

@@ -89,6 +89,8 @@ NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
     pthread_mutex_lock(&dxgk_process.lock);
     list_remove(&device->entry);
     pthread_mutex_unlock(&dxgk_process.lock);
+    /* Its VidPn sources are free again, as when Windows destroys an owner. */
+    dxgk_vidpn_release_device(device);
 
     dxgk_device_destroy_children(device);
 

@@ -38,6 +38,16 @@
 struct dxgk_sched;
 struct dxgk_miracast;
 
+/* Most VidPn sources an adapter's ownership state covers (vidpn.c): ids
+ * at or past min(num_sources, this) are not sources. */
+#define DXGK_MAX_VIDPN_SOURCES 16u
+
+/* Who owns one VidPn source: a device of this process, or nobody (0). */
+struct dxgk_vidpn_owner {
+    D3DKMT_HANDLE device;
+    D3DKMT_VIDPNSOURCEOWNER_TYPE type;   /* EXCLUSIVE or EMULATED while owned */
+};
+
 /* Largest private data blob accepted anywhere (dxgkrnl's VM-bus bound). */
 #define DXGK_MAX_PRIVATE_DATA (128u * 1024u)
 
@@ -73,6 +83,8 @@ struct dxgk_adapter {
     pthread_mutex_t ctx_alloc_lock;
     struct list context_allocations;     /* DxgkCbCreateContextAllocation, under ctx_alloc_lock */
     struct dxgk_miracast *miracast;      /* Miracast sessions, made on first use (miracast.c) */
+    pthread_mutex_t vidpn_lock;          /* ranks below device->rwlock */
+    struct dxgk_vidpn_owner vidpn[DXGK_MAX_VIDPN_SOURCES]; /* under vidpn_lock */
 };
 
 struct dxgk_adapter_handle {
@@ -102,6 +114,7 @@ struct dxgk_device {
     /* GetDeviceState(EXECUTION) and the last GPU page fault */
     atomic_int execution_state;          /* D3DKMT_DEVICEEXECUTION_STATE */
     D3DGPU_VIRTUAL_ADDRESS fault_address;
+    atomic_uint queued_present_limit;    /* SetQueuedLimit; 0: the default (present.c) */
 };
 
 struct dxgk_resource {
@@ -370,6 +383,26 @@ void dxgk_allocation_unmap(struct dxgk_allocation *alloc);
 
 /* Escape (escape.c). */
 NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data);
+
+/* VidPn source ownership and occlusion (vidpn.c).  The state is per
+ * adapter and source; two devices of the process compete for a source. */
+NTSTATUS dxgk_set_vidpn_owner(D3DKMT_HANDLE device, const D3DKMT_VIDPNSOURCEOWNER_TYPE *types,
+                              const D3DDDI_VIDEO_PRESENT_SOURCE_ID *sources, UINT count);
+NTSTATUS dxgk_check_vidpn_exclusive(D3DKMT_HANDLE adapter, D3DDDI_VIDEO_PRESENT_SOURCE_ID source);
+/* Whether any source of any adapter has an EXCLUSIVE owner. */
+bool dxgk_vidpn_any_exclusive(void);
+/* DestroyDevice: the device gives up every source it owns. */
+void dxgk_vidpn_release_device(struct dxgk_device *device);
+
+/* A device's present settings: queued-present limit, overlays (present.c). */
+NTSTATUS dxgk_queued_limit(D3DKMT_SETQUEUEDLIMIT *args);
+NTSTATUS dxgk_get_overlay_state(D3DKMT_HANDLE device, D3DKMT_HANDLE overlay, BOOLEAN *enabled);
+
+/* The process's GPU scheduling priority class (priority.c). */
+NTSTATUS dxgk_set_priority_class(HANDLE process, D3DKMT_SCHEDULINGPRIORITYCLASS priority);
+NTSTATUS dxgk_get_priority_class(HANDLE process, D3DKMT_SCHEDULINGPRIORITYCLASS *priority);
+/* In a fork() child: a new process starts at NORMAL. */
+void dxgk_priority_forget(void);
 
 /* Execution: contexts, scheduling, sync objects (vidsch.h, sync.h). */
 NTSTATUS dxgk_get_device_state(D3DKMT_GETDEVICESTATE *state);

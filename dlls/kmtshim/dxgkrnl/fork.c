@@ -35,6 +35,7 @@ static void child_after_fork(void)
     kmt_fd_close_all_tracked();
     dxgk_wait_forget();
     dxgk_fence_pool_forget();
+    dxgk_priority_forget();
     dxgk_process_forget();
 }
 

@@ -15,7 +15,8 @@
 #                   never a plain export forwarder, which breaks processes
 #                   that load user32 at run time)
 #   routes.h        KMT_ROUTE_HANDLE(Name, offset) / KMT_ROUTE_HANDLE_PTR(Name,
-#                   offset) / KMT_ROUTE_LUID(Name) / KMT_PROXY_SHIM(Name) lines
+#                   offset) / KMT_ROUTE_LUID(Name) / KMT_PROXY_SHIM(Name) /
+#                   KMT_PROXY_SHIM_BOOL(Name) lines
 #                   for proxy.c
 #   gdi32.def       the proxy's exports: Wine's names with Wine's ordinals,
 #                   then the D3DKMT names only kmtshim has
@@ -88,7 +89,10 @@ END {
     for (i = 1; i <= n_shim; i++) {
         name = "D3DKMT" shim[i]
         if (name in wine_ord) continue
-        printf "KMT_PROXY_SHIM(%s)\n", shim[i] > routes
+        if (rule[shim[i]] == "bool")
+            printf "KMT_PROXY_SHIM_BOOL(%s)\n", shim[i] > routes
+        else
+            printf "KMT_PROXY_SHIM(%s)\n", shim[i] > routes
         printf "    %s = shim_%s @%d\n", name, name, ++ord > def
     }
 }' "$exports" "$list" "$routing"

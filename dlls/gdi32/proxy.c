@@ -57,17 +57,25 @@ static HMODULE load_shim(void)
 
 /* Calls kmtshim's `name`, resolving it once into *slot.  Without kmtshim
  * the answer is what its stubs answer: STATUS_NOT_SUPPORTED. */
-static NTSTATUS call_shim(const char *name, d3dkmt_fn *slot, void *desc)
+/* kmtshim's `name`, looked up once into *slot; NULL without kmtshim. */
+static d3dkmt_fn resolve_shim(const char *name, d3dkmt_fn *slot)
 {
     d3dkmt_fn fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     HMODULE module;
 
     if (!fn) {
         if (!(module = load_shim()) || !(fn = (d3dkmt_fn)(void *)GetProcAddress(module, name)))
-            return STATUS_NOT_SUPPORTED;
+            return NULL;
         __atomic_store_n(slot, fn, __ATOMIC_RELEASE);
     }
-    return fn(desc);
+    return fn;
+}
+
+static NTSTATUS call_shim(const char *name, d3dkmt_fn *slot, void *desc)
+{
+    d3dkmt_fn fn = resolve_shim(name, slot);
+
+    return fn ? fn(desc) : STATUS_NOT_SUPPORTED;
 }
 
 /* Below 64 KiB or past the user address space is never a caller's buffer. */
@@ -111,13 +119,34 @@ static inline BOOL shim_owns_ptr(const void *desc, unsigned offset)
     return !handle || __atomic_load_n(&shim_owns_handle, __ATOMIC_ACQUIRE)(handle);
 }
 
-/* kmtshim-only names. */
+/* kmtshim-only names.  Two arguments pass through: a few of these take a
+ * second one (Get/SetProcessSchedulingPriorityClass), and an extra
+ * register argument is harmless to the one-descriptor functions (x64). */
+typedef NTSTATUS (APIENTRY *d3dkmt_fn2)(void *arg0, void *arg1);
+
 #define KMT_PROXY_SHIM(name)                                                \
-    NTSTATUS APIENTRY shim_D3DKMT##name(void *desc);                        \
-    NTSTATUS APIENTRY shim_D3DKMT##name(void *desc)                         \
+    NTSTATUS APIENTRY shim_D3DKMT##name(void *arg0, void *arg1);            \
+    NTSTATUS APIENTRY shim_D3DKMT##name(void *arg0, void *arg1)             \
     {                                                                       \
-        static d3dkmt_fn fn;                                                \
-        return call_shim("D3DKMT" #name, &fn, desc);                        \
+        static d3dkmt_fn slot;                                              \
+        d3dkmt_fn fn = resolve_shim("D3DKMT" #name, &slot);                 \
+        if (!fn)                                                            \
+            return STATUS_NOT_SUPPORTED;                                    \
+        return ((d3dkmt_fn2)(void *)fn)(arg0, arg1);                        \
+    }
+
+/* A kmtshim-only name that returns a BOOLEAN and takes nothing
+ * (routing.txt "bool"): FALSE when kmtshim cannot answer, where the
+ * NTSTATUS of a missing function would read as TRUE. */
+#define KMT_PROXY_SHIM_BOOL(name)                                           \
+    BOOLEAN APIENTRY shim_D3DKMT##name(void);                               \
+    BOOLEAN APIENTRY shim_D3DKMT##name(void)                                \
+    {                                                                       \
+        static d3dkmt_fn slot;                                              \
+        d3dkmt_fn fn = resolve_shim("D3DKMT" #name, &slot);                 \
+        if (!fn)                                                            \
+            return FALSE;                                                   \
+        return ((BOOLEAN (APIENTRY *)(void))(void *)fn)();                  \
     }
 
 /* Both have it: the owner of the handle at `offset` decides. */

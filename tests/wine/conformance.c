@@ -24,6 +24,12 @@ unsigned kmt_api_from_module(struct kmt_api *api, HMODULE module, const char *wh
     api->name = (NTSTATUS (APIENTRY *)(type *))(void *)GetProcAddress(module, "D3DKMT" #name); \
     if (!ok(api->name != NULL, "%s has no D3DKMT" #name "\n", what))                \
         missing++;
+#define KMT_FUNC_CUSTOM(name, type) {                                               \
+        FARPROC p_ = GetProcAddress(module, "D3DKMT" #name);                        \
+        memcpy(&api->name, &p_, sizeof(p_));                                        \
+        if (!ok(p_ != NULL, "%s has no D3DKMT" #name "\n", what))                   \
+            missing++;                                                              \
+    }
 #include "functions.h"
     return missing;
 }
@@ -33,6 +39,10 @@ void kmt_api_lookup(struct kmt_api *api, HMODULE module)
     memset(api, 0, sizeof(*api));
 #define KMT_FUNC(name, type) \
     api->name = (NTSTATUS (APIENTRY *)(type *))(void *)GetProcAddress(module, "D3DKMT" #name);
+#define KMT_FUNC_CUSTOM(name, type) { \
+        FARPROC p_ = GetProcAddress(module, "D3DKMT" #name); \
+        memcpy(&api->name, &p_, sizeof(p_)); \
+    }
 #include "functions.h"
 }
 
@@ -1046,9 +1056,10 @@ void kmtc_null_descriptors(void)
     D3DKMT_ENUMADAPTERS2 e2 = { 4, NULL };
     struct fixture f;
 
-    /* every implemented function, NULL descriptor */
+    /* every implemented function that takes a descriptor, NULL descriptor */
 #define KMT_FUNC(name, type) \
     ok(kmt_api.name(NULL) == (NTSTATUS)STATUS_INVALID_PARAMETER, "D3DKMT" #name "(NULL) through %s\n", kmt_api_via);
+#define KMT_FUNC_CUSTOM(name, type)
 #include "functions.h"
 
     /* descriptors at addresses no caller's buffer has */

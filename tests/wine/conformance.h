@@ -17,7 +17,12 @@
  * function without its D3DKMT prefix. */
 struct kmt_api {
 #define KMT_FUNC(name, type) NTSTATUS (APIENTRY *name)(type *desc);
+#define KMT_FUNC_CUSTOM(name, type)
 #include "functions.h"
+    /* the KMT_FUNC_CUSTOM lines, with their own signatures */
+    BOOLEAN (APIENTRY *CheckExclusiveOwnership)(void);
+    NTSTATUS (APIENTRY *SetProcessSchedulingPriorityClass)(HANDLE, D3DKMT_SCHEDULINGPRIORITYCLASS);
+    NTSTATUS (APIENTRY *GetProcessSchedulingPriorityClass)(HANDLE, D3DKMT_SCHEDULINGPRIORITYCLASS *);
 };
 
 /* The table the conformance subtests call through; set by each program. */
@@ -72,6 +77,11 @@ void kmtc_destroy_allocation(void);
 void kmtc_lock(void);
 void kmtc_escape(void);
 void kmtc_null_descriptors(void);
+/* conformance_display.c: VidPn ownership, occlusion, priority class */
+void kmtc_vidpn_ownership(void);
+void kmtc_vidpn_two_devices(void);
+void kmtc_vidpn_bad_input(void);
+void kmtc_priority_class(void);
 /* conformance_exec.c: execution and synchronization */
 void kmtc_contexts(void);
 void kmtc_device_state(void);
@@ -101,6 +111,10 @@ void kmtc_producer_consumer(void);
     { "lock", kmtc_lock },                                      \
     { "escape", kmtc_escape },                                  \
     { "null_descriptors", kmtc_null_descriptors },              \
+    { "vidpn_ownership", kmtc_vidpn_ownership },                \
+    { "vidpn_two_devices", kmtc_vidpn_two_devices },            \
+    { "vidpn_bad_input", kmtc_vidpn_bad_input },                \
+    { "priority_class", kmtc_priority_class },                  \
     KMT_CONFORMANCE_EXEC_TESTS
 
 #define KMT_CONFORMANCE_EXEC_TESTS                              \

@@ -43,6 +43,8 @@ harness_env() {
     export WINEDEBUG=-all
     export WINEDLLOVERRIDES="mscoree,mshtml="
     export KMTSHIM_MINIPORT=soft
+    # one VidPn source, as a single-monitor system (VidPn ownership rows)
+    export KMTSHIM_SOFT_SOURCES=1
     unset KMTSHIM_DEBUG
 }
 

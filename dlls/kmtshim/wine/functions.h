@@ -15,6 +15,11 @@
  *     KMT_FUNC_UNIX(Name, DescriptorType) straight through the PE half; the
  *                                         Linux entry unix_<Name>() is written
  *                                         by hand (unix/events.c)
+ *     KMT_FUNC_CUSTOM(Name, void)         not one descriptor (no argument, two
+ *                                         arguments, a BOOLEAN result): the PE
+ *                                         export (pe/custom.c) and the Linux
+ *                                         entry (unix/custom.c) are written by
+ *                                         hand
  *
  * This list drives everything else.  gen-exports.sh makes from it the
  * checked-in files that name each function: the exports D3DKMT<Name> and
@@ -35,6 +40,9 @@
 #endif
 #ifndef KMT_FUNC_UNIX
 # define KMT_FUNC_UNIX KMT_FUNC
+#endif
+#ifndef KMT_FUNC_CUSTOM
+# define KMT_FUNC_CUSTOM KMT_FUNC
 #endif
 KMT_FUNC(EnumAdapters, D3DKMT_ENUMADAPTERS)
 KMT_FUNC(EnumAdapters2, D3DKMT_ENUMADAPTERS2)
@@ -72,7 +80,18 @@ KMT_FUNC_EVENT(WaitForSynchronizationObjectFromCpu, const D3DKMT_WAITFORSYNCHRON
 KMT_FUNC(SignalSynchronizationObjectFromGpu, const D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU)
 KMT_FUNC_EVENT(SignalSynchronizationObjectFromGpu2, const D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2)
 KMT_FUNC(WaitForSynchronizationObjectFromGpu, const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU)
+KMT_FUNC(SetVidPnSourceOwner, const D3DKMT_SETVIDPNSOURCEOWNER)
+KMT_FUNC(SetVidPnSourceOwner1, const D3DKMT_SETVIDPNSOURCEOWNER1)
+KMT_FUNC(SetVidPnSourceOwner2, const D3DKMT_SETVIDPNSOURCEOWNER2)
+KMT_FUNC(CheckVidPnExclusiveOwnership, const D3DKMT_CHECKVIDPNEXCLUSIVEOWNERSHIP)
+KMT_FUNC(CheckOcclusion, const D3DKMT_CHECKOCCLUSION)
+KMT_FUNC(GetOverlayState, D3DKMT_GETOVERLAYSTATE)
+KMT_FUNC(SetQueuedLimit, D3DKMT_SETQUEUEDLIMIT)
+KMT_FUNC_CUSTOM(CheckExclusiveOwnership, void)
+KMT_FUNC_CUSTOM(SetProcessSchedulingPriorityClass, void)
+KMT_FUNC_CUSTOM(GetProcessSchedulingPriorityClass, void)
 #undef KMT_FUNC
 #undef KMT_FUNC_PE
 #undef KMT_FUNC_EVENT
 #undef KMT_FUNC_UNIX
+#undef KMT_FUNC_CUSTOM

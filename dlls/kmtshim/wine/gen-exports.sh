@@ -31,7 +31,7 @@ function banner(first, next_, last) {
     print next_ " do not edit; `make refresh-wine-exports` rewrites it." last
 }
 FNR == 1 { file++ }
-file == 1 && /^KMT_FUNC(_PE|_EVENT|_UNIX)?\(/ {
+file == 1 && /^KMT_FUNC(_PE|_EVENT|_UNIX|_CUSTOM)?\(/ {
     kind = $0
     sub(/\(.*/, "", kind)
     args = $0
@@ -75,11 +75,14 @@ END {
         banner("/*", " *", "")
         print " * kmtshim.dll'"'"'s D3DKMT functions, one per line of functions.h: KMT_FUNC"
         print " * and KMT_FUNC_UNIX ones hand the descriptor to the Linux half, KMT_FUNC_PE"
-        print " * and KMT_FUNC_EVENT ones to their wrapper pe_<Name> (thunks.c, events.c)."
+        print " * and KMT_FUNC_EVENT ones to their wrapper pe_<Name> (thunks.c, events.c);"
+        print " * the KMT_FUNC_CUSTOM ones are written by hand (custom.c)."
         print " */"
         print "#include \"pe.h\""
         for (i = 1; i <= n_impl; i++) {
             n = order[i]
+            if (kinds[n] == "KMT_FUNC_CUSTOM")
+                continue
             printf "\nNTSTATUS APIENTRY D3DKMT%s(%s *desc)\n{\n", n, types[n]
             if (kinds[n] == "KMT_FUNC_PE" || kinds[n] == "KMT_FUNC_EVENT")
                 printf "    return pe_%s(desc);\n", n
@@ -92,7 +95,7 @@ END {
         print " * kmtshim.so'"'"'s unix-call entries of the KMT_FUNC and KMT_FUNC_PE lines of"
         print " * functions.h: the caller'"'"'s descriptor out of the args struct, into the"
         print " * native thunk.  (The KMT_FUNC_EVENT and KMT_FUNC_UNIX entries are in"
-        print " * events.c.)"
+        print " * events.c, the KMT_FUNC_CUSTOM ones in custom.c.)"
         print " */"
         print "#include \"config.h\""
         print ""
@@ -104,7 +107,7 @@ END {
         print "#include \"events.h\""
         for (i = 1; i <= n_impl; i++) {
             n = order[i]
-            if (kinds[n] == "KMT_FUNC_EVENT" || kinds[n] == "KMT_FUNC_UNIX")
+            if (kinds[n] == "KMT_FUNC_EVENT" || kinds[n] == "KMT_FUNC_UNIX" || kinds[n] == "KMT_FUNC_CUSTOM")
                 continue
             printf "\nNTSTATUS unix_%s(void *args)\n{\n", n
             print "    const struct kmt_desc_params *params = args;"

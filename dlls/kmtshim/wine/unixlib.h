@@ -43,6 +43,22 @@ struct kmt_desc_params {
 };
 KMT_STATIC_ASSERT(sizeof(struct kmt_desc_params) == 8, "kmt_desc_params layout");
 
+/* KMT_UNIX_CheckExclusiveOwnership (no argument): the BOOLEAN answer. */
+struct kmt_bool_params {
+    uint32_t result;            /* out: 0 or 1 */
+    uint32_t pad;
+};
+KMT_STATIC_ASSERT(sizeof(struct kmt_bool_params) == 8, "kmt_bool_params layout");
+
+/* KMT_UNIX_Set/GetProcessSchedulingPriorityClass: the process handle (NULL
+ * once the PE half resolved it) and the class (Set) or the address of the
+ * caller's variable (Get). */
+struct kmt_priority_params {
+    uint64_t process;
+    uint64_t priority;
+};
+KMT_STATIC_ASSERT(sizeof(struct kmt_priority_params) == 16, "kmt_priority_params layout");
+
 /* The KMT_FUNC_EVENT calls: the descriptor, and the event inside it that
  * the PE half duplicated (0: none).  With `owned` 1 the Linux half kept the
  * duplicate: it comes back through KMT_UNIX_EVENTS_TAKE with

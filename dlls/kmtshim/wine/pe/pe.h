@@ -51,6 +51,10 @@ static inline NTSTATUS kmt_call_desc(enum kmt_unix_code code, const void *desc)
 #define KMT_FUNC_PE(name, type) NTSTATUS pe_##name(type *desc);
 #include "functions.h"
 
+/* A process handle a program passed: NULL or a handle of the calling
+ * process become NULL for the core (thunks.c). */
+NTSTATUS kmt_pe_resolve_process(HANDLE *process);
+
 /* Wine-style tracing on the "kmtshim" channel (WINEDEBUG=+kmtshim), through
  * Wine's own debug output in ntdll, so lines look and interleave like
  * Wine's.  Classes in Wine's numbering. */

@@ -7,16 +7,17 @@
  */
 #include "pe.h"
 
-/* QueryVideoMemoryInfo.hProcess: NULL, the pseudo-handle or a real handle
- * of the calling process all mean "this process" to the core, which only
- * ever sees NULL.  As on Windows, a process handle without
- * PROCESS_QUERY_INFORMATION or PROCESS_QUERY_LIMITED_INFORMATION is
- * STATUS_ACCESS_DENIED and a handle that is not a process handle (or no
- * handle) STATUS_INVALID_HANDLE: GetProcessId() asks the wineserver, which
- * checks the type first (ERROR_INVALID_HANDLE for a mismatch) and the
- * access mask after (ERROR_ACCESS_DENIED).  Another process's budget is
- * unknown here: kmtshim's state is per process. */
-static NTSTATUS resolve_process(HANDLE *process)
+/* A process handle (QueryVideoMemoryInfo.hProcess, the priority class
+ * calls): NULL, the pseudo-handle or a real handle of the calling process
+ * all mean "this process" to the core, which only ever sees NULL.  As on
+ * Windows, a process handle without PROCESS_QUERY_INFORMATION or
+ * PROCESS_QUERY_LIMITED_INFORMATION is STATUS_ACCESS_DENIED and a handle
+ * that is not a process handle (or no handle) STATUS_INVALID_HANDLE:
+ * GetProcessId() asks the wineserver, which checks the type first
+ * (ERROR_INVALID_HANDLE for a mismatch) and the access mask after
+ * (ERROR_ACCESS_DENIED).  Another process's state is unknown here:
+ * kmtshim's state is per process. */
+NTSTATUS kmt_pe_resolve_process(HANDLE *process)
 {
     HANDLE h = *process;
     DWORD pid;
@@ -50,7 +51,7 @@ NTSTATUS pe_QueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *desc)
     if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
         return kmt_call_desc(KMT_UNIX_QueryVideoMemoryInfo, desc);
     k = *desc;
-    if ((status = resolve_process(&k.hProcess)))
+    if ((status = kmt_pe_resolve_process(&k.hProcess)))
         return status;
     status = kmt_call_desc(KMT_UNIX_QueryVideoMemoryInfo, &k);
     if (!status) {

@@ -2,7 +2,8 @@
  * do not edit; `make refresh-wine-exports` rewrites it.
  * kmtshim.dll's D3DKMT functions, one per line of functions.h: KMT_FUNC
  * and KMT_FUNC_UNIX ones hand the descriptor to the Linux half, KMT_FUNC_PE
- * and KMT_FUNC_EVENT ones to their wrapper pe_<Name> (thunks.c, events.c).
+ * and KMT_FUNC_EVENT ones to their wrapper pe_<Name> (thunks.c, events.c);
+ * the KMT_FUNC_CUSTOM ones are written by hand (custom.c).
  */
 #include "pe.h"
 
@@ -184,4 +185,39 @@ NTSTATUS APIENTRY D3DKMTSignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALS
 NTSTATUS APIENTRY D3DKMTWaitForSynchronizationObjectFromGpu(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU *desc)
 {
     return kmt_call_desc(KMT_UNIX_WaitForSynchronizationObjectFromGpu, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTSetVidPnSourceOwner(const D3DKMT_SETVIDPNSOURCEOWNER *desc)
+{
+    return kmt_call_desc(KMT_UNIX_SetVidPnSourceOwner, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTSetVidPnSourceOwner1(const D3DKMT_SETVIDPNSOURCEOWNER1 *desc)
+{
+    return kmt_call_desc(KMT_UNIX_SetVidPnSourceOwner1, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTSetVidPnSourceOwner2(const D3DKMT_SETVIDPNSOURCEOWNER2 *desc)
+{
+    return kmt_call_desc(KMT_UNIX_SetVidPnSourceOwner2, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTCheckVidPnExclusiveOwnership(const D3DKMT_CHECKVIDPNEXCLUSIVEOWNERSHIP *desc)
+{
+    return kmt_call_desc(KMT_UNIX_CheckVidPnExclusiveOwnership, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTCheckOcclusion(const D3DKMT_CHECKOCCLUSION *desc)
+{
+    return kmt_call_desc(KMT_UNIX_CheckOcclusion, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTGetOverlayState(D3DKMT_GETOVERLAYSTATE *desc)
+{
+    return kmt_call_desc(KMT_UNIX_GetOverlayState, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTSetQueuedLimit(D3DKMT_SETQUEUEDLIMIT *desc)
+{
+    return kmt_call_desc(KMT_UNIX_SetQueuedLimit, desc);
 }

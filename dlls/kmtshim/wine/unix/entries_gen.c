@@ -3,7 +3,7 @@
  * kmtshim.so's unix-call entries of the KMT_FUNC and KMT_FUNC_PE lines of
  * functions.h: the caller's descriptor out of the args struct, into the
  * native thunk.  (The KMT_FUNC_EVENT and KMT_FUNC_UNIX entries are in
- * events.c.)
+ * events.c, the KMT_FUNC_CUSTOM ones in custom.c.)
  */
 #include "config.h"
 
@@ -291,4 +291,67 @@ NTSTATUS unix_WaitForSynchronizationObjectFromGpu(void *args)
     if (!params)
         return STATUS_INVALID_PARAMETER;
     return KMT_EVENTS_CALL(D3DKMTWaitForSynchronizationObjectFromGpu((const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_SetVidPnSourceOwner(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTSetVidPnSourceOwner((const D3DKMT_SETVIDPNSOURCEOWNER *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_SetVidPnSourceOwner1(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTSetVidPnSourceOwner1((const D3DKMT_SETVIDPNSOURCEOWNER1 *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_SetVidPnSourceOwner2(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTSetVidPnSourceOwner2((const D3DKMT_SETVIDPNSOURCEOWNER2 *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_CheckVidPnExclusiveOwnership(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTCheckVidPnExclusiveOwnership((const D3DKMT_CHECKVIDPNEXCLUSIVEOWNERSHIP *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_CheckOcclusion(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTCheckOcclusion((const D3DKMT_CHECKOCCLUSION *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_GetOverlayState(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTGetOverlayState((D3DKMT_GETOVERLAYSTATE *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_SetQueuedLimit(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTSetQueuedLimit((D3DKMT_SETQUEUEDLIMIT *)(uintptr_t)params->desc));
 }

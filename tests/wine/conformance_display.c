@@ -1,0 +1,162 @@
+/*
+ * Conformance: VidPn source ownership (SetVidPnSourceOwner,
+ * CheckVidPnExclusiveOwnership, CheckExclusiveOwnership), CheckOcclusion's
+ * bad input and the process scheduling priority class, as a Windows
+ * program sees them.  The rows are the notes' "VidPn source ownership and
+ * occlusion"; the harness gives the software adapter one source
+ * (KMTSHIM_SOFT_SOURCES=1), a single-monitor system.
+ */
+#include "conformance.h"
+
+#define EXCLUSIVE D3DKMT_VIDPNSOURCEOWNER_EXCLUSIVE
+#define EMULATED D3DKMT_VIDPNSOURCEOWNER_EMULATED
+#define SHARED D3DKMT_VIDPNSOURCEOWNER_SHARED
+
+static NTSTATUS set_owner(D3DKMT_HANDLE device, D3DKMT_VIDPNSOURCEOWNER_TYPE type, UINT source)
+{
+    D3DDDI_VIDEO_PRESENT_SOURCE_ID id = source;
+    D3DKMT_SETVIDPNSOURCEOWNER s = { device, &type, &id, 1 };
+
+    return kmt_api.SetVidPnSourceOwner(&s);
+}
+
+static NTSTATUS clear_owner(D3DKMT_HANDLE device)
+{
+    D3DKMT_SETVIDPNSOURCEOWNER s = { device, NULL, NULL, 0 };
+
+    return kmt_api.SetVidPnSourceOwner(&s);
+}
+
+static NTSTATUS check(D3DKMT_HANDLE adapter, UINT source)
+{
+    D3DKMT_CHECKVIDPNEXCLUSIVEOWNERSHIP c = { adapter, source };
+
+    return kmt_api.CheckVidPnExclusiveOwnership(&c);
+}
+
+/* The adapter has a source to own (the harness's one). */
+static BOOL open_display(D3DKMT_HANDLE *adapter, D3DKMT_HANDLE *device)
+{
+    LUID luid;
+
+    if (!(*adapter = kmt_open_soft_adapter(&luid))) {
+        skip("no software adapter through %s\n", kmt_api_via);
+        return FALSE;
+    }
+    if (check(*adapter, 0) == (NTSTATUS)STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE) {
+        skip("the software adapter has no VidPn source (KMTSHIM_SOFT_SOURCES)\n");
+        kmt_close_adapter(*adapter);
+        return FALSE;
+    }
+    *device = kmt_create_device(*adapter);
+    return *device != 0;
+}
+
+void kmtc_vidpn_ownership(void)
+{
+    D3DKMT_HANDLE adapter, device;
+
+    if (!open_display(&adapter, &device))
+        return;
+    ok(kmt_api.CheckExclusiveOwnership() == FALSE, "CheckExclusiveOwnership: owned before any owner\n");
+    expect_status(set_owner(device, D3DKMT_VIDPNSOURCEOWNER_UNOWNED, 0), STATUS_SUCCESS);
+    expect_status(set_owner(device, SHARED, 0), STATUS_GRAPHICS_VIDPN_SOURCE_IN_USE);
+    expect_status(set_owner(device, D3DKMT_VIDPNSOURCEOWNER_EXCLUSIVEGDI, 0), STATUS_INVALID_PARAMETER);
+    expect_status(set_owner(device, (D3DKMT_VIDPNSOURCEOWNER_TYPE)(EMULATED + 1), 0), STATUS_INVALID_PARAMETER);
+    expect_status(check(adapter, 0), STATUS_SUCCESS);
+
+    /* EXCLUSIVE: the source is occluded, and stays so when asked again */
+    expect_status(set_owner(device, EXCLUSIVE, 0), STATUS_SUCCESS);
+    expect_status(check(adapter, 0), STATUS_GRAPHICS_PRESENT_OCCLUDED);
+    ok(kmt_api.CheckExclusiveOwnership() == TRUE, "CheckExclusiveOwnership: not owned under EXCLUSIVE\n");
+    expect_status(set_owner(device, EXCLUSIVE, 0), STATUS_SUCCESS);
+    expect_status(set_owner(device, SHARED, 0), STATUS_INVALID_PARAMETER);
+    expect_status(set_owner(device, EMULATED, 0), STATUS_INVALID_PARAMETER);
+    expect_status(check(adapter, 0), STATUS_GRAPHICS_PRESENT_OCCLUDED);
+    expect_status(clear_owner(device), STATUS_SUCCESS);
+    expect_status(check(adapter, 0), STATUS_SUCCESS);
+    ok(kmt_api.CheckExclusiveOwnership() == FALSE, "CheckExclusiveOwnership: owned after clearing\n");
+
+    /* EMULATED: owned, not occluded */
+    expect_status(set_owner(device, EMULATED, 0), STATUS_SUCCESS);
+    expect_status(check(adapter, 0), STATUS_SUCCESS);
+    expect_status(set_owner(device, EMULATED, 0), STATUS_SUCCESS);
+    expect_status(set_owner(device, SHARED, 0), STATUS_GRAPHICS_VIDPN_SOURCE_IN_USE);
+    expect_status(set_owner(device, EXCLUSIVE, 0), STATUS_INVALID_PARAMETER);
+    expect_status(clear_owner(device), STATUS_SUCCESS);
+
+    kmt_destroy_device(device);
+    kmt_close_adapter(adapter);
+}
+
+void kmtc_vidpn_two_devices(void)
+{
+    D3DKMT_HANDLE adapter, device, other;
+
+    if (!open_display(&adapter, &device))
+        return;
+    other = kmt_create_device(adapter);
+    expect_status(set_owner(device, EXCLUSIVE, 0), STATUS_SUCCESS);
+    expect_status(set_owner(other, EXCLUSIVE, 0), STATUS_GRAPHICS_VIDPN_SOURCE_IN_USE);
+    expect_status(set_owner(other, EMULATED, 0), STATUS_GRAPHICS_VIDPN_SOURCE_IN_USE);
+    /* clearing from the non-owner changes nothing */
+    expect_status(clear_owner(other), STATUS_SUCCESS);
+    expect_status(check(adapter, 0), STATUS_GRAPHICS_PRESENT_OCCLUDED);
+    expect_status(clear_owner(device), STATUS_SUCCESS);
+
+    expect_status(set_owner(device, EMULATED, 0), STATUS_SUCCESS);
+    expect_status(set_owner(other, EXCLUSIVE, 0), STATUS_GRAPHICS_VIDPN_SOURCE_IN_USE);
+    /* destroying the owner releases the source */
+    kmt_destroy_device(device);
+    expect_status(set_owner(other, EXCLUSIVE, 0), STATUS_SUCCESS);
+    expect_status(check(adapter, 0), STATUS_GRAPHICS_PRESENT_OCCLUDED);
+    kmt_destroy_device(other);
+    expect_status(check(adapter, 0), STATUS_SUCCESS);
+    ok(kmt_api.CheckExclusiveOwnership() == FALSE, "CheckExclusiveOwnership: owned after the owner went\n");
+    kmt_close_adapter(adapter);
+}
+
+void kmtc_vidpn_bad_input(void)
+{
+    D3DKMT_SETVIDPNSOURCEOWNER zero_set = { 0 };
+    D3DKMT_CHECKVIDPNEXCLUSIVEOWNERSHIP zero_check = { 0 };
+    D3DKMT_CHECKOCCLUSION zero_occlusion = { 0 };
+    D3DKMT_HANDLE adapter, device;
+
+    expect_status(kmt_api.SetVidPnSourceOwner(&zero_set), STATUS_INVALID_PARAMETER);
+    expect_status(kmt_api.CheckVidPnExclusiveOwnership(NULL), STATUS_INVALID_PARAMETER);
+    expect_status(kmt_api.CheckVidPnExclusiveOwnership(&zero_check), STATUS_INVALID_PARAMETER);
+    expect_status(kmt_api.CheckOcclusion(NULL), STATUS_INVALID_PARAMETER);
+    expect_status(kmt_api.CheckOcclusion(&zero_occlusion), STATUS_INVALID_PARAMETER);
+    if (!open_display(&adapter, &device))
+        return;
+    /* past the adapter's one source */
+    expect_status(set_owner(device, EXCLUSIVE, 1), STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE);
+    expect_status(check(adapter, 1), STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE);
+    expect_status(check(adapter, 0), STATUS_SUCCESS);
+    kmt_destroy_device(device);
+    kmt_close_adapter(adapter);
+}
+
+void kmtc_priority_class(void)
+{
+    D3DKMT_SCHEDULINGPRIORITYCLASS c = (D3DKMT_SCHEDULINGPRIORITYCLASS)0x55;
+
+    expect_status(kmt_api.GetProcessSchedulingPriorityClass(GetCurrentProcess(), &c), STATUS_SUCCESS);
+    ok(c == D3DKMT_SCHEDULINGPRIORITYCLASS_NORMAL, "class %d, expected NORMAL\n", (int)c);
+    expect_status(kmt_api.SetProcessSchedulingPriorityClass(GetCurrentProcess(),
+                                                            D3DKMT_SCHEDULINGPRIORITYCLASS_HIGH),
+                  STATUS_SUCCESS);
+    expect_status(kmt_api.GetProcessSchedulingPriorityClass(NULL, &c), STATUS_SUCCESS);
+    ok(c == D3DKMT_SCHEDULINGPRIORITYCLASS_HIGH, "class %d, expected HIGH\n", (int)c);
+    expect_status(kmt_api.SetProcessSchedulingPriorityClass(GetCurrentProcess(),
+                                                            (D3DKMT_SCHEDULINGPRIORITYCLASS)6),
+                  STATUS_INVALID_PARAMETER);
+    expect_status(kmt_api.GetProcessSchedulingPriorityClass(GetCurrentProcess(), NULL),
+                  STATUS_INVALID_PARAMETER);
+    expect_status(kmt_api.SetProcessSchedulingPriorityClass(GetCurrentProcess(),
+                                                            D3DKMT_SCHEDULINGPRIORITYCLASS_NORMAL),
+                  STATUS_SUCCESS);
+    expect_status(kmt_api.GetProcessSchedulingPriorityClass(GetCurrentProcess(), &c), STATUS_SUCCESS);
+    ok(c == D3DKMT_SCHEDULINGPRIORITYCLASS_NORMAL, "class %d, expected NORMAL\n", (int)c);
+}

@@ -651,6 +651,8 @@ static void base_case_cleanup(struct base_case *b, D3DKMT_HANDLE device)
             base_case_cleanup(&b_, f.device);                                       \
     } while (0)
 
+static const BYTE const_driver_data[6] = { 1, 2, 3, 4, 5, 6 };
+
 void kmtc_create_allocation(void)
 {
     D3DKMT_CREATEALLOCATION zero = { 0 };
@@ -688,6 +690,22 @@ void kmtc_create_allocation(void)
     base_case_cleanup(&b, f.device);
 
     ROW((b->info[0].pPrivateDriverData = driver_data, b->info[0].PrivateDriverDataSize = 6), STATUS_SUCCESS);
+    /* private driver data is input: in read-only memory (a static const
+     * array, a PAGE_READONLY page) the call succeeds and nothing is written */
+    ROW((b->info[0].pPrivateDriverData = (void *)const_driver_data, b->info[0].PrivateDriverDataSize = 6),
+        STATUS_SUCCESS);
+    {
+        BYTE *ro = VirtualAlloc(NULL, 0x1000, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+        DWORD old;
+
+        ok(ro != NULL, "VirtualAlloc failed\n");
+        memcpy(ro, driver_data, sizeof(driver_data));
+        ok(VirtualProtect(ro, 0x1000, PAGE_READONLY, &old), "VirtualProtect failed\n");
+        ROW((b->info[0].pPrivateDriverData = ro, b->info[0].PrivateDriverDataSize = 6), STATUS_SUCCESS);
+        ROW((b->ca.pPrivateRuntimeData = ro, b->ca.PrivateRuntimeDataSize = 6), STATUS_SUCCESS);
+        ok(!memcmp(ro, driver_data, sizeof(driver_data)), "read-only private data changed\n");
+        VirtualFree(ro, 0, MEM_RELEASE);
+    }
     ROW((b->ca.pPrivateRuntimeData = runtime_data, b->ca.PrivateRuntimeDataSize = 4), STATUS_SUCCESS);
     ROW(b->ca.PrivateDriverDataSize = 64, STATUS_INVALID_PARAMETER);
     ROW(b->ca.hDevice = 0, STATUS_INVALID_PARAMETER);

@@ -82,6 +82,40 @@ static void test_exports(void *so)
     tap(1, "all %u unix calls are set", (unsigned)KMT_UNIX_CALL_COUNT);
 }
 
+/* The KMT_FUNC_CUSTOM entries take no descriptor (functions.h). */
+static const unsigned char custom_call[KMT_UNIX_CALL_COUNT] = {
+#define KMT_FUNC(name, type) [KMT_UNIX_##name] = 0,
+#define KMT_FUNC_CUSTOM(name, type) [KMT_UNIX_##name] = 1,
+#include "functions.h"
+#undef KMT_FUNC
+};
+
+/* The custom entries' own arguments: no exclusive owner yet, a class set
+ * and read back, a NULL output and a class past REALTIME refused. */
+static void test_custom_args(void)
+{
+    struct kmt_bool_params b = { 0xff };
+    struct kmt_priority_params p = { 0, D3DKMT_SCHEDULINGPRIORITYCLASS_HIGH };
+    uint32_t class = 0xff;
+    NTSTATUS status;
+
+    tap(!funcs[KMT_UNIX_CheckExclusiveOwnership](&b) && b.result == 0,
+        "CheckExclusiveOwnership: FALSE without an exclusive owner");
+    tap(!funcs[KMT_UNIX_SetProcessSchedulingPriorityClass](&p), "SetProcessSchedulingPriorityClass(NULL, HIGH)");
+    p.priority = (uint64_t)(uintptr_t)&class;
+    status = funcs[KMT_UNIX_GetProcessSchedulingPriorityClass](&p);
+    tap(!status && class == D3DKMT_SCHEDULINGPRIORITYCLASS_HIGH,
+        "GetProcessSchedulingPriorityClass reads HIGH back (%#x, %u)", (unsigned)status, class);
+    p.priority = 0;
+    tap(funcs[KMT_UNIX_GetProcessSchedulingPriorityClass](&p) == STATUS_INVALID_PARAMETER,
+        "GetProcessSchedulingPriorityClass with a NULL output: STATUS_INVALID_PARAMETER");
+    p.priority = D3DKMT_SCHEDULINGPRIORITYCLASS_REALTIME + 1;
+    tap(funcs[KMT_UNIX_SetProcessSchedulingPriorityClass](&p) == STATUS_INVALID_PARAMETER,
+        "SetProcessSchedulingPriorityClass past REALTIME: STATUS_INVALID_PARAMETER");
+    p.priority = D3DKMT_SCHEDULINGPRIORITYCLASS_NORMAL;
+    funcs[KMT_UNIX_SetProcessSchedulingPriorityClass](&p);
+}
+
 static void test_null_args(void)
 {
     unsigned bad = 0;
@@ -92,9 +126,10 @@ static void test_null_args(void)
     tap(!bad, "NULL argument struct: STATUS_INVALID_PARAMETER from every call (%u wrong)", bad);
     bad = 0;
     for (unsigned i = 0; i < KMT_UNIX_OWNS_HANDLE; i++)
-        if (call_desc(i, NULL) != STATUS_INVALID_PARAMETER)
+        if (!custom_call[i] && call_desc(i, NULL) != STATUS_INVALID_PARAMETER)
             bad++;
     tap(!bad, "NULL descriptor: STATUS_INVALID_PARAMETER from every D3DKMT call (%u wrong)", bad);
+    test_custom_args();
     tap(owned(0x40000000) == 0 && owned(0) == 0, "nothing is owned before a handle was opened");
 }
 

@@ -227,6 +227,67 @@ KMT_CHECK_SIZE(D3DKMT_OPENGLINFO, 0x210);
 KMT_CHECK_OFFSET(D3DKMT_OPENGLINFO, Version, 0x208);
 KMT_CHECK_OFFSET(D3DKMT_OPENGLINFO, Flags, 0x20c);
 
+/* KMTQAITYPE_QUERYREGISTRY: pPrivateDriverData is this structure followed by
+ * room for the value; PrivateDriverDataSize covers both.  The Output union
+ * is where the value starts, so the room is PrivateDriverDataSize minus
+ * offsetof(Output...).  Where the WDK keeps it: d3dukmdt.h (WDDM 2.4). */
+typedef enum _D3DDDI_QUERYREGISTRY_TYPE {
+    D3DDDI_QUERYREGISTRY_SERVICEKEY = 0,      /* the driver's service (parameters) key */
+    D3DDDI_QUERYREGISTRY_ADAPTERKEY = 1,      /* the adapter's software key */
+    D3DDDI_QUERYREGISTRY_DRIVERSTOREPATH = 2, /* a path; ValueName ignored, ValueType 0 */
+    D3DDDI_QUERYREGISTRY_DRIVERIMAGEPATH = 3, /* likewise */
+    D3DDDI_QUERYREGISTRY_MAX
+} D3DDDI_QUERYREGISTRY_TYPE;
+
+typedef struct _D3DDDI_QUERYREGISTRY_FLAGS {
+    union {
+        struct {
+            UINT TranslatePath : 1;   /* a path string comes back as the caller can open it */
+            UINT MutableValue : 1;
+            UINT Reserved : 30;
+        };
+        UINT Value;
+    };
+} D3DDDI_QUERYREGISTRY_FLAGS;
+KMT_CHECK_SIZE(D3DDDI_QUERYREGISTRY_FLAGS, 4);
+KMT_CHECK_SIZE_I386(D3DDDI_QUERYREGISTRY_FLAGS, 4);
+
+typedef enum _D3DDDI_QUERYREGISTRY_STATUS {
+    D3DDDI_QUERYREGISTRY_STATUS_SUCCESS = 0,         /* the Output fields are valid */
+    D3DDDI_QUERYREGISTRY_STATUS_BUFFER_OVERFLOW = 1, /* only OutputValueSize is */
+    D3DDDI_QUERYREGISTRY_STATUS_FAIL = 2,
+    D3DDDI_QUERYREGISTRY_STATUS_MAX
+} D3DDDI_QUERYREGISTRY_STATUS;
+
+typedef struct _D3DDDI_QUERYREGISTRY_INFO {
+    D3DDDI_QUERYREGISTRY_TYPE QueryType;        /* in */
+    D3DDDI_QUERYREGISTRY_FLAGS QueryFlags;      /* in */
+    WCHAR ValueName[MAX_PATH];                  /* in */
+    ULONG ValueType;                            /* in: REG_SZ, REG_MULTI_SZ, REG_DWORD ... */
+    ULONG PhysicalAdapterIndex;                 /* in */
+    ULONG OutputValueSize;                      /* out: bytes of the value, also on overflow */
+    D3DDDI_QUERYREGISTRY_STATUS Status;         /* out */
+    union {
+        DWORD OutputDword;
+        UINT64 OutputQword;
+        WCHAR OutputString[1];
+        BYTE OutputBinary[1];
+    };
+} D3DDDI_QUERYREGISTRY_INFO;
+KMT_CHECK_SIZE(D3DDDI_QUERYREGISTRY_INFO, 0x228);
+KMT_CHECK_OFFSET(D3DDDI_QUERYREGISTRY_INFO, QueryFlags, 0x04);
+KMT_CHECK_OFFSET(D3DDDI_QUERYREGISTRY_INFO, ValueName, 0x08);
+KMT_CHECK_OFFSET(D3DDDI_QUERYREGISTRY_INFO, ValueType, 0x210);
+KMT_CHECK_OFFSET(D3DDDI_QUERYREGISTRY_INFO, PhysicalAdapterIndex, 0x214);
+KMT_CHECK_OFFSET(D3DDDI_QUERYREGISTRY_INFO, OutputValueSize, 0x218);
+KMT_CHECK_OFFSET(D3DDDI_QUERYREGISTRY_INFO, Status, 0x21c);
+KMT_CHECK_OFFSET(D3DDDI_QUERYREGISTRY_INFO, OutputQword, 0x220);
+KMT_CHECK_SIZE_I386(D3DDDI_QUERYREGISTRY_INFO, 0x228);
+KMT_CHECK_OFFSET_I386(D3DDDI_QUERYREGISTRY_INFO, ValueType, 0x210);
+KMT_CHECK_OFFSET_I386(D3DDDI_QUERYREGISTRY_INFO, OutputValueSize, 0x218);
+KMT_CHECK_OFFSET_I386(D3DDDI_QUERYREGISTRY_INFO, Status, 0x21c);
+KMT_CHECK_OFFSET_I386(D3DDDI_QUERYREGISTRY_INFO, OutputQword, 0x220);
+
 /* KMTQAITYPE_GETSEGMENTSIZE */
 typedef struct _D3DKMT_SEGMENTSIZEINFO {
     ULONGLONG DedicatedVideoMemorySize;

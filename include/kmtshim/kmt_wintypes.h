@@ -82,6 +82,17 @@ typedef union _LARGE_INTEGER {
 #endif
 
 /* Compile-time layout checks: x86_64 layouts, and i386 ones where given. */
+/* Registry value types (winnt.h), as KMTQAITYPE_QUERYREGISTRY names them. */
+#ifndef REG_SZ
+# define REG_NONE 0
+# define REG_SZ 1
+# define REG_EXPAND_SZ 2
+# define REG_BINARY 3
+# define REG_DWORD 4
+# define REG_MULTI_SZ 7
+# define REG_QWORD 11
+#endif
+
 #if defined(__x86_64__) || defined(_M_X64)
 # define KMT_ABI_X86_64 1
 #endif

@@ -572,6 +572,365 @@ START_TEST(qai_bad_or_missing_file_changes_nothing)
 }
 END_TEST
 
+/* ---- KMTQAITYPE_QUERYREGISTRY ----------------------------------------------------------- */
+
+static unsigned reg_text(const char *text, struct dxgk_reg_value **values)
+{
+    *values = NULL;
+    return dxgk_config_registry_text(text, strlen(text), "test.conf", &soft_match, values);
+}
+
+static const struct dxgk_reg_value *reg_find(const struct dxgk_reg_value *v, ULONG key, const char *name)
+{
+    WCHAR w[MAX_PATH];
+
+    set_wide(w, name);
+    return dxgk_config_find_registry(v, key, w);
+}
+
+/* Does the UTF-16 data hold exactly the ASCII units of `s` (NULs included)? */
+static bool data_is(const void *data, ULONG size, const char *s, size_t n)
+{
+    const WCHAR *w = data;
+
+    if (size != n * sizeof(WCHAR))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (w[i] != (unsigned char)s[i])
+            return false;
+    return true;
+}
+
+START_TEST(parse_registry_values)
+{
+    struct dxgk_reg_value *v;
+    const struct dxgk_reg_value *r;
+    KMT_ADAPTER_DESC d = empty_desc();
+    UINT64 q;
+    DWORD dw;
+
+    ck_assert_uint_eq(reg_text("[adapter]\n"
+                               "registry.VulkanDriverName = C:\\vk\\icd.json\n"
+                               "registry.Layers:multi_sz = C:\\a.json | \" C:\\b c.json\"\n"
+                               "registry.Flag:dword = 0x10\n"
+                               "registry.Big:qword = 0x100000002\n"
+                               "registry.Named:sz = \"quoted\"\n"
+                               "registry.a:b = colon in the name\n"
+                               "registry.Empty:multi_sz =\n"
+                               "service.VulkanDriverName = service side\n"
+                               "[adapter miniport=drm]\n"
+                               "registry.Other = drm only\n", &v), 0);
+    r = reg_find(v, D3DDDI_QUERYREGISTRY_ADAPTERKEY, "vulkandrivername");   /* any case */
+    ck_assert_ptr_nonnull(r);
+    ck_assert_uint_eq(r->type, REG_SZ);
+    ck_assert(data_is(r->data, r->size, "C:\\vk\\icd.json", sizeof("C:\\vk\\icd.json")));
+    r = reg_find(v, D3DDDI_QUERYREGISTRY_ADAPTERKEY, "Layers");
+    ck_assert_uint_eq(r->type, REG_MULTI_SZ);
+    ck_assert(data_is(r->data, r->size, "C:\\a.json\0 C:\\b c.json\0", sizeof("C:\\a.json\0 C:\\b c.json\0")));
+    r = reg_find(v, D3DDDI_QUERYREGISTRY_ADAPTERKEY, "Flag");
+    ck_assert_uint_eq(r->type, REG_DWORD);
+    ck_assert_uint_eq(r->size, 4);
+    memcpy(&dw, r->data, 4);
+    ck_assert_uint_eq(dw, 0x10);
+    r = reg_find(v, D3DDDI_QUERYREGISTRY_ADAPTERKEY, "Big");
+    ck_assert_uint_eq(r->type, REG_QWORD);
+    ck_assert_uint_eq(r->size, 8);
+    memcpy(&q, r->data, 8);
+    ck_assert(q == 0x100000002ull);
+    r = reg_find(v, D3DDDI_QUERYREGISTRY_ADAPTERKEY, "Named");
+    ck_assert(data_is(r->data, r->size, "quoted", sizeof("quoted")));
+    r = reg_find(v, D3DDDI_QUERYREGISTRY_ADAPTERKEY, "a:b");
+    ck_assert_uint_eq(r->type, REG_SZ);
+    r = reg_find(v, D3DDDI_QUERYREGISTRY_ADAPTERKEY, "Empty");
+    ck_assert(data_is(r->data, r->size, "", 1));            /* no strings: the list's NUL */
+    r = reg_find(v, D3DDDI_QUERYREGISTRY_SERVICEKEY, "VulkanDriverName");
+    ck_assert(data_is(r->data, r->size, "service side", sizeof("service side")));
+    ck_assert_ptr_null(reg_find(v, D3DDDI_QUERYREGISTRY_ADAPTERKEY, "Other"));
+    ck_assert_ptr_null(reg_find(v, D3DDDI_QUERYREGISTRY_SERVICEKEY, "Flag"));
+    dxgk_config_free_registry(v);
+
+    /* the description's own parse accepts the keys and keeps nothing of them */
+    ck_assert_uint_eq(apply("[adapter]\nregistry.X:dword = 1\nservice.Y = z\n", &d), 0);
+}
+END_TEST
+
+START_TEST(parse_registry_later_section_replaces)
+{
+    struct dxgk_reg_value *v;
+    const struct dxgk_reg_value *r;
+
+    ck_assert_uint_eq(reg_text("[adapter]\n"
+                               "registry.Name = first\n"
+                               "registry.Keep:dword = 7\n"
+                               "[adapter miniport=soft]\n"
+                               "registry.NAME:multi_sz = x | y\n", &v), 0);
+    r = reg_find(v, D3DDDI_QUERYREGISTRY_ADAPTERKEY, "Name");
+    ck_assert_uint_eq(r->type, REG_MULTI_SZ);
+    ck_assert(data_is(r->data, r->size, "x\0y\0", sizeof("x\0y\0")));
+    ck_assert_ptr_nonnull(reg_find(v, D3DDDI_QUERYREGISTRY_ADAPTERKEY, "Keep"));
+    dxgk_config_free_registry(v);
+}
+END_TEST
+
+START_TEST(parse_registry_bad_values)
+{
+    static const char *const bad[] = {
+        "registry. = no name\n",
+        "registry.:dword = 1\n",
+        "registry.D:dword = 0x100000000\n",
+        "registry.D:dword = -1\n",
+        "registry.D:dword = one\n",
+        "registry.D:dword =\n",
+        "registry.Q:qword = 0x10000000000000000\n",
+        "registry.M:multi_sz = a || b\n",
+        "registry.M:multi_sz = a |\n",
+        "registry.S = bad\xff\n",
+        "registries.S = x\n",
+    };
+    struct dxgk_reg_value *v;
+
+    quiet();
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char text[128];
+
+        snprintf(text, sizeof(text), "[adapter]\n%s", bad[i]);
+        ck_assert_msg(reg_text(text, &v) == 1, "%s", bad[i]);
+        ck_assert_ptr_null(v);
+    }
+}
+END_TEST
+
+struct reg_query {
+    D3DDDI_QUERYREGISTRY_INFO *info;
+    UINT size;
+};
+
+/* A zeroed query for `name` with `extra` bytes of room past the structure. */
+static struct reg_query reg_query(ULONG type, const char *name, UINT extra)
+{
+    struct reg_query q = { calloc(1, sizeof(D3DDDI_QUERYREGISTRY_INFO) + extra),
+                           (UINT)sizeof(D3DDDI_QUERYREGISTRY_INFO) + extra };
+
+    ck_assert_ptr_nonnull(q.info);
+    q.info->QueryType = D3DDDI_QUERYREGISTRY_ADAPTERKEY;
+    q.info->ValueType = type;
+    set_wide(q.info->ValueName, name);
+    return q;
+}
+
+/* The Khronos loader's sequence (loader_windows.c,
+ * windows_read_manifest_from_d3d_adapters): the bare structure with
+ * TranslatePath and REG_MULTI_SZ; on a failing status the same with
+ * REG_SZ; on BUFFER_OVERFLOW again with sizeof(structure) +
+ * OutputValueSize; the strings then up to the empty one.  Returns the
+ * second call's structure (to free), NULL if the first did not overflow. */
+static D3DDDI_QUERYREGISTRY_INFO *loader_query(D3DKMT_HANDLE adapter, const char *name, ULONG *type)
+{
+    D3DDDI_QUERYREGISTRY_INFO first, *full;
+    UINT size;
+    NTSTATUS status;
+
+    memset(&first, 0, sizeof(first));
+    first.QueryType = D3DDDI_QUERYREGISTRY_ADAPTERKEY;
+    first.QueryFlags.TranslatePath = 1;
+    first.ValueType = REG_MULTI_SZ;
+    set_wide(first.ValueName, name);
+    status = qai(adapter, KMTQAITYPE_QUERYREGISTRY, &first, sizeof(first));
+    if (status != STATUS_SUCCESS) {
+        first.ValueType = REG_SZ;
+        status = qai(adapter, KMTQAITYPE_QUERYREGISTRY, &first, sizeof(first));
+    }
+    ck_assert_status(status, STATUS_SUCCESS);
+    if (first.Status != D3DDDI_QUERYREGISTRY_STATUS_BUFFER_OVERFLOW)
+        return NULL;
+    ck_assert_uint_gt(first.OutputValueSize, 0);
+    size = (UINT)sizeof(first) + first.OutputValueSize;
+    ck_assert_ptr_nonnull(full = malloc(size));
+    memset(full, 0xcc, size);
+    memcpy(full, &first, sizeof(first));
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, full, size), STATUS_SUCCESS);
+    ck_assert_uint_eq(full->Status, D3DDDI_QUERYREGISTRY_STATUS_SUCCESS);
+    ck_assert_uint_eq(full->OutputValueSize, first.OutputValueSize);
+    *type = full->ValueType;
+    return full;
+}
+
+static const char registry_conf[] =
+    "[adapter miniport=soft]\n"
+    "registry.VulkanDriverName = C:\\Windows\\System32\\DriverStore\\kmtvk.json\n"
+    "registry.VulkanImplicitLayers:multi_sz = C:\\layers\\one.json | C:\\layers\\two.json\n"
+    "registry.OpenCLDriverName:multi_sz = C:\\cl\\kmtcl.dll\n"
+    "registry.Tweak:dword = 0x2a\n"
+    "registry.Big:qword = 0x123456789\n"
+    "registry.A = ab\n";
+
+START_TEST(qai_registry_the_loader_sequence)
+{
+    D3DDDI_QUERYREGISTRY_INFO *info;
+    D3DKMT_HANDLE adapter;
+    ULONG type;
+
+    use_config(registry_conf);
+    kmt_test_use_miniport("soft");
+    adapter = kmt_test_open_adapter();
+
+    /* REG_SZ: the REG_MULTI_SZ try fails, REG_SZ overflows, then the value */
+    info = loader_query(adapter, "VulkanDriverName", &type);
+    ck_assert_ptr_nonnull(info);
+    ck_assert_uint_eq(type, REG_SZ);
+    ck_assert(data_is(info->OutputString, info->OutputValueSize,
+                      "C:\\Windows\\System32\\DriverStore\\kmtvk.json",
+                      sizeof("C:\\Windows\\System32\\DriverStore\\kmtvk.json")));
+    free(info);
+
+    /* REG_MULTI_SZ: two strings, double-NUL terminated */
+    info = loader_query(adapter, "VulkanImplicitLayers", &type);
+    ck_assert_ptr_nonnull(info);
+    ck_assert_uint_eq(type, REG_MULTI_SZ);
+    ck_assert(data_is(info->OutputString, info->OutputValueSize, "C:\\layers\\one.json\0C:\\layers\\two.json\0",
+                      sizeof("C:\\layers\\one.json\0C:\\layers\\two.json\0")));
+    free(info);
+    info = loader_query(adapter, "OpenCLDriverName", &type);
+    ck_assert_ptr_nonnull(info);
+    ck_assert(data_is(info->OutputString, info->OutputValueSize, "C:\\cl\\kmtcl.dll\0",
+                      sizeof("C:\\cl\\kmtcl.dll\0")));
+    free(info);
+
+    /* a name the adapter does not have: STATUS_SUCCESS, Status FAIL */
+    ck_assert_ptr_null(loader_query(adapter, "VulkanDriverNameWow", &type));
+
+    kmt_test_shutdown_no_leaks();
+    drop_config();
+}
+END_TEST
+
+START_TEST(qai_registry_statuses)
+{
+    D3DDDI_QUERYREGISTRY_INFO info;
+    struct reg_query q;
+    D3DKMT_HANDLE adapter;
+    UINT64 big;
+
+    use_config(registry_conf);
+    kmt_test_use_miniport("soft");
+    adapter = kmt_test_open_adapter();
+
+    /* numbers fit in the structure's own Output union */
+    q = reg_query(REG_DWORD, "tweak", 0);
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_SUCCESS);
+    ck_assert_uint_eq(q.info->Status, D3DDDI_QUERYREGISTRY_STATUS_SUCCESS);
+    ck_assert_uint_eq(q.info->OutputValueSize, 4);
+    ck_assert_uint_eq(q.info->OutputDword, 0x2a);
+    free(q.info);
+    q = reg_query(REG_QWORD, "Big", 0);
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_SUCCESS);
+    ck_assert_uint_eq(q.info->Status, D3DDDI_QUERYREGISTRY_STATUS_SUCCESS);
+    ck_assert_uint_eq(q.info->OutputValueSize, 8);
+    big = q.info->OutputQword;
+    ck_assert(big == 0x123456789ull);
+    free(q.info);
+
+    /* "ab" + NUL is 6 bytes: the union's 8 hold it without extra room */
+    q = reg_query(REG_SZ, "A", 0);
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_SUCCESS);
+    ck_assert_uint_eq(q.info->Status, D3DDDI_QUERYREGISTRY_STATUS_SUCCESS);
+    ck_assert(data_is(q.info->OutputString, q.info->OutputValueSize, "ab", 3));
+    free(q.info);
+
+    /* room one byte short: BUFFER_OVERFLOW with the size, nothing copied */
+    q = reg_query(REG_SZ, "VulkanDriverName", 0);
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_SUCCESS);
+    ck_assert_uint_eq(q.info->Status, D3DDDI_QUERYREGISTRY_STATUS_BUFFER_OVERFLOW);
+    {
+        UINT need = q.info->OutputValueSize;
+        UINT exact = (UINT)offsetof(D3DDDI_QUERYREGISTRY_INFO, OutputBinary) + need;
+        struct reg_query r = reg_query(REG_SZ, "VulkanDriverName", need);
+
+        ck_assert_uint_eq(need, sizeof("C:\\Windows\\System32\\DriverStore\\kmtvk.json") * 2);
+        r.size = exact - 1;
+        ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, r.info, r.size), STATUS_SUCCESS);
+        ck_assert_uint_eq(r.info->Status, D3DDDI_QUERYREGISTRY_STATUS_BUFFER_OVERFLOW);
+        ck_assert_uint_eq(r.info->OutputValueSize, need);
+        r.size = exact;
+        ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, r.info, r.size), STATUS_SUCCESS);
+        ck_assert_uint_eq(r.info->Status, D3DDDI_QUERYREGISTRY_STATUS_SUCCESS);
+        free(r.info);
+    }
+    free(q.info);
+
+    /* unknown name: FAIL; the service key has its own values */
+    q = reg_query(REG_SZ, "NoSuchValue", 64);
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_SUCCESS);
+    ck_assert_uint_eq(q.info->Status, D3DDDI_QUERYREGISTRY_STATUS_FAIL);
+    q.info->QueryType = D3DDDI_QUERYREGISTRY_SERVICEKEY;
+    set_wide(q.info->ValueName, "VulkanDriverName");
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_SUCCESS);
+    ck_assert_uint_eq(q.info->Status, D3DDDI_QUERYREGISTRY_STATUS_FAIL);
+    /* no driver store: FAIL; a ValueType there is refused */
+    q.info->QueryType = D3DDDI_QUERYREGISTRY_DRIVERSTOREPATH;
+    q.info->ValueType = 0;
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_SUCCESS);
+    ck_assert_uint_eq(q.info->Status, D3DDDI_QUERYREGISTRY_STATUS_FAIL);
+    q.info->ValueType = REG_SZ;
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_INVALID_PARAMETER);
+    free(q.info);
+
+    /* the wrong type is refused and nothing is written back */
+    q = reg_query(REG_DWORD, "VulkanDriverName", 256);
+    q.info->Status = 0x55;
+    q.info->OutputValueSize = 0x66;
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_INVALID_PARAMETER);
+    ck_assert_uint_eq(q.info->Status, 0x55);
+    ck_assert_uint_eq(q.info->OutputValueSize, 0x66);
+    q.info->ValueType = REG_MULTI_SZ;
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_INVALID_PARAMETER);
+
+    /* bad input */
+    q.info->ValueType = REG_SZ;
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, (UINT)sizeof(info) - 1),
+                     STATUS_INVALID_PARAMETER);
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, NULL, (UINT)sizeof(info)), STATUS_INVALID_PARAMETER);
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, 0), STATUS_INVALID_PARAMETER);
+    ck_assert_status(qai(0xdead, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_INVALID_PARAMETER);
+    q.info->QueryType = D3DDDI_QUERYREGISTRY_MAX;
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_INVALID_PARAMETER);
+    q.info->QueryType = (D3DDDI_QUERYREGISTRY_TYPE)-1;
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_INVALID_PARAMETER);
+    q.info->QueryType = D3DDDI_QUERYREGISTRY_ADAPTERKEY;
+    q.info->PhysicalAdapterIndex = 1;                    /* the software adapter has one */
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_INVALID_PARAMETER);
+    q.info->PhysicalAdapterIndex = 0;
+    q.info->QueryFlags.Value = 4;                        /* a reserved bit */
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_INVALID_PARAMETER);
+    q.info->QueryFlags.Value = 3;                        /* TranslatePath | MutableValue */
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_SUCCESS);
+    ck_assert_uint_eq(q.info->Status, D3DDDI_QUERYREGISTRY_STATUS_SUCCESS);
+    for (unsigned i = 0; i < MAX_PATH; i++)              /* a name with no NUL */
+        q.info->ValueName[i] = 'A';
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_INVALID_PARAMETER);
+    free(q.info);
+
+    kmt_test_shutdown_no_leaks();
+    drop_config();
+}
+END_TEST
+
+START_TEST(qai_registry_without_configuration)
+{
+    struct reg_query q;
+    D3DKMT_HANDLE adapter;
+
+    setenv("KMTSHIM_CONFIG", "", 1);
+    kmt_test_use_miniport("soft");
+    adapter = kmt_test_open_adapter();
+    q = reg_query(REG_MULTI_SZ, "VulkanDriverName", 0);
+    ck_assert_status(qai(adapter, KMTQAITYPE_QUERYREGISTRY, q.info, q.size), STATUS_SUCCESS);
+    ck_assert_uint_eq(q.info->Status, D3DDDI_QUERYREGISTRY_STATUS_FAIL);
+    free(q.info);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -597,6 +956,12 @@ static Suite *config_suite(void)
     tcase_add_test(qaitc, qai_configuration_clears_a_miniport_name);
     tcase_add_test(qaitc, qai_environment_beats_the_file);
     tcase_add_test(qaitc, qai_bad_or_missing_file_changes_nothing);
+    tcase_add_test(parse, parse_registry_values);
+    tcase_add_test(parse, parse_registry_later_section_replaces);
+    tcase_add_test(parse, parse_registry_bad_values);
+    tcase_add_test(qaitc, qai_registry_the_loader_sequence);
+    tcase_add_test(qaitc, qai_registry_statuses);
+    tcase_add_test(qaitc, qai_registry_without_configuration);
     suite_add_tcase(s, parse);
     suite_add_tcase(s, qaitc);
     return s;

@@ -2,6 +2,7 @@
  * Adapters: starting the miniport's devices, adapter handles, enumeration,
  * QueryAdapterInfo and QueryVideoMemoryInfo.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ static void adapter_free(struct dxgk_adapter *adapter)
     pthread_mutex_destroy(&adapter->fence_lock);
     pthread_mutex_destroy(&adapter->ctx_alloc_lock);
     pthread_mutex_destroy(&adapter->vidpn_lock);
+    dxgk_config_free_registry(adapter->registry);
     free(adapter);
 }
 
@@ -122,7 +124,8 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
     adapter->desc.Description[sizeof(adapter->desc.Description) - 1] = 0;
     /* UMD and ICD names: the miniport's, unless configured (umd_config.c) */
     dxgk_config_apply(&adapter->desc, &(struct dxgk_config_match){ mp->name,
-                      adapter->desc.DeviceIds.VendorID, adapter->desc.DeviceIds.DeviceID, adapter->luid });
+                      adapter->desc.DeviceIds.VendorID, adapter->desc.DeviceIds.DeviceID, adapter->luid },
+                      &adapter->registry);
     if (!adapter->caps.PhysicalAdapterCount)
         adapter->caps.PhysicalAdapterCount = 1;
     if (adapter->segments.NbSegment > KMT_MAX_SEGMENTS)
@@ -372,6 +375,7 @@ static NTSTATUS qai_size(KMTQUERYADAPTERINFOTYPE type, UINT *size)
     case KMTQAITYPE_PHYSICALADAPTERDEVICEIDS: *size = sizeof(D3DKMT_QUERY_DEVICE_IDS); break;
     case KMTQAITYPE_WDDM_2_7_CAPS:            *size = sizeof(D3DKMT_WDDM_2_7_CAPS); break;
     case KMTQAITYPE_NODEMETADATA:             *size = sizeof(D3DKMT_NODEMETADATA); break;
+    case KMTQAITYPE_QUERYREGISTRY:            *size = 0; break;   /* at least the structure */
     default:
         return STATUS_NOT_SUPPORTED;
     }
@@ -399,6 +403,58 @@ static void segment_sizes(const struct dxgk_adapter *adapter, D3DKMT_SEGMENTSIZE
         else
             info->DedicatedVideoMemorySize += seg->Size;
     }
+}
+
+/* KMTQAITYPE_QUERYREGISTRY, as the Vulkan and OpenCL loaders use it: a
+ * first call with the bare structure learns the size (BUFFER_OVERFLOW and
+ * OutputValueSize), a second with sizeof(structure) + that size gets the
+ * value.  A value that is not there, or a path kmtshim has none of, is
+ * STATUS_SUCCESS with Status FAIL, as the documentation gives it; input
+ * the documentation does not give a status for (a type or flag Windows
+ * does not define, an adapter index past the adapter's count, a name with
+ * no NUL, a ValueType other than the stored value's) is
+ * STATUS_INVALID_PARAMETER, which the Vulkan loader takes as "try REG_SZ"
+ * after REG_MULTI_SZ.  On a failure nothing is written back. */
+static NTSTATUS query_registry(const struct dxgk_adapter *adapter, D3DDDI_QUERYREGISTRY_INFO *info, UINT size)
+{
+    const struct dxgk_reg_value *value;
+    UINT room;
+
+    if (size < sizeof(*info))
+        return STATUS_INVALID_PARAMETER;
+    room = size - (UINT)offsetof(D3DDDI_QUERYREGISTRY_INFO, OutputBinary);
+    if ((unsigned)info->QueryType >= D3DDDI_QUERYREGISTRY_MAX || info->QueryFlags.Reserved ||
+        info->PhysicalAdapterIndex >= adapter->caps.PhysicalAdapterCount)
+        return STATUS_INVALID_PARAMETER;
+    if (info->QueryType == D3DDDI_QUERYREGISTRY_DRIVERSTOREPATH ||
+        info->QueryType == D3DDDI_QUERYREGISTRY_DRIVERIMAGEPATH) {
+        if (info->ValueType)
+            return STATUS_INVALID_PARAMETER;
+        /* no driver store on Linux: the path is not there */
+        info->OutputValueSize = 0;
+        info->Status = D3DDDI_QUERYREGISTRY_STATUS_FAIL;
+        return STATUS_SUCCESS;
+    }
+    if (wcslen16(info->ValueName, MAX_PATH) == MAX_PATH)   /* the path types ignore the name */
+        return STATUS_INVALID_PARAMETER;
+    if (!(value = dxgk_config_find_registry(adapter->registry, info->QueryType, info->ValueName))) {
+        info->OutputValueSize = 0;
+        info->Status = D3DDDI_QUERYREGISTRY_STATUS_FAIL;
+        return STATUS_SUCCESS;
+    }
+    if (info->ValueType != value->type)
+        return STATUS_INVALID_PARAMETER;
+    /* TranslatePath: the configured string is already the path the
+     * program opens (a Windows path under Wine, a Linux one natively),
+     * so it comes back as written. */
+    info->OutputValueSize = value->size;
+    if (value->size > room) {
+        info->Status = D3DDDI_QUERYREGISTRY_STATUS_BUFFER_OVERFLOW;
+        return STATUS_SUCCESS;
+    }
+    memcpy(info->OutputBinary, value->data, value->size);
+    info->Status = D3DDDI_QUERYREGISTRY_STATUS_SUCCESS;
+    return STATUS_SUCCESS;
 }
 
 NTSTATUS dxgk_query_adapter_info(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
@@ -503,6 +559,9 @@ NTSTATUS dxgk_query_adapter_info(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
             meta->NodeData = out;
         break;
     }
+    case KMTQAITYPE_QUERYREGISTRY:
+        status = query_registry(adapter, data, size);
+        break;
     default:
         status = STATUS_NOT_SUPPORTED;
         break;

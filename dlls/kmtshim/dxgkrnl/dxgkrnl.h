@@ -60,6 +60,8 @@ struct dxgk_miniport {
     void *dl_handle;                     /* plugin, or NULL when built in */
 };
 
+struct dxgk_reg_value;
+
 struct dxgk_adapter {
     struct kmt_object obj;               /* refs: the process, handles, devices */
     struct list entry;                   /* process adapter list */
@@ -69,6 +71,7 @@ struct dxgk_adapter {
     LUID luid;
     KMT_PHYSICAL_DEVICE pdo;
     KMT_ADAPTER_DESC desc;
+    struct dxgk_reg_value *registry;     /* KMTQAITYPE_QUERYREGISTRY's values (umd_config.c) */
     DXGK_DRIVERCAPS caps;
     DXGK_QUERYSEGMENTOUT segments;
     DXGKRNL_INTERFACE iface;

@@ -13,12 +13,18 @@
  *     opengl_icd = "C:\gl\icd64.dll"        quotes keep blanks at the ends
  *     opengl_version = 0x1100
  *     opengl_flags = 3
+ *     registry.VulkanDriverName = C:\vk\icd.json          REG_SZ, the adapter key
+ *     registry.VulkanImplicitLayers:multi_sz = C:\a.json | C:\b.json
+ *     registry.Flag:dword = 1                 also :qword, :sz
+ *     service.Name = ...                      the service key, same forms
  *
  * Matching sections apply in file order, so a later one overrides an
  * earlier one.  The text is parsed line by line straight into the adapter's
- * description: nothing is kept between adapters.
+ * description and its list of registry values: nothing is kept between
+ * adapters.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,11 +227,201 @@ static struct span unquote(struct span v)
     return v;
 }
 
+/* ---- registry values ------------------------------------------------------------------- */
+
+/* Longest string a registry value may hold, in UTF-16 units with the NUL:
+ * a line is at most CONFIG_MAX_LINE bytes, so this is never the limit. */
+#define REG_MAX_CHARS (CONFIG_MAX_LINE + 1)
+
+static bool prefix_is(struct span s, const char *word, struct span *rest)
+{
+    size_t n = strlen(word);
+
+    if (s.n < n || strncasecmp(s.p, word, n))
+        return false;
+    *rest = (struct span){ s.p + n, s.n - n };
+    return true;
+}
+
+/* The text after "registry." or "service.": "NAME" or "NAME:TYPE" with
+ * TYPE one of sz, multi_sz, dword, qword.  A name may itself hold colons;
+ * only a known type word after the last one is a type. */
+static bool parse_reg_name(struct span s, WCHAR *name, ULONG *type)
+{
+    static const struct { const char *word; ULONG type; } types[] = {
+        { "sz", REG_SZ }, { "multi_sz", REG_MULTI_SZ }, { "dword", REG_DWORD }, { "qword", REG_QWORD },
+    };
+    const char *colon = NULL;
+
+    for (size_t i = 0; i < s.n; i++)
+        if (s.p[i] == ':')
+            colon = s.p + i;
+    *type = REG_SZ;
+    if (colon) {
+        struct span word = { colon + 1, s.n - (size_t)(colon + 1 - s.p) };
+
+        for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+            if (span_is(word, types[i].word)) {
+                *type = types[i].type;
+                s.n = (size_t)(colon - s.p);
+                break;
+            }
+    }
+    return s.n && dxgk_config_utf8_to_utf16(s.p, s.n, name, MAX_PATH);
+}
+
+/* Appends `text` as UTF-16 with its NUL at out[*n]. */
+static bool append_string(struct span text, WCHAR *out, size_t cap, size_t *n)
+{
+    if (*n >= cap || !dxgk_config_utf8_to_utf16(text.p, text.n, out + *n, cap - *n))
+        return false;
+    while (out[*n])
+        (*n)++;
+    (*n)++;
+    return true;
+}
+
+/* The data of a value as Windows stores it; NULL for a bad value. */
+static struct dxgk_reg_value *parse_reg_value(const WCHAR *name, ULONG type, struct span value)
+{
+    struct dxgk_reg_value *v;
+    WCHAR *chars = NULL;
+    size_t n = 0, size;
+    UINT64 number = 0;
+    const void *data;
+
+    if (type == REG_DWORD || type == REG_QWORD) {
+        char buf[32], *end;
+
+        if (!value.n || value.n >= sizeof(buf) || value.p[0] == '-' || value.p[0] == '+')
+            return NULL;
+        memcpy(buf, value.p, value.n);
+        buf[value.n] = 0;
+        errno = 0;
+        number = strtoull(buf, &end, 0);
+        if (*end || errno || (type == REG_DWORD && number > 0xffffffffull))
+            return NULL;
+        size = type == REG_DWORD ? 4 : 8;
+        data = &number;                  /* little-endian: the low bytes first */
+    } else {
+        if (!(chars = malloc(REG_MAX_CHARS * sizeof(WCHAR))))
+            return NULL;
+        if (type == REG_SZ) {
+            if (!append_string(unquote(value), chars, REG_MAX_CHARS, &n))
+                goto bad;
+        } else {
+            /* "a | b | c": '|' cannot be part of a Windows path, so it
+             * separates; each item is trimmed, quotes keep blanks */
+            size_t pos = 0;
+
+            while (value.n && pos <= value.n) {
+                const char *bar = memchr(value.p + pos, '|', value.n - pos);
+                size_t end = bar ? (size_t)(bar - value.p) : value.n;
+                struct span item = unquote(trim((struct span){ value.p + pos, end - pos }));
+
+                /* an empty item would end the list early */
+                if (!item.n || !append_string(item, chars, REG_MAX_CHARS - 1, &n))
+                    goto bad;
+                pos = end + 1;
+            }
+            chars[n++] = 0;              /* the list's own terminator */
+        }
+        size = n * sizeof(WCHAR);
+        data = chars;
+    }
+    if (!(v = malloc(sizeof(*v) + size)))
+        goto bad;
+    v->next = NULL;
+    memcpy(v->name, name, sizeof(v->name));
+    v->type = type;
+    v->size = (ULONG)size;
+    memcpy(v->data, data, size);
+    free(chars);
+    return v;
+bad:
+    free(chars);
+    return NULL;
+}
+
+static bool same_name(const WCHAR *a, const WCHAR *b)
+{
+    for (size_t i = 0; i < MAX_PATH; i++) {
+        WCHAR x = a[i], y = b[i];
+
+        if (x >= 'a' && x <= 'z') x -= 'a' - 'A';
+        if (y >= 'a' && y <= 'z') y -= 'a' - 'A';
+        if (x != y)
+            return false;
+        if (!x)
+            return true;
+    }
+    return false;
+}
+
+const struct dxgk_reg_value *dxgk_config_find_registry(const struct dxgk_reg_value *values,
+                                                       ULONG key, const WCHAR *name)
+{
+    for (; values; values = values->next)
+        if (values->key == key && same_name(values->name, name))
+            return values;
+    return NULL;
+}
+
+void dxgk_config_free_registry(struct dxgk_reg_value *values)
+{
+    while (values) {
+        struct dxgk_reg_value *next = values->next;
+
+        free(values);
+        values = next;
+    }
+}
+
+/* "registry.NAME[:TYPE] = data" (the adapter key) or "service.NAME..."
+ * (the service key): checked always, stored when `values` is given, in
+ * place of an earlier value of the same key and name. */
+static bool apply_reg_key(struct span key, struct span value, struct dxgk_reg_value **values)
+{
+    struct dxgk_reg_value *v, **pp;
+    WCHAR name[MAX_PATH];
+    struct span rest;
+    ULONG type, which;
+
+    if (prefix_is(key, "registry.", &rest))
+        which = D3DDDI_QUERYREGISTRY_ADAPTERKEY;
+    else if (prefix_is(key, "service.", &rest))
+        which = D3DDDI_QUERYREGISTRY_SERVICEKEY;
+    else
+        return false;
+    if (!parse_reg_name(rest, name, &type) || !(v = parse_reg_value(name, type, value)))
+        return false;
+    v->key = which;
+    if (!values) {
+        free(v);
+        return true;
+    }
+    for (pp = values; *pp; pp = &(*pp)->next)
+        if ((*pp)->key == which && same_name((*pp)->name, name)) {
+            struct dxgk_reg_value *old = *pp;
+
+            v->next = old->next;
+            *pp = v;
+            free(old);
+            return true;
+        }
+    *pp = v;
+    return true;
+}
+
 /* Applies "key = value"; false for an unknown key or a bad value. */
-static bool apply_key(struct span key, struct span value, KMT_ADAPTER_DESC *desc)
+static bool apply_key(struct span key, struct span value, KMT_ADAPTER_DESC *desc,
+                      struct dxgk_reg_value **values)
 {
     static const char *const umd_keys[NUM_KMTUMDVERSIONS] = { "umd_dx9", "umd_dx10", "umd_dx11", "umd_dx12" };
+    struct span rest;
 
+    if (prefix_is(key, "registry.", &rest) || prefix_is(key, "service.", &rest))
+        return apply_reg_key(key, value, values);
     value = unquote(value);
     for (unsigned v = 0; v < NUM_KMTUMDVERSIONS; v++)
         if (span_is(key, umd_keys[v]))
@@ -258,7 +454,7 @@ enum section_state {
 };
 
 static bool apply_line(struct span line, const struct dxgk_config_match *m, KMT_ADAPTER_DESC *desc,
-                       enum section_state *state)
+                       struct dxgk_reg_value **values, enum section_state *state)
 {
     KMT_ADAPTER_DESC scratch;
     const char *eq;
@@ -280,14 +476,18 @@ static bool apply_line(struct span line, const struct dxgk_config_match *m, KMT_
     if (!(eq = memchr(line.p, '=', line.n)) || *state == SECTION_NONE)
         return false;
     /* the same checks whichever adapter reads the file */
-    if (*state == SECTION_SKIP)
+    if (*state == SECTION_SKIP) {
         desc = &scratch;
+        values = NULL;
+    }
     return apply_key(trim((struct span){ line.p, (size_t)(eq - line.p) }),
-                     trim((struct span){ eq + 1, line.n - (size_t)(eq - line.p) - 1 }), desc);
+                     trim((struct span){ eq + 1, line.n - (size_t)(eq - line.p) - 1 }), desc, values);
 }
 
-unsigned dxgk_config_apply_text(const char *text, size_t len, const char *origin,
-                                const struct dxgk_config_match *match, KMT_ADAPTER_DESC *desc)
+/* `values` NULL: registry keys are checked, not kept. */
+static unsigned apply_text(const char *text, size_t len, const char *origin,
+                           const struct dxgk_config_match *match, KMT_ADAPTER_DESC *desc,
+                           struct dxgk_reg_value **values)
 {
     enum section_state state = SECTION_NONE;
     unsigned problems = 0, lineno = 0;
@@ -300,13 +500,30 @@ unsigned dxgk_config_apply_text(const char *text, size_t len, const char *origin
 
         lineno++;
         pos += n + (nl ? 1 : 0);
-        if (memchr(line.p, 0, line.n) || n > CONFIG_MAX_LINE || !apply_line(line, match, desc, &state)) {
+        if (memchr(line.p, 0, line.n) || n > CONFIG_MAX_LINE ||
+            !apply_line(line, match, desc, values, &state)) {
             ERR_(dxgk, "%s:%u: ignored: not a section, a known key with a valid value, or a comment\n",
                  origin, lineno);
             problems++;
         }
     }
     return problems;
+}
+
+unsigned dxgk_config_apply_text(const char *text, size_t len, const char *origin,
+                                const struct dxgk_config_match *match, KMT_ADAPTER_DESC *desc)
+{
+    return apply_text(text, len, origin, match, desc, NULL);
+}
+
+unsigned dxgk_config_registry_text(const char *text, size_t len, const char *origin,
+                                   const struct dxgk_config_match *match,
+                                   struct dxgk_reg_value **values)
+{
+    KMT_ADAPTER_DESC scratch;
+
+    memset(&scratch, 0, sizeof(scratch));
+    return apply_text(text, len, origin, match, &scratch, values);
 }
 
 /* ---- the environment --------------------------------------------------------------------------- */
@@ -412,15 +629,17 @@ static char *read_file(const char *path, size_t *len)
     return text;
 }
 
-void dxgk_config_apply(KMT_ADAPTER_DESC *desc, const struct dxgk_config_match *match)
+void dxgk_config_apply(KMT_ADAPTER_DESC *desc, const struct dxgk_config_match *match,
+                       struct dxgk_reg_value **values)
 {
     char path[4096];
     size_t len = 0;
     char *text;
 
+    *values = NULL;
     if (dxgk_config_path(path, sizeof(path)) && (text = read_file(path, &len))) {
         TRACE_(dxgk, "%s: applying %s (%zu bytes)\n", match->miniport, path, len);
-        dxgk_config_apply_text(text, len, path, match, desc);
+        apply_text(text, len, path, match, desc, values);
         free(text);
     }
     dxgk_config_apply_env(desc);

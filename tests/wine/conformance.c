@@ -407,6 +407,103 @@ void kmtc_query_adapter_info(void)
     fixture_close(&f);
 }
 
+/* ---- QueryAdapterInfo(KMTQAITYPE_QUERYREGISTRY) --------------------------------- */
+
+/* The Khronos Vulkan loader's way (loader_windows.c,
+ * windows_read_manifest_from_d3d_adapters): the bare structure asking for
+ * REG_MULTI_SZ with TranslatePath, REG_SZ when that call fails, then
+ * sizeof(structure) + OutputValueSize once Status says BUFFER_OVERFLOW.
+ * run-wine-tests.sh configures the values (KMTSHIM_CONFIG); elsewhere the
+ * adapter has none of these names and the row is skipped. */
+static D3DDDI_QUERYREGISTRY_INFO *loader_query(D3DKMT_HANDLE adapter, const WCHAR *name, NTSTATUS *first_status)
+{
+    D3DDDI_QUERYREGISTRY_INFO first, *full;
+    UINT size;
+    NTSTATUS status;
+
+    memset(&first, 0, sizeof(first));
+    first.QueryType = D3DDDI_QUERYREGISTRY_ADAPTERKEY;
+    first.QueryFlags.TranslatePath = 1;
+    first.ValueType = REG_MULTI_SZ;
+    lstrcpynW(first.ValueName, name, MAX_PATH);
+    status = *first_status = query_info(adapter, KMTQAITYPE_QUERYREGISTRY, &first, sizeof(first));
+    if (status != STATUS_SUCCESS) {
+        first.ValueType = REG_SZ;
+        status = query_info(adapter, KMTQAITYPE_QUERYREGISTRY, &first, sizeof(first));
+    }
+    expect_status(status, STATUS_SUCCESS);
+    if (status != STATUS_SUCCESS || first.Status != D3DDDI_QUERYREGISTRY_STATUS_BUFFER_OVERFLOW)
+        return NULL;
+    size = sizeof(first) + first.OutputValueSize;
+    if (!(full = HeapAlloc(GetProcessHeap(), 0, size)))
+        return NULL;
+    memset(full, 0xcc, size);
+    memcpy(full, &first, sizeof(first));
+    expect_status(query_info(adapter, KMTQAITYPE_QUERYREGISTRY, full, size), STATUS_SUCCESS);
+    ok(full->Status == D3DDDI_QUERYREGISTRY_STATUS_SUCCESS, "second call: Status %d\n", full->Status);
+    ok(full->OutputValueSize == first.OutputValueSize, "second call: size %u, first %u\n",
+       (unsigned)full->OutputValueSize, (unsigned)first.OutputValueSize);
+    return full;
+}
+
+void kmtc_query_registry(void)
+{
+    static const WCHAR multi[] = L"Z:\\kmtshim\\one.json\0Z:\\kmtshim\\two.json\0";
+    static const WCHAR single[] = L"Z:\\kmtshim\\icd.json";
+    D3DDDI_QUERYREGISTRY_INFO *info, small;
+    NTSTATUS first;
+    struct fixture f;
+
+    if (!fixture_open(&f, FALSE))
+        return;
+    info = loader_query(f.adapter, L"KmtshimConformanceLayers", &first);
+    if (!info) {
+        skip("the adapter has no KmtshimConformanceLayers value (no KMTSHIM_CONFIG)\n");
+        fixture_close(&f);
+        return;
+    }
+    /* REG_MULTI_SZ: the first try fits, two strings and the list's NUL */
+    expect_status(first, STATUS_SUCCESS);
+    ok(info->ValueType == REG_MULTI_SZ, "type %u\n", (unsigned)info->ValueType);
+    ok(info->OutputValueSize == sizeof(multi) && !memcmp(info->OutputString, multi, sizeof(multi)),
+       "multi-string: %u bytes\n", (unsigned)info->OutputValueSize);
+    HeapFree(GetProcessHeap(), 0, info);
+
+    /* REG_SZ: the REG_MULTI_SZ try is refused, the REG_SZ one overflows */
+    info = loader_query(f.adapter, L"KmtshimConformanceDriver", &first);
+    expect_status(first, STATUS_INVALID_PARAMETER);
+    ok(info != NULL, "no value\n");
+    if (info) {
+        ok(info->ValueType == REG_SZ, "type %u\n", (unsigned)info->ValueType);
+        ok(info->OutputValueSize == sizeof(single) && !memcmp(info->OutputString, single, sizeof(single)),
+           "string: %u bytes\n", (unsigned)info->OutputValueSize);
+        HeapFree(GetProcessHeap(), 0, info);
+    }
+
+    /* a DWORD comes back in the structure itself */
+    memset(&small, 0, sizeof(small));
+    small.QueryType = D3DDDI_QUERYREGISTRY_ADAPTERKEY;
+    small.ValueType = REG_DWORD;
+    lstrcpynW(small.ValueName, L"KmtshimConformanceDword", MAX_PATH);
+    expect_status(query_info(f.adapter, KMTQAITYPE_QUERYREGISTRY, &small, sizeof(small)), STATUS_SUCCESS);
+    ok(small.Status == D3DDDI_QUERYREGISTRY_STATUS_SUCCESS && small.OutputValueSize == 4 &&
+       small.OutputDword == 0x1234, "dword: Status %d, size %u, %#x\n", small.Status, (unsigned)small.OutputValueSize,
+       (unsigned)small.OutputDword);
+
+    /* an unknown name: success, Status FAIL; bad input: refused */
+    lstrcpynW(small.ValueName, L"KmtshimNoSuchValue", MAX_PATH);
+    small.ValueType = REG_SZ;
+    expect_status(query_info(f.adapter, KMTQAITYPE_QUERYREGISTRY, &small, sizeof(small)), STATUS_SUCCESS);
+    ok(small.Status == D3DDDI_QUERYREGISTRY_STATUS_FAIL, "unknown name: Status %d\n", small.Status);
+    expect_status(query_info(f.adapter, KMTQAITYPE_QUERYREGISTRY, &small, sizeof(small) - 1),
+                  STATUS_INVALID_PARAMETER);
+    expect_status(query_info(f.adapter, KMTQAITYPE_QUERYREGISTRY, NULL, sizeof(small)), STATUS_INVALID_PARAMETER);
+    small.QueryType = D3DDDI_QUERYREGISTRY_MAX;
+    expect_status(query_info(f.adapter, KMTQAITYPE_QUERYREGISTRY, &small, sizeof(small)),
+                  STATUS_INVALID_PARAMETER);
+    fixture_close(&f);
+}
+
 /* ---- QueryVideoMemoryInfo -------------------------------------------------- */
 
 static NTSTATUS query_budget(D3DKMT_HANDLE adapter, HANDLE process, UINT group, UINT physical,

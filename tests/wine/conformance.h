@@ -69,6 +69,7 @@ void kmtc_enum_adapters_legacy(void);
 void kmtc_open_close(void);
 void kmtc_handle_formats(void);
 void kmtc_query_adapter_info(void);
+void kmtc_query_registry(void);
 void kmtc_video_memory(void);
 void kmtc_devices(void);
 void kmtc_create_allocation(void);
@@ -103,6 +104,7 @@ void kmtc_producer_consumer(void);
     { "open_close", kmtc_open_close },                          \
     { "handle_formats", kmtc_handle_formats },                  \
     { "query_adapter_info", kmtc_query_adapter_info },          \
+    { "query_registry", kmtc_query_registry },                  \
     { "video_memory", kmtc_video_memory },                      \
     { "devices", kmtc_devices },                                \
     { "create_allocation", kmtc_create_allocation },            \

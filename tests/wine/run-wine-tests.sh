@@ -33,6 +33,18 @@ else
     diag "$logs/kmtshim-prefix.log"
 fi
 
+# QueryAdapterInfo(KMTQAITYPE_QUERYREGISTRY)'s values for the conformance
+# row query_registry, in the run directory harness_boot made; nothing else
+# in this file, so the other rows see the miniport's own answers (and no
+# user configuration)
+export KMTSHIM_CONFIG="$tests/run/kmtshim.conf"
+cat >"$KMTSHIM_CONFIG" <<'EOF'
+[adapter miniport=soft]
+registry.KmtshimConformanceLayers:multi_sz = Z:\kmtshim\one.json | Z:\kmtshim\two.json
+registry.KmtshimConformanceDriver = Z:\kmtshim\icd.json
+registry.KmtshimConformanceDword:dword = 0x1234
+EOF
+
 # ---- the harness must see failures ----------------------------------------------------
 selftest() {
     mode=$1 want=$2 want_summary=$3

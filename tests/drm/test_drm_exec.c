@@ -162,8 +162,8 @@ START_TEST(cpu_signals_and_rewinds_move_the_timeline)
         ck_assert_uint_eq(info.KernelValue, 0);
         ck_assert_status(kmt_fence_signal(device, f.handle, 10, 0), STATUS_SUCCESS);
         ck_assert_uint_eq(drm_test_timeline_value(fd, info.SyncobjHandle), 10);
-        /* lower without the flag: ignored everywhere */
-        ck_assert_status(kmt_fence_signal(device, f.handle, 4, 0), STATUS_SUCCESS);
+        /* lower without the flag: refused, nothing moves anywhere */
+        ck_assert_status(kmt_fence_signal(device, f.handle, 4, 0), STATUS_INVALID_PARAMETER);
         ck_assert_uint_eq(*f.cpu, 10);
         ck_assert_uint_eq(drm_test_timeline_value(fd, info.SyncobjHandle), 10);
         /* a rewind restarts the timeline at the lower value */

@@ -216,9 +216,9 @@ START_TEST(cpu_signals_reach_the_miniport)
     f = last_fence();
     ck_assert_status(kmt_fence_signal(device, k.handle, 5, 0), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_signal(device, k.handle, 9, 0), STATUS_SUCCESS);
-    /* equal and lower values change nothing: no call */
+    /* an equal value changes nothing, a lower one is refused: no call */
     ck_assert_status(kmt_fence_signal(device, k.handle, 9, 0), STATUS_SUCCESS);
-    ck_assert_status(kmt_fence_signal(device, k.handle, 2, 0), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_signal(device, k.handle, 2, 0), STATUS_INVALID_PARAMETER);
     ck_assert_uint_eq(*k.cpu, 9);
     /* a rewind is a lower value, with the flag */
     ck_assert_status(kmt_fence_signal(device, k.handle, 3, 4 /* AllowFenceRewind */), STATUS_SUCCESS);
@@ -452,7 +452,8 @@ START_TEST(cpu_signal_never_lowers_a_hardware_value)
     ck_assert_status(kmt_fence_create(device, 0, 0, &k), STATUS_SUCCESS);
     f = last_fence();
     hw_signal(f, 20);
-    ck_assert_status(kmt_fence_signal(device, k.handle, 15, 0), STATUS_SUCCESS);
+    /* below what the hardware reached: refused, as any lower value */
+    ck_assert_status(kmt_fence_signal(device, k.handle, 15, 0), STATUS_INVALID_PARAMETER);
     ck_assert_uint_eq(*k.cpu, 20);
     ck_assert_status(kmt_fence_signal(device, k.handle, 30, 0), STATUS_SUCCESS);
     expect_signals(f, expected, 1);

@@ -68,8 +68,8 @@ START_TEST(fence_rewind_needs_the_flag)
 
     setup_device();
     ck_assert_status(kmt_fence_create(device, 10, 0, &f), STATUS_SUCCESS);
-    /* monotonic: a lower value is ignored, not an error */
-    ck_assert_status(kmt_fence_signal(device, f.handle, 4, 0), STATUS_SUCCESS);
+    /* Windows: a lower value without the flag is refused */
+    ck_assert_status(kmt_fence_signal(device, f.handle, 4, 0), STATUS_INVALID_PARAMETER);
     ck_assert_uint_eq(*f.cpu, 10);
     ck_assert_status(kmt_fence_signal(device, f.handle, 10, 0), STATUS_SUCCESS);
     ck_assert_uint_eq(*f.cpu, 10);
@@ -77,6 +77,34 @@ START_TEST(fence_rewind_needs_the_flag)
     ck_assert_uint_eq(*f.cpu, 4);
     ck_assert_status(kmt_fence_signal(device, f.handle, 6, ALLOW_REWIND), STATUS_SUCCESS);
     ck_assert_uint_eq(*f.cpu, 6);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* One fence of the call going down refuses the whole call: none moves. */
+START_TEST(fence_rewind_refused_signals_nothing)
+{
+    D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = { 0 };
+    struct kmt_fence f[2];
+    D3DKMT_HANDLE h[2];
+    UINT64 v[2] = { 50, 1 };
+
+    setup_device();
+    ck_assert_status(kmt_fence_create(device, 10, 0, &f[0]), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_create(device, 2, 0, &f[1]), STATUS_SUCCESS);
+    h[0] = f[0].handle;
+    h[1] = f[1].handle;
+    s.hDevice = device;
+    s.ObjectCount = 2;
+    s.ObjectHandleArray = h;
+    s.FenceValueArray = v;
+    ck_assert_status(D3DKMTSignalSynchronizationObjectFromCpu(&s), STATUS_INVALID_PARAMETER);
+    ck_assert_uint_eq(*f[0].cpu, 10);
+    ck_assert_uint_eq(*f[1].cpu, 2);
+    s.Flags.AllowFenceRewind = 1;
+    ck_assert_status(D3DKMTSignalSynchronizationObjectFromCpu(&s), STATUS_SUCCESS);
+    ck_assert_uint_eq(*f[0].cpu, 50);
+    ck_assert_uint_eq(*f[1].cpu, 1);
     kmt_test_shutdown_no_leaks();
 }
 END_TEST
@@ -658,6 +686,7 @@ int main(void)
     tcase_set_timeout(value, 30);
     tcase_add_test(value, fence_value_tracks_cpu_signals);
     tcase_add_test(value, fence_rewind_needs_the_flag);
+    tcase_add_test(value, fence_rewind_refused_signals_nothing);
     tcase_add_test(value, fence_rewind_from_gpu2);
     tcase_add_test(value, fence_value_tracks_gpu_signal_commands);
     tcase_add_test(value, signal_from_gpu_after_the_work_before_it);

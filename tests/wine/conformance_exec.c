@@ -812,8 +812,8 @@ void kmtc_cpu_wait_blocking(void)
     ok(WaitForSingleObject(thread, WAIT_MS) == WAIT_OBJECT_0, "the signaler did not end\n");
     expect_status(s.status, STATUS_SUCCESS);
     CloseHandle(thread);
-    /* a lower value is ignored: the fence is monotonic */
-    expect_status(cpu_signal(f.device, fence.handle, 4), STATUS_SUCCESS);
+    /* a lower value without AllowFenceRewind is refused: the fence is monotonic */
+    expect_status(cpu_signal(f.device, fence.handle, 4), STATUS_INVALID_PARAMETER);
     ok(*fence.cpu == 5, "fence value %llu after signaling 4\n", (unsigned long long)*fence.cpu);
     /* bad arguments */
     expect_status(cpu_wait(0, fence.handle, 1, NULL), STATUS_INVALID_PARAMETER);

@@ -161,6 +161,20 @@ static NTSTATUS lookup_fences(struct dxgk_device *device, const D3DKMT_HANDLE *h
     return status;
 }
 
+/* Windows refuses a CPU signal below a fence's current value unless the
+ * caller allows rewinding, and then signals none of the call's fences.  A
+ * value raised by the GPU after this check only makes the store a no-op. */
+static NTSTATUS check_no_rewind(struct dxgk_syncobj *const *objs, const UINT64 *values, UINT count)
+{
+    for (UINT i = 0; i < count; i++)
+        if (values[i] < dxgk_fence_value(objs[i])) {
+            TRACE_(dxgk, "fence %p: %#llx is below %#llx\n", (void *)objs[i],
+                   (unsigned long long)values[i], (unsigned long long)dxgk_fence_value(objs[i]));
+            return STATUS_INVALID_PARAMETER;
+        }
+    return STATUS_SUCCESS;
+}
+
 NTSTATUS dxgk_signal_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
                               const UINT64 *values, UINT count, D3DDDICB_SIGNALFLAGS flags)
 {
@@ -179,6 +193,11 @@ NTSTATUS dxgk_signal_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handle
     dxgk_device_release(device);
     if (status)
         return status;
+    if (!flags.AllowFenceRewind && (status = check_no_rewind(objs, values, count))) {
+        for (UINT i = 0; i < count; i++)
+            dxgk_syncobj_put(objs[i]);
+        return status;
+    }
     for (UINT i = 0; i < count; i++) {
         TRACE_(dxgk, "fence %#x <- %#llx\n", handles[i], (unsigned long long)values[i]);
         dxgk_syncobj_signal(objs[i], values[i], flags.AllowFenceRewind);

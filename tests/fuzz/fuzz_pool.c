@@ -81,7 +81,7 @@ D3DKMT_HANDLE fuzz_pool_handle(struct fuzz_pool *pool, enum fuzz_kind kind, stru
         switch (fuzz_u8(in) % 4) {
         case 0: return 0;
         case 1: return fuzz_u32(in);
-        case 2: return 0x40000000u | (fuzz_u8(in) << 6);   /* a local handle's shape */
+        case 2: return 0x60000000u | (fuzz_u8(in) << 6);   /* a local handle's shape (hmgr.h) */
         default:
             o = pick_any(pool, -1, in);
             return o ? o->handle ^ (1u << (fuzz_u8(in) % 32)) : 0;

@@ -170,7 +170,7 @@ START_TEST(library_works_through_dlopen)
     *(void **)&version = dlsym(lib, "KmtGetVersion");
     ck_assert_status(enum2(&e), STATUS_SUCCESS);
     ck_assert_uint_eq(e.NumAdapters, 1);
-    ck_assert_uint_eq(info[0].hAdapter, 0x40000000u);
+    ck_assert_uint_eq(info[0].hAdapter, KMT_FIRST_HANDLE);
     ck_assert_uint_eq(live(), 2);
     ck_assert_str_eq(version(), PACKAGE_VERSION);
     shutdown();

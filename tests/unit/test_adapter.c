@@ -9,7 +9,7 @@
 
 #include "test_util.h"
 
-#define FIRST_HANDLE 0x40000000u
+#define FIRST_HANDLE KMT_FIRST_HANDLE
 #define GARBAGE_PTR ((void *)0xdeadbeefdeadbeefull)
 
 static NTSTATUS close_adapter(D3DKMT_HANDLE h)

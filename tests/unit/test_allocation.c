@@ -17,9 +17,9 @@
 #define RUNTIME_HANDLE ((HANDLE)(uintptr_t)0x1234567u)
 
 /* Handles of a fresh process: adapter, device, then the first free one. */
-#define H_ADAPTER 0x40000000u
-#define H_DEVICE 0x40000040u
-#define H_NEXT 0x40000080u
+#define H_ADAPTER KMT_FIRST_HANDLE
+#define H_DEVICE (KMT_FIRST_HANDLE + 0x40)
+#define H_NEXT (KMT_FIRST_HANDLE + 0x80)
 
 /* ---- a request in both forms ------------------------------------------------------ */
 
@@ -418,7 +418,7 @@ START_TEST(row_create_shared)
     ck_assert_uint_eq(out_handle(&r, 0), H_NEXT + 0x40);
     /* a global handle: same layout, low bits 2; the first of the process */
     ck_assert_uint_eq(r.ca.hGlobalShare & 0x3f, 2);
-    ck_assert_uint_eq(r.ca.hGlobalShare, 0x40000002u);
+    ck_assert_uint_eq(r.ca.hGlobalShare, KMT_FIRST_HANDLE | 2);
     first = r.ca.hGlobalShare;
 
     base(&r, _i);

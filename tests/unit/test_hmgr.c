@@ -1,7 +1,8 @@
 /*
  * The handle table on its own (internal API, hmgr/hmgr.h): handle format,
  * FIFO reuse behind the reserve, generations, typed lookups, references,
- * a million live handles and the 2^24 limit, and the +hmgr trace channel.
+ * a million live handles and the table's limit, indices above Wine's, and
+ * the +hmgr trace channel.
  */
 #include <pthread.h>
 #include <unistd.h>
@@ -10,12 +11,12 @@
 #include "base/kmt_debug.h"
 #include "hmgr/hmgr.h"
 
-#define FIRST_HANDLE 0x40000000u
+#define FIRST_HANDLE (0x40000000u | HMGR_INDEX_BASE << 6)   /* 0x60000000 */
 #define UNIQUE_MASK 0xc0000000u
 
 static unsigned handle_index(D3DKMT_HANDLE h)
 {
-    return (h >> 6) & HMGR_MAX_ENTRIES;
+    return hmgr_slot_of(h);
 }
 
 /* A test object that counts its releases. */
@@ -102,7 +103,7 @@ static D3DKMT_HANDLE alloc_until_index(struct hmgr_table *t, unsigned index, uns
 
 /* ---- format ----------------------------------------------------------------- */
 
-START_TEST(first_handle_is_0x40000000)
+START_TEST(first_handle_is_0x60000000)
 {
     struct hmgr_table *t = table_new(HMGR_INSTANCE_LOCAL);
     int released = 0;
@@ -348,8 +349,9 @@ START_TEST(lookup_rejects_malformed_handles)
     static const D3DKMT_HANDLE bad[] = {
         0, 0xffffffffu, 0xdeadbeefu, 0x00000040u /* generation 0 */,
         FIRST_HANDLE | 1 /* instance 1 */, FIRST_HANDLE | 2 /* global form */,
-        FIRST_HANDLE | 0x3f, 0x80000000u /* slot 0, wrong generation */,
-        0xc0000000u, FIRST_HANDLE | 5000u << 6 /* beyond the table */,
+        FIRST_HANDLE | 0x3f, 0xa0000000u /* slot 0, wrong generation */,
+        0xe0000000u, FIRST_HANDLE | 5000u << 6 /* beyond the table */,
+        0x40000000u, 0x40000040u, 0x5fffffc0u /* indices below the base: Wine's */,
         FIRST_HANDLE | HMGR_MAX_ENTRIES << 6,
     };
 
@@ -595,13 +597,13 @@ START_TEST(million_live_handles)
 }
 END_TEST
 
-START_TEST(table_limit_is_2_pow_24_minus_1)
+START_TEST(table_limit_is_2_pow_23_minus_1)
 {
     struct hmgr_table *t = table_new(HMGR_INSTANCE_LOCAL);
     D3DKMT_HANDLE h, last = 0;
     unsigned n = 0;
 
-    /* Reserve every slot: 2^24 - 1 of them (index 2^24-1 stays unused). */
+    /* Reserve every slot: 2^23 - 1 of them, indices 2^23 to 2^24 - 2. */
     while ((h = hmgr_alloc(t))) {
         last = h;
         n++;
@@ -613,7 +615,7 @@ START_TEST(table_limit_is_2_pow_24_minus_1)
     /* Full, the reserve cannot be kept: a freed slot is reused at once,
      * with the next generation... */
     discard(t, FIRST_HANDLE | 77u << 6);
-    ck_assert_uint_eq(hmgr_alloc(t), 0x80000000u | 77u << 6);
+    ck_assert_uint_eq(hmgr_alloc(t), ((FIRST_HANDLE & ~UNIQUE_MASK) | 0x80000000u) | 77u << 6);
     ck_assert_uint_eq(hmgr_alloc(t), 0);
     /* ...and a cancelled one, never published, at its own. */
     hmgr_cancel(t, FIRST_HANDLE | 78u << 6);
@@ -912,7 +914,7 @@ int main(void)
     TCase *threads = tcase_create("threads");
     TCase *trace = tcase_create("trace");
 
-    tcase_add_test(format, first_handle_is_0x40000000);
+    tcase_add_test(format, first_handle_is_0x60000000);
     tcase_add_test(format, fresh_handles_step_by_0x40);
     tcase_add_test(format, global_table_handles_have_instance_2);
     tcase_add_test(format, entry_is_16_bytes);
@@ -940,7 +942,7 @@ int main(void)
 
     tcase_set_timeout(scale, 120);
     tcase_add_test(scale, million_live_handles);
-    tcase_add_test(scale, table_limit_is_2_pow_24_minus_1);
+    tcase_add_test(scale, table_limit_is_2_pow_23_minus_1);
     suite_add_tcase(s, scale);
 
     tcase_set_timeout(threads, 120);

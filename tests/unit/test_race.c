@@ -790,14 +790,14 @@ static void *meddler_main(void *p)
 START_TEST(destroy_while_create_copies_out)
 {
     KMT_SOFT_ALLOCATION_DESC *desc0, desc1 = kmt_test_soft_desc(ALLOC_SIZE);
-    struct meddler m = { .res = 0x40000080u };   /* the first handle after the device */
+    struct meddler m = { .res = KMT_FIRST_HANDLE + 0x80 };   /* the first handle after the device */
     D3DDDI_ALLOCATIONINFO info[2];
     D3DKMT_CREATEALLOCATION ca = { 0 };
     struct sigaction sa, old;
     pthread_t th;
     NTSTATUS status;
 
-    ck_assert_uint_eq(device, 0x40000040u);
+    ck_assert_uint_eq(device, KMT_FIRST_HANDLE + 0x40);
     ro_size = (size_t)sysconf(_SC_PAGESIZE);
     ro_page = mmap(NULL, ro_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ck_assert_ptr_ne(ro_page, MAP_FAILED);
@@ -830,9 +830,9 @@ START_TEST(destroy_while_create_copies_out)
     munmap(ro_page, ro_size);
 
     ck_assert_status(status, STATUS_SUCCESS);
-    ck_assert_uint_eq(ca.hResource, 0x40000080u);
-    ck_assert_uint_eq(info[0].hAllocation, 0x400000c0u);
-    ck_assert_uint_eq(info[1].hAllocation, 0x40000100u);
+    ck_assert_uint_eq(ca.hResource, KMT_FIRST_HANDLE + 0x80);
+    ck_assert_uint_eq(info[0].hAllocation, KMT_FIRST_HANDLE + 0xc0);
+    ck_assert_uint_eq(info[1].hAllocation, KMT_FIRST_HANDLE + 0x100);
     ck_assert_status(m.destroy, STATUS_SUCCESS);
     ck_assert_status(m.create, STATUS_SUCCESS);
     ck_assert_uint_ne(m.new_res, ca.hResource);

@@ -9,6 +9,10 @@
 #ifndef KMTSHIM_TEST_UTIL_H
 #define KMTSHIM_TEST_UTIL_H
 
+/* The first local handle kmtshim hands out: Windows' format with indices
+ * from 2^23 (hmgr/hmgr.h), so the next ones are + 0x40 each. */
+#define KMT_FIRST_HANDLE 0x60000000u
+
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -40,7 +40,7 @@ static const char *table_name(const struct hmgr_table *t)
 
 void hmgr_trace_refused(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type, const char *op)
 {
-    uint32_t index = (h >> 6) & HMGR_MAX_ENTRIES, size;
+    uint32_t raw = (h >> 6) & HMGR_INDEX_MASK, index = hmgr_slot_of(h), size;
     unsigned unique = h >> 30, st;
     char why[96];
 
@@ -54,6 +54,9 @@ void hmgr_trace_refused(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type ty
                  h & 0x3f, table_name(t), t->instance);
     else if (!unique)
         snprintf(why, sizeof(why), "garbage: generation bits 0");
+    else if (raw < HMGR_INDEX_BASE)
+        snprintf(why, sizeof(why), "garbage: index %#x below kmtshim's first, %#x (another space, such as Wine's)",
+                 raw, HMGR_INDEX_BASE);
     else if (index >= size)
         snprintf(why, sizeof(why), "garbage: slot %u past the table's %u", index, size);
     else {
@@ -80,7 +83,7 @@ size_t hmgr_entry_size(void)
 
 static inline D3DKMT_HANDLE make_handle(const struct hmgr_table *t, uint32_t index, unsigned unique)
 {
-    return (D3DKMT_HANDLE)((unique << 30) | (index << 6) | t->instance);
+    return (D3DKMT_HANDLE)((unique << 30) | ((index + HMGR_INDEX_BASE) << 6) | t->instance);
 }
 
 void hmgr_init(struct hmgr_table *t, unsigned instance)
@@ -126,7 +129,7 @@ static bool grow(struct hmgr_table *t)
     if (chunk_no >= HMGR_MAX_CHUNKS)
         return false;
     if (size + count > HMGR_MAX_ENTRIES)
-        count = HMGR_MAX_ENTRIES - size;   /* index 2^24-1 stays unused */
+        count = HMGR_MAX_ENTRIES - size;   /* index 2^24 - 1 stays unused */
     if (!count)
         return false;
     chunk = calloc(HMGR_CHUNK_SIZE, sizeof(*chunk));
@@ -151,7 +154,7 @@ D3DKMT_HANDLE hmgr_alloc(struct hmgr_table *t)
     if (t->free_count <= HMGR_RESERVE && !grow(t) && !t->free_count) {
         kmt_mutex_unlock(&t->free_lock);
         WARN_(hmgr, "%s table: no handle left (%u live, at most %u; or out of memory)", table_name(t),
-              atomic_load_explicit(&t->live, memory_order_relaxed), HMGR_MAX_ENTRIES - 1);
+              atomic_load_explicit(&t->live, memory_order_relaxed), HMGR_MAX_ENTRIES);
         return 0;
     }
     index = t->free_head;
@@ -220,7 +223,7 @@ void hmgr_cancel(struct hmgr_table *t, D3DKMT_HANDLE h)
     /* free at the same generation: the value was never published */
     e->obj = NULL;
     hmgr_entry_unlock(e, st & HMGR_ST_UNIQUE_MASK);
-    index = (h >> 6) & HMGR_MAX_ENTRIES;
+    index = hmgr_slot_of(h);
     kmt_mutex_lock(&t->free_lock);
     if ((taken_back = e->next_free == t->issued)) {
         t->issued--;
@@ -255,7 +258,7 @@ struct kmt_object *hmgr_remove(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_
         return NULL;
     }
     obj = e->obj;
-    release_slot(t, e, st, (h >> 6) & HMGR_MAX_ENTRIES);
+    release_slot(t, e, st, hmgr_slot_of(h));
     TRACE_(hmgr, "%s handle 0x%08x freed: %s %p", table_name(t), h, type_name(obj->type), (void *)obj);
     return obj;
 }

@@ -3,9 +3,15 @@
  *
  * Handle format (Windows' and dxgkrnl's):
  *     bits 31..30  unique   generation of the slot, cycles 1, 2, 3
- *     bits 29..6   index    slot number, 24 bits
+ *     bits 29..6   index    HMGR_INDEX_BASE (2^23) + slot number, 24 bits
  *     bits  5..0   instance 0 for local handles, 2 for global share handles
- * so the first handle of slot i is 0x40000000 | i << 6, and 0 is never valid.
+ * so the first handle of slot i is 0x60000000 | i << 6, and 0 is never valid.
+ * Windows' indices start at 0.  Wine from 10.15 on hands out its own D3DKMT
+ * handles in the same format from index 0 upward, in the same process as
+ * kmtshim's when the gdi32 proxy is used: starting at 2^23 keeps the two
+ * spaces disjoint by construction (Wine would need 8M live objects to reach
+ * kmtshim's first index), so "is this a live kmtshim handle" never mistakes
+ * a Wine handle for one of kmtshim's.
  *
  * One space for every object type.  Free slots form a FIFO threaded through
  * the table and the table grows while fewer than HMGR_RESERVE slots are free,
@@ -90,10 +96,15 @@ static inline void kmt_object_put(struct kmt_object *obj)
 }
 
 #define HMGR_INDEX_BITS 24
-#define HMGR_MAX_ENTRIES ((1u << HMGR_INDEX_BITS) - 1)
+#define HMGR_INDEX_MASK ((1u << HMGR_INDEX_BITS) - 1)
+/* The index of slot 0: the upper half of the index space is kmtshim's, the
+ * lower half is left to a Wine that hands out D3DKMT handles of its own. */
+#define HMGR_INDEX_BASE (1u << (HMGR_INDEX_BITS - 1))
+/* Slots: indices HMGR_INDEX_BASE to 2^24 - 2 (2^24 - 1 stays unused). */
+#define HMGR_MAX_ENTRIES (HMGR_INDEX_MASK - HMGR_INDEX_BASE)
 #define HMGR_CHUNK_SHIFT 10
 #define HMGR_CHUNK_SIZE (1u << HMGR_CHUNK_SHIFT)
-#define HMGR_MAX_CHUNKS (1u << (HMGR_INDEX_BITS - HMGR_CHUNK_SHIFT))
+#define HMGR_MAX_CHUNKS ((HMGR_INDEX_MASK + 1 - HMGR_INDEX_BASE) >> HMGR_CHUNK_SHIFT)
 #define HMGR_RESERVE 128u
 
 #define HMGR_INSTANCE_LOCAL 0u
@@ -179,10 +190,17 @@ HMGR_INLINE struct hmgr_entry *hmgr_entry_at(struct hmgr_table *t, uint32_t inde
     return &chunk[index & (HMGR_CHUNK_SIZE - 1)];
 }
 
+/* A handle's slot number; an index below HMGR_INDEX_BASE wraps to a value
+ * past every table's size. */
+static inline uint32_t hmgr_slot_of(D3DKMT_HANDLE h)
+{
+    return ((h >> 6) & HMGR_INDEX_MASK) - HMGR_INDEX_BASE;
+}
+
 /* Decodes a handle to its slot; NULL for anything that cannot be one of ours. */
 HMGR_INLINE struct hmgr_entry *hmgr_entry_of(struct hmgr_table *t, D3DKMT_HANDLE h, unsigned *unique)
 {
-    uint32_t index = (h >> 6) & HMGR_MAX_ENTRIES;
+    uint32_t index = hmgr_slot_of(h);
 
     if ((h & 0x3f) != t->instance || !(h >> 30))
         return NULL;

@@ -35,9 +35,12 @@ extern "C" {
  *      system memory (monitored fences).
  * 1.2: miniport-backed fences, Miracast.
  * 1.3: DxgkDdiResetEngine (timeout detection and recovery).
+ * 1.4: display timing: DxgkDdiControlInterrupt (CRTC_VSYNC),
+ *      DxgkDdiGetScanLine, DxgkDdiQueryChildStatus and
+ *      DXGKQAITYPE_KMT_CURRENTDISPLAYMODE.
  * New DDIs and callbacks take slots of the Reserved arrays, so older
  * miniports keep working unchanged. */
-#define KMT_MINIPORT_INTERFACE_VERSION 0x00010003u
+#define KMT_MINIPORT_INTERFACE_VERSION 0x00010004u
 #define KMT_MINIPORT_INTERFACE_MAJOR(v) ((v) >> 16)
 
 /* ---- PnP stand-in (kmtshim extension) ----------------------------------
@@ -173,12 +176,29 @@ typedef struct _DXGKARGCB_NOTIFY_INTERRUPT_DATA {
             UINT NodeOrdinal;
             UINT EngineOrdinal;
         } MonitoredFenceSignaled;
+        /* DXGK_INTERRUPT_CRTC_VSYNC (1.4), WDDM's layout: raised at the
+         * start of each vertical blank of the target while the core has the
+         * interrupt enabled (DxgkDdiControlInterrupt).  kmtshim's VidPN
+         * paths are the identity: target N is scanned out from source N.
+         * PhysicalAddress is the primary being scanned out (0 if unknown);
+         * PhysicalAdapterMask counts only with ValidPhysicalAdapterMask in
+         * Flags (bit 0, DXGKCB_NOTIFY_INTERRUPT_DATA_FLAGS). */
+        struct {
+            D3DDDI_VIDEO_PRESENT_TARGET_ID VidPnTargetId;
+            PHYSICAL_ADDRESS PhysicalAddress;
+            UINT PhysicalAdapterMask;
+        } CrtcVsync;
         struct {
             UINT Reserved[16];
         } Reserved;
     };
     UINT Flags;
 } DXGKARGCB_NOTIFY_INTERRUPT_DATA;
+KMT_CHECK_OFFSET(DXGKARGCB_NOTIFY_INTERRUPT_DATA, CrtcVsync.VidPnTargetId, 8);
+KMT_CHECK_OFFSET(DXGKARGCB_NOTIFY_INTERRUPT_DATA, CrtcVsync.PhysicalAddress, 16);
+KMT_CHECK_OFFSET(DXGKARGCB_NOTIFY_INTERRUPT_DATA, CrtcVsync.PhysicalAdapterMask, 24);
+
+#define DXGK_NOTIFY_INTERRUPT_VALID_PHYSICAL_ADAPTER_MASK 0x1u
 
 typedef void (APIENTRY *DXGKCB_NOTIFY_INTERRUPT)(HANDLE hAdapter,
                                                  const DXGKARGCB_NOTIFY_INTERRUPT_DATA *args);
@@ -209,6 +229,8 @@ typedef enum _DXGK_QUERYADAPTERINFOTYPE {
     DXGKQAITYPE_KMT_ADAPTERDESC = 0x1000,  /* out: KMT_ADAPTER_DESC */
     DXGKQAITYPE_KMT_MEMORYUSAGE = 0x1001,  /* in: UINT group; out: KMT_MEMORY_BUDGET */
     DXGKQAITYPE_KMT_NODEMETADATA = 0x1002, /* in: UINT node; out: DXGK_NODEMETADATA */
+    /* 1.4: in: D3DDDI_VIDEO_PRESENT_SOURCE_ID; out: KMT_CURRENT_DISPLAY_MODE */
+    DXGKQAITYPE_KMT_CURRENTDISPLAYMODE = 0x1003,
 } DXGK_QUERYADAPTERINFOTYPE;
 
 typedef struct _DXGK_QUERYADAPTERINFOFLAGS {
@@ -306,6 +328,30 @@ typedef struct _KMT_ADAPTER_DESC {
     ULONG OpenGlFlags;
     UINT NumOfSources;                  /* video present sources (0: render only) */
 } KMT_ADAPTER_DESC;
+
+/* DXGKQAITYPE_KMT_CURRENTDISPLAYMODE (1.4): the mode a video present
+ * source scans out now, what Windows keeps in the VidPN's source and target
+ * mode sets.  The core derives KMTQAITYPE_CURRENTDISPLAYMODE from it and
+ * checks DxgkDdiGetScanLine against it.  Answers:
+ *   STATUS_SUCCESS                                   the source is lit;
+ *   STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE     no such source;
+ *   STATUS_GRAPHICS_SOURCE_NOT_IN_TOPOLOGY           the source is dark
+ *                                                    (no mode, no vblank).
+ * Lines count from the first active line (0); the vertical blank is
+ * [VerticalBlankStart, ScanLineTotal). */
+typedef struct _KMT_CURRENT_DISPLAY_MODE {
+    UINT Width;                         /* active pixels per line */
+    UINT Height;                        /* active lines */
+    UINT RefreshRateNumerator;          /* refresh in Hz as a rational: */
+    UINT RefreshRateDenominator;        /* 60 Hz CEA-861 1080p: 60/1 */
+    UINT ScanLineTotal;                 /* lines per frame, blank included (vtotal) */
+    UINT VerticalBlankStart;            /* first line of the vertical blank (Height when progressive) */
+    UINT HorizontalTotal;               /* pixels per line, blank included (htotal) */
+    UINT Interlaced;                    /* 0: progressive */
+    UINT64 PixelRate;                   /* pixels per second (148500000 for 1080p60) */
+} KMT_CURRENT_DISPLAY_MODE;
+KMT_CHECK_SIZE(KMT_CURRENT_DISPLAY_MODE, 40);
+KMT_CHECK_OFFSET(KMT_CURRENT_DISPLAY_MODE, PixelRate, 32);
 
 /* DXGKQAITYPE_KMT_MEMORYUSAGE: the budget the miniport can honestly give. */
 typedef struct _KMT_MEMORY_BUDGET {
@@ -751,6 +797,43 @@ KMT_CHECK_OFFSET(DXGKARG_RESETENGINE, LastAbortedFenceId, 8);
 
 typedef NTSTATUS (APIENTRY *DXGKDDI_RESETENGINE)(HANDLE hAdapter, DXGKARG_RESETENGINE *pResetEngine);
 
+/* ---- display timing (1.4, all optional) ----------------------------------------
+ * DxgkDdiControlInterrupt: the core enables DXGK_INTERRUPT_CRTC_VSYNC while
+ *   at least one thread waits for a vertical blank of the adapter and
+ *   disables it when the last waiter leaves; calls never overlap for one
+ *   adapter and alternate (enable, disable, ...).  While enabled the
+ *   miniport raises DxgkCbNotifyInterrupt(CRTC_VSYNC) once per vertical
+ *   blank of each lit source, from any thread, with none of its locks held;
+ *   after the disable returns it raises none.  Other types: return
+ *   STATUS_NOT_IMPLEMENTED.  Without the DDI a vblank wait fails with
+ *   STATUS_NOT_SUPPORTED.
+ * DxgkDdiGetScanLine: where the target's scan-out is now.  Fails with
+ *   STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_TARGET for an unknown target and
+ *   STATUS_GRAPHICS_TARGET_NOT_IN_TOPOLOGY for a dark one.  Without the DDI
+ *   D3DKMTGetScanLine fails with STATUS_NOT_SUPPORTED.
+ * DxgkDdiQueryChildStatus: the core asks StatusConnection of child
+ *   ChildUid, 0 .. NumberOfChildren-1 from DxgkDdiStartDevice (child N is
+ *   the monitor connector of target N); the miniport fills
+ *   HotPlug.Connected.  NonDestructiveOnly: no probing that disturbs the
+ *   output (no load detection that flickers).  An unknown ChildUid answers
+ *   STATUS_INVALID_PARAMETER.  Without the DDI every child counts as
+ *   connected.  A miniport may also report a change unasked, through
+ *   DxgkCbIndicateChildStatus(StatusConnection). */
+typedef struct _DXGKARG_GETSCANLINE {
+    D3DDDI_VIDEO_PRESENT_TARGET_ID VidPnTargetId;  /* in */
+    BOOLEAN InVerticalBlank;                       /* out */
+    UINT ScanLine;                                 /* out: 0 .. ScanLineTotal-1 */
+} DXGKARG_GETSCANLINE;
+KMT_CHECK_SIZE(DXGKARG_GETSCANLINE, 12);
+KMT_CHECK_OFFSET(DXGKARG_GETSCANLINE, InVerticalBlank, 4);
+KMT_CHECK_OFFSET(DXGKARG_GETSCANLINE, ScanLine, 8);
+
+typedef NTSTATUS (APIENTRY *DXGKDDI_CONTROLINTERRUPT)(HANDLE hAdapter, DXGK_INTERRUPT_TYPE InterruptType,
+                                                      BOOLEAN EnableInterrupt);
+typedef NTSTATUS (APIENTRY *DXGKDDI_GETSCANLINE)(HANDLE hAdapter, DXGKARG_GETSCANLINE *pGetScanLine);
+typedef NTSTATUS (APIENTRY *DXGKDDI_QUERYCHILDSTATUS)(PVOID MiniportDeviceContext, DXGK_CHILD_STATUS *ChildStatus,
+                                                      BOOLEAN NonDestructiveOnly);
+
 typedef struct _DRIVER_INITIALIZATION_DATA {
     ULONG Version;                      /* KMT_MINIPORT_INTERFACE_VERSION */
     ULONG Size;                         /* sizeof(DRIVER_INITIALIZATION_DATA) */
@@ -796,7 +879,12 @@ typedef struct _DRIVER_INITIALIZATION_DATA {
      * leaves the device HUNG and its work in flight) */
     DXGKDDI_RESETENGINE DxgkDdiResetEngine;
 
-    PVOID Reserved[18];                 /* later DDIs */
+    /* 1.4: display timing (all optional; see "display timing" above) */
+    DXGKDDI_CONTROLINTERRUPT DxgkDdiControlInterrupt;
+    DXGKDDI_GETSCANLINE DxgkDdiGetScanLine;
+    DXGKDDI_QUERYCHILDSTATUS DxgkDdiQueryChildStatus;
+
+    PVOID Reserved[15];                 /* later DDIs */
 } DRIVER_INITIALIZATION_DATA;
 
 /* ---- loading a miniport --------------------------------------------------

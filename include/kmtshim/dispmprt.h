@@ -86,9 +86,11 @@ typedef struct _DXGK_CHILD_STATUS {
 KMT_CHECK_SIZE(DXGK_CHILD_STATUS, 16);
 KMT_CHECK_OFFSET(DXGK_CHILD_STATUS, Miracast.MiracastMonitorType, 12);
 
-/* hAdapter is DXGKRNL_INTERFACE.DeviceHandle.  kmtshim has no VidPN: only
- * StatusMiracastConnection of a live Miracast target is accepted; other
- * types answer STATUS_NOT_SUPPORTED. */
+/* hAdapter is DXGKRNL_INTERFACE.DeviceHandle.  Accepted: StatusConnection
+ * of a child 0 .. NumberOfChildren-1 (1.4: the core records whether its
+ * monitor is connected) and StatusMiracastConnection of a live Miracast
+ * target; other types answer STATUS_NOT_SUPPORTED, an unknown child
+ * STATUS_INVALID_PARAMETER. */
 typedef NTSTATUS (APIENTRY *DXGKCB_INDICATE_CHILD_STATUS)(HANDLE DeviceHandle,
                                                           PDXGK_CHILD_STATUS ChildStatus);
 

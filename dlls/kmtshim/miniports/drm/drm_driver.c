@@ -30,6 +30,7 @@ static NTSTATUS APIENTRY kdrm_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *
     kdrm_exec_init(a);
     kdrm_copy_init(a);
     kdrm_batches_init(a);
+    kdrm_kms_init(a);
     *ctx = a;
     return STATUS_SUCCESS;
 }
@@ -58,14 +59,14 @@ static NTSTATUS APIENTRY kdrm_start_device(PVOID ctx, DXGK_START_INFO *start, DX
     kdrm_memory_probe(a);
     kdrm_trace(a, KMT_TRACE_TRACE, __func__, "%s: %s (%s allocator), render fd %d, card fd %d\n",
                a->phys.location, a->phys.driver, a->family->name, a->render_fd, a->card_fd);
-    *sources = 0;                        /* render only: no display through kmtshim yet */
-    *children = 0;
+    *sources = *children = kdrm_kms_start(a);   /* a child (connector) per source */
     return STATUS_SUCCESS;
 }
 
 /* The watcher goes first: it may still raise interrupts into the core. */
 static NTSTATUS APIENTRY kdrm_stop_device(PVOID ctx)
 {
+    kdrm_vblank_stop(ctx);
     kdrm_exec_stop(ctx);
     return STATUS_SUCCESS;
 }
@@ -80,12 +81,15 @@ static NTSTATUS APIENTRY kdrm_remove_device(PVOID ctx)
                    "removed with %llu devices, %llu buffers, %llu contexts, %llu fences alive\n",
                    (unsigned long long)atomic_load(&a->devices), (unsigned long long)atomic_load(&a->buffers),
                    (unsigned long long)atomic_load(&a->contexts), (unsigned long long)atomic_load(&a->fences));
+    kdrm_vblank_stop(a);
+    kdrm_kms_stop(a);
     kdrm_exec_stop(a);
     if (a->fd >= 0)
         kdrm_batches_release(a, NULL, true);  /* the contexts are gone: nothing runs */
     if (a->family->stop && a->fd >= 0)
         a->family->stop(a);
     kdrm_close_nodes(a);
+    pthread_mutex_destroy(&a->kms.lock);
     pthread_mutex_destroy(&a->exec.lock);
     free(a);
     return STATUS_SUCCESS;
@@ -167,6 +171,9 @@ NTSTATUS APIENTRY KmtDrmMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KMT
         .KmtDdiCreateFence = kdrm_create_fence,
         .KmtDdiDestroyFence = kdrm_destroy_fence,
         .KmtDdiSignalFence = kdrm_signal_fence,
+        .DxgkDdiControlInterrupt = kdrm_control_interrupt,
+        .DxgkDdiGetScanLine = kdrm_get_scan_line,
+        .DxgkDdiQueryChildStatus = kdrm_query_child_status,
     };
 
     kdrm_fault_arm_from_env();

@@ -93,7 +93,8 @@ static NTSTATUS adapter_desc(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERI
     d->DeviceIds = a->phys.ids;
     d->Address = a->phys.address;
     d->HasAddress = a->phys.has_address;
-    d->NumOfSources = 0;
+    d->NumOfSources = a->kms.count;
+    d->AdapterType.DisplaySupported = a->kms.count > 0;
     return STATUS_SUCCESS;
 }
 
@@ -142,6 +143,8 @@ NTSTATUS APIENTRY kdrm_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYAD
         return memory_usage(a, q);
     case DXGKQAITYPE_KMT_NODEMETADATA:
         return node_metadata(a, q);
+    case DXGKQAITYPE_KMT_CURRENTDISPLAYMODE:
+        return kdrm_kms_current_mode(a, q);
     default:
         return STATUS_NOT_SUPPORTED;
     }

@@ -43,6 +43,7 @@
 #include "kmtshim/kmtdrm.h"
 #include "base/kmt_list.h"
 #include "drm_cs.h"                    /* struct kdrm_exec, kdrm_batch_shape: held by value */
+#include "drm_kms.h"                   /* struct kdrm_kms: held by value */
 
 struct kdrm_bo;
 
@@ -128,6 +129,7 @@ struct kdrm_adapter {
     struct kdrm_memory memory;           /* from the family's start */
     void *family_data;                   /* the family's own state */
     struct kdrm_exec exec;
+    struct kdrm_kms kms;                 /* VidPn sources from the card node (drm_kms.c) */
     pthread_mutex_t copy_lock;           /* copy-backed objects (drm_copy_sync.c); a leaf */
     struct list copies;                  /* struct kdrm_bo.copy_entry, under copy_lock */
     pthread_mutex_t batch_lock;          /* legacy batch copies (drm_batch.c); before exec.lock */

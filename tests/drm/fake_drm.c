@@ -1347,12 +1347,26 @@ static int answer(unsigned long request, void *arg)
     return -ENOTTY;                      /* what a driver says to an ioctl it lacks */
 }
 
-/* Replaces libdrm's for the whole test program. */
+bool (*fake_drm_kms)(int fd, unsigned long request, void *arg, int *ret);
+
+/* Replaces libdrm's for the whole test program; with
+ * FAKE_DRM_EXPORT_IOCTL, for libdrm's own calls too (drmModeGetResources...)
+ * where the program exports it (test_drm_kms). */
+#ifdef FAKE_DRM_EXPORT_IOCTL
+__attribute__((visibility("default")))
+#endif
 int drmIoctl(int fd, unsigned long request, void *arg)
 {
     unsigned file;
     int ret;
 
+    if (fake_drm_kms && fake_drm_kms(fd, request, arg, &ret)) {
+        if (ret < 0) {
+            errno = -ret;
+            return -1;
+        }
+        return 0;
+    }
     pthread_mutex_lock(&answering);
     if (!(file = file_of_caller(fd))) {
         pthread_mutex_unlock(&answering);
@@ -1387,6 +1401,7 @@ static struct {
     drmPciDeviceInfo info[MAX_FAKE_DEVICES];
     char *nodes[MAX_FAKE_DEVICES][DRM_NODE_MAX];
     char render[MAX_FAKE_DEVICES][64];
+    char card[MAX_FAKE_DEVICES][80];
 } listed;
 
 void fake_drm_set_devices(const struct fake_drm_pci_device *devices, unsigned n, const char *driver)
@@ -1405,6 +1420,11 @@ void fake_drm_set_devices(const struct fake_drm_pci_device *devices, unsigned n,
         listed.nodes[i][DRM_NODE_RENDER] = listed.render[i];
         d->nodes = listed.nodes[i];
         d->available_nodes = 1 << DRM_NODE_RENDER;
+        if (devices[i].card_node) {
+            snprintf(listed.card[i], sizeof(listed.card[i]), "%s", devices[i].card_node);
+            listed.nodes[i][DRM_NODE_PRIMARY] = listed.card[i];
+            d->available_nodes |= 1 << DRM_NODE_PRIMARY;
+        }
         d->bustype = DRM_BUS_PCI;
         d->businfo.pci = &listed.bus[i];
         d->deviceinfo.pci = &listed.info[i];

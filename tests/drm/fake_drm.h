@@ -153,6 +153,7 @@ struct fake_drm_pci_device {
     uint16_t domain;
     uint8_t bus, dev, func;
     const char *render_node;
+    const char *card_node;              /* NULL: the device has none */
 };
 
 /* From now on drmGetDevices2 lists these (at most 8) and drmGetVersion
@@ -172,6 +173,11 @@ int fake_drm_syncobj_value(unsigned file, uint32_t handle, uint64_t *value);
 void fake_drm_syncobj_reach(uint32_t handle, uint64_t point);
 /* i915: the held requests retire (fake_drm.exec_hold): their points signal. */
 void fake_drm_i915_retire(void);
+
+/* ---- for fake_kms.c (a card node's KMS ioctls) ---- */
+/* Asked first by drmIoctl, without the fake's lock: true when `fd` is its
+ * card node, the ioctl's result (0 or -errno) in *ret.  Set by fake_kms_open. */
+extern bool (*fake_drm_kms)(int fd, unsigned long request, void *arg, int *ret);
 
 /* ---- for fake_xe_exec.c (xe VMs, exec queues, exec) ---- */
 /* Its handler of the xe ioctls fake_drm.c lacks, and of GEM_CLOSE before

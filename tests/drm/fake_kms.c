@@ -1,0 +1,350 @@
+/*
+ * The fake KMS device of fake_kms.h.  Each handler follows the kernel's
+ * rules for the ioctl (drm_mode_config.c, drm_connector.c, drm_crtc.c,
+ * drm_encoder.c, drm_vblank.c): arrays are copied only when the caller's
+ * count has room for all of them, counts always come back, unknown object
+ * ids answer ENOENT.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+
+#include "fake_drm.h"
+#include "fake_kms.h"
+
+struct fake_kms fake_kms;
+
+#define ENCODER_HDMI 21u
+#define ENCODER_VGA 22u
+#define CONNECTOR_VGA 32u
+#define MAX_PENDING 16
+
+static struct {
+    char dir[64], path[80];
+    int fd;                             /* the fake's own end of the FIFO: events are written here */
+    struct stat node;
+    bool reported;                      /* connector 31's status as last probed */
+    uint64_t t0;                        /* vblank 0 */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    pthread_t thread;
+    bool running;
+    struct { uint64_t seq, user_data; } pending[MAX_PENDING];
+    unsigned npending;
+} k = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void mode(struct drm_mode_modeinfo *m, uint16_t w, uint16_t h, uint32_t clock, uint16_t htotal,
+                 uint16_t vtotal, uint32_t type)
+{
+    memset(m, 0, sizeof(*m));
+    m->hdisplay = w;
+    m->vdisplay = h;
+    m->clock = clock;
+    m->htotal = htotal;
+    m->vtotal = vtotal;
+    m->hsync_start = (uint16_t)(w + 88);
+    m->hsync_end = (uint16_t)(w + 132);
+    m->vsync_start = (uint16_t)(h + 4);
+    m->vsync_end = (uint16_t)(h + 9);
+    m->vrefresh = 60;
+    m->type = DRM_MODE_TYPE_DRIVER | type;
+    snprintf(m->name, sizeof(m->name), "%ux%u", w, h);
+}
+
+static void mode_1080p(struct drm_mode_modeinfo *m)
+{
+    mode(m, 1920, 1080, 148500, 2200, 1125, 0);
+}
+
+static void mode_720p(struct drm_mode_modeinfo *m)
+{
+    mode(m, 1280, 720, 74176, 1650, 750, DRM_MODE_TYPE_PREFERRED);
+}
+
+static bool crtc_on(void)
+{
+    return !fake_kms.config.crtc_off;
+}
+
+/* Copies `n` ids to `ptr` when `*count` has room; *count becomes n. */
+static void put_ids(uint64_t ptr, uint32_t *count, const uint32_t *ids, uint32_t n)
+{
+    if (*count >= n && n && ptr)
+        memcpy((void *)(uintptr_t)ptr, ids, n * sizeof(*ids));
+    *count = n;
+}
+
+static int get_resources(struct drm_mode_card_res *r)
+{
+    static const uint32_t crtcs[] = { FAKE_KMS_CRTC, FAKE_KMS_IDLE_CRTC };
+    static const uint32_t connectors[] = { FAKE_KMS_CONNECTOR, CONNECTOR_VGA };
+    static const uint32_t encoders[] = { ENCODER_HDMI, ENCODER_VGA };
+
+    put_ids(r->fb_id_ptr, &r->count_fbs, NULL, 0);
+    put_ids(r->crtc_id_ptr, &r->count_crtcs, crtcs, 2);
+    put_ids(r->connector_id_ptr, &r->count_connectors, connectors, 2);
+    put_ids(r->encoder_id_ptr, &r->count_encoders, encoders, 2);
+    r->min_width = r->min_height = 1;
+    r->max_width = r->max_height = 8192;
+    return 0;
+}
+
+static int get_connector(struct drm_mode_get_connector *c)
+{
+    struct drm_mode_modeinfo modes[2];
+    uint32_t encoder, nmodes = 0;
+    bool connected = false;
+
+    if (c->connector_id == FAKE_KMS_CONNECTOR) {
+        if (!c->count_modes) {
+            fake_kms.probes++;
+            k.reported = fake_kms.plugged;
+        } else {
+            fake_kms.current_reads++;
+        }
+        connected = k.reported;
+        encoder = ENCODER_HDMI;
+        c->connector_type = DRM_MODE_CONNECTOR_HDMIA;
+        c->encoder_id = connected && crtc_on() ? ENCODER_HDMI : 0;
+    } else if (c->connector_id == CONNECTOR_VGA) {
+        encoder = ENCODER_VGA;
+        c->connector_type = DRM_MODE_CONNECTOR_VGA;
+        c->encoder_id = 0;
+    } else {
+        return -ENOENT;
+    }
+    if (connected) {
+        mode_1080p(&modes[0]);
+        mode_720p(&modes[1]);
+        nmodes = 2;
+    }
+    if (c->count_modes >= nmodes && nmodes && c->modes_ptr)
+        memcpy((void *)(uintptr_t)c->modes_ptr, modes, nmodes * sizeof(modes[0]));
+    c->count_modes = nmodes;
+    put_ids(c->encoders_ptr, &c->count_encoders, &encoder, 1);
+    c->count_props = 0;
+    c->connector_type_id = 1;
+    c->connection = connected ? DRM_MODE_CONNECTED : DRM_MODE_DISCONNECTED;
+    c->mm_width = connected ? 527 : 0;
+    c->mm_height = connected ? 296 : 0;
+    c->subpixel = DRM_MODE_SUBPIXEL_UNKNOWN;
+    return 0;
+}
+
+static int get_encoder(struct drm_mode_get_encoder *e)
+{
+    if (e->encoder_id == ENCODER_HDMI) {
+        e->encoder_type = DRM_MODE_ENCODER_TMDS;
+        e->crtc_id = crtc_on() ? FAKE_KMS_CRTC : 0;
+        e->possible_crtcs = 3;
+    } else if (e->encoder_id == ENCODER_VGA) {
+        e->encoder_type = DRM_MODE_ENCODER_DAC;
+        e->crtc_id = 0;
+        e->possible_crtcs = 2;
+    } else {
+        return -ENOENT;
+    }
+    e->possible_clones = 0;
+    return 0;
+}
+
+static int get_crtc(struct drm_mode_crtc *c)
+{
+    if (c->crtc_id != FAKE_KMS_CRTC && c->crtc_id != FAKE_KMS_IDLE_CRTC)
+        return -ENOENT;
+    c->count_connectors = 0;
+    c->x = c->y = 0;
+    c->gamma_size = 256;
+    c->mode_valid = c->crtc_id == FAKE_KMS_CRTC && crtc_on();
+    c->fb_id = c->mode_valid ? 1 : 0;
+    if (c->mode_valid)
+        mode_1080p(&c->mode);
+    else
+        memset(&c->mode, 0, sizeof(c->mode));
+    return 0;
+}
+
+static uint64_t sequence_at(uint64_t t)
+{
+    return (t - k.t0) / FAKE_KMS_FRAME_NS;
+}
+
+/* The vblank ioctls' checks: EOPNOTSUPP without vblank, ENOENT for an
+ * unknown CRTC, EINVAL for one that is off. */
+static int vblank_check(uint32_t crtc_id)
+{
+    int err = 0;
+
+    if (fake_kms.config.no_vblank)
+        err = -EOPNOTSUPP;
+    else if (crtc_id != FAKE_KMS_CRTC && crtc_id != FAKE_KMS_IDLE_CRTC)
+        err = -ENOENT;
+    else if (crtc_id != FAKE_KMS_CRTC || !crtc_on())
+        err = -EINVAL;
+    if (err)
+        fake_kms.refused++;
+    return err;
+}
+
+static int get_sequence(struct drm_crtc_get_sequence *g)
+{
+    int err = vblank_check(g->crtc_id);
+
+    if (err)
+        return err;
+    g->active = 1;
+    g->sequence = sequence_at(now_ns());
+    g->sequence_ns = k.t0 + g->sequence * FAKE_KMS_FRAME_NS;
+    return 0;
+}
+
+static int queue_sequence(struct drm_crtc_queue_sequence *q)
+{
+    uint64_t target;
+    int err = vblank_check(q->crtc_id);
+
+    if (err)
+        return err;
+    if (q->flags & ~(uint32_t)(DRM_CRTC_SEQUENCE_RELATIVE | DRM_CRTC_SEQUENCE_NEXT_ON_MISS))
+        return -EINVAL;
+    if (k.npending == MAX_PENDING)
+        return -ENOMEM;
+    target = q->flags & DRM_CRTC_SEQUENCE_RELATIVE ? sequence_at(now_ns()) + q->sequence : q->sequence;
+    k.pending[k.npending].seq = target;
+    k.pending[k.npending].user_data = q->user_data;
+    k.npending++;
+    q->sequence = target;
+    fake_kms.queued++;
+    pthread_cond_signal(&k.cond);
+    return 0;
+}
+
+static int answer(unsigned long request, void *arg)
+{
+    switch (request) {
+    case DRM_IOCTL_MODE_GETRESOURCES: return get_resources(arg);
+    case DRM_IOCTL_MODE_GETCONNECTOR: return get_connector(arg);
+    case DRM_IOCTL_MODE_GETENCODER: return get_encoder(arg);
+    case DRM_IOCTL_MODE_GETCRTC: return get_crtc(arg);
+    case DRM_IOCTL_CRTC_GET_SEQUENCE: return get_sequence(arg);
+    case DRM_IOCTL_CRTC_QUEUE_SEQUENCE: return queue_sequence(arg);
+    case DRM_IOCTL_DROP_MASTER: return -EINVAL;          /* the fake never makes a master */
+    }
+    return -ENOTTY;
+}
+
+/* fake_drm.c's drmIoctl asks first: true when `fd` is the fake card node. */
+static bool kms_ioctl(int fd, unsigned long request, void *arg, int *ret)
+{
+    struct stat st;
+
+    if (fd < 0 || fstat(fd, &st) || st.st_dev != k.node.st_dev || st.st_ino != k.node.st_ino)
+        return false;
+    pthread_mutex_lock(&k.lock);
+    *ret = answer(request, arg);
+    pthread_mutex_unlock(&k.lock);
+    return true;
+}
+
+/* Writes the events whose vblank came, at each vblank. */
+static void *vblank_thread(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&k.lock);
+    while (k.running) {
+        uint64_t seq = sequence_at(now_ns()) + 1, at = k.t0 + seq * FAKE_KMS_FRAME_NS;
+        struct timespec ts = { (time_t)(at / 1000000000ull), (long)(at % 1000000000ull) };
+
+        if (!k.npending) {
+            pthread_cond_wait(&k.cond, &k.lock);
+            continue;
+        }
+        pthread_mutex_unlock(&k.lock);
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        pthread_mutex_lock(&k.lock);
+        for (unsigned i = 0; i < k.npending;) {
+            struct drm_event_crtc_sequence ev = { .base = { DRM_EVENT_CRTC_SEQUENCE, sizeof(ev) } };
+
+            if (k.pending[i].seq > seq) {
+                i++;
+                continue;
+            }
+            ev.user_data = k.pending[i].user_data;
+            ev.sequence = (int64_t)seq;
+            ev.time_ns = (int64_t)at;
+            if (write(k.fd, &ev, sizeof(ev)) == (ssize_t)sizeof(ev))
+                fake_kms.delivered++;
+            k.pending[i] = k.pending[--k.npending];
+        }
+    }
+    pthread_mutex_unlock(&k.lock);
+    return NULL;
+}
+
+int fake_kms_open(const struct fake_kms_config *config, char *path, size_t size)
+{
+    fake_kms_close();
+    memset(&fake_kms, 0, sizeof(fake_kms));
+    fake_kms.config = *config;
+    fake_kms.plugged = k.reported = !config->unplugged;
+    k.npending = 0;
+    k.t0 = now_ns();
+    snprintf(k.dir, sizeof(k.dir), "/tmp/fake-kms-XXXXXX");
+    if (!mkdtemp(k.dir))
+        return -1;
+    snprintf(k.path, sizeof(k.path), "%s/card0", k.dir);
+    /* O_RDWR on a FIFO never blocks: the fake holds both ends open */
+    if (mkfifo(k.path, 0600) || (k.fd = open(k.path, O_RDWR | O_CLOEXEC)) < 0 || fstat(k.fd, &k.node) ||
+        snprintf(path, size, "%s", k.path) >= (int)size)
+        return -1;
+    fake_drm_kms = kms_ioctl;
+    k.running = true;
+    if (pthread_create(&k.thread, NULL, vblank_thread, NULL)) {
+        k.running = false;
+        return -1;
+    }
+    return 0;
+}
+
+void fake_kms_close(void)
+{
+    pthread_mutex_lock(&k.lock);
+    bool join = k.running;
+    k.running = false;
+    pthread_cond_signal(&k.cond);
+    pthread_mutex_unlock(&k.lock);
+    if (join)
+        pthread_join(k.thread, NULL);
+    fake_drm_kms = NULL;
+    if (k.fd >= 0)
+        close(k.fd);
+    k.fd = -1;
+    if (*k.path)
+        unlink(k.path);
+    if (*k.dir)
+        rmdir(k.dir);
+    k.path[0] = k.dir[0] = 0;
+    memset(&k.node, 0, sizeof(k.node));
+}
+
+unsigned fake_kms_scan_line(uint64_t ns)
+{
+    return (unsigned)((ns - k.t0) % FAKE_KMS_FRAME_NS * 1125 / FAKE_KMS_FRAME_NS);
+}

@@ -1,0 +1,59 @@
+/*
+ * A fake KMS device: the display side of a card node, for the DRM
+ * miniport's VidPn sources, vblank, scan line and child status.
+ *
+ * The card node is a FIFO in a directory of the fake's own: the miniport
+ * opens it by path as it opens /dev/dri/cardN, fake_drm.c's drmIoctl hands
+ * the ioctls made on it to this fake, and the vblank events the fake
+ * writes into the FIFO are what the miniport's drmHandleEvent reads.
+ *
+ * The device: CRTCs 41 and 42; connector 31 (HDMI, encoder 21, which may
+ * use either CRTC) with modes 1920x1080@60 and 1280x720@59.94 (the
+ * preferred one); connector 32 (VGA, encoder 22, CRTC 42 only), never
+ * connected.  CRTC 41 scans 1920x1080@60 out on connector 31 unless
+ * config.crtc_off.  Vblanks of CRTC 41 come every frame of that mode
+ * (148.5 MHz, 2200 x 1125: 16.67 ms) on CLOCK_MONOTONIC from the open;
+ * CRTC_QUEUE_SEQUENCE events are written into the FIFO by a thread at
+ * their vblank.  Connector status follows the kernel's rules for probing:
+ * a GETCONNECTOR with count_modes 0 probes (copies fake_kms.plugged to the
+ * status reported), one with room for modes reads the last probed status.
+ */
+#ifndef KMTSHIM_FAKE_KMS_H
+#define KMTSHIM_FAKE_KMS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FAKE_KMS_CRTC 41u
+#define FAKE_KMS_IDLE_CRTC 42u
+#define FAKE_KMS_CONNECTOR 31u
+#define FAKE_KMS_FRAME_NS 16666666ull   /* 2200 * 1125 / 148.5 MHz */
+
+struct fake_kms_config {
+    bool no_vblank;                     /* vblank ioctls answer EOPNOTSUPP (virtio_gpu) */
+    bool crtc_off;                      /* no CRTC drives connector 31: QUEUE_SEQUENCE answers EINVAL */
+    bool unplugged;                     /* connector 31 starts disconnected */
+};
+
+struct fake_kms {
+    struct fake_kms_config config;
+    bool plugged;                       /* the cable; a probe makes it the reported status */
+    unsigned probes, current_reads;     /* GETCONNECTOR calls of connector 31 that probed / did not */
+    /* counted on the miniport's vblank thread and the fake's own */
+    atomic_uint queued, delivered;      /* CRTC_QUEUE_SEQUENCE events taken, and written */
+    atomic_uint refused;                /* vblank ioctls refused */
+};
+
+extern struct fake_kms fake_kms;
+
+/* Creates the device and starts its vblanks; its card node's path in
+ * `path`.  0, or -1. */
+int fake_kms_open(const struct fake_kms_config *config, char *path, size_t size);
+/* Stops the vblanks and removes the FIFO. */
+void fake_kms_close(void);
+/* The line CRTC 41 scans at CLOCK_MONOTONIC time `ns` (1125 per frame). */
+unsigned fake_kms_scan_line(uint64_t ns);
+
+#endif

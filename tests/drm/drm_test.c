@@ -24,7 +24,8 @@ unsigned drm_test_adapters(struct drm_test_adapter *out, unsigned max)
 
     ck_assert_status(D3DKMTEnumAdapters2(&e), STATUS_SUCCESS);
     for (ULONG i = 0; i < e.NumAdapters; i++) {
-        struct drm_test_adapter a = { .handle = info[i].hAdapter, .luid = info[i].AdapterLuid };
+        struct drm_test_adapter a = { .handle = info[i].hAdapter, .luid = info[i].AdapterLuid,
+                                      .sources = info[i].NumOfSources };
         D3DKMT_QUERYADAPTERINFO q = { 0 };
 
         ck_assert_status(KmtQueryAdapterDescription(a.handle, &a.desc), STATUS_SUCCESS);

@@ -22,6 +22,7 @@ struct drm_test_adapter {
     LUID luid;
     KMT_ADAPTER_DESCRIPTION desc;
     KMT_DRM_UMD_PRIVATE umd;
+    UINT sources;                        /* NumOfSources: its KMS outputs */
 };
 
 /* Opens every adapter of the "drm" miniport; returns how many. */

@@ -1090,8 +1090,11 @@ START_TEST(callbacks_follow_the_context)
     cs.Miracast.Connected = TRUE;
     ck_assert_status(rec.core.DxgkCbIndicateChildStatus(rec.core.DeviceHandle, &cs),
                      STATUS_INVALID_PARAMETER);
-    cs.Type = StatusConnection;
+    cs.Type = StatusConnection;          /* a monitor child, and the adapter has none */
     cs.ChildUid = REC_TARGET_BASE + 1;
+    ck_assert_status(rec.core.DxgkCbIndicateChildStatus(rec.core.DeviceHandle, &cs),
+                     STATUS_INVALID_PARAMETER);
+    cs.Type = StatusRotation;
     ck_assert_status(rec.core.DxgkCbIndicateChildStatus(rec.core.DeviceHandle, &cs),
                      STATUS_NOT_SUPPORTED);
     cs.Type = (DXGK_CHILD_STATUS_TYPE)9;

@@ -20,6 +20,7 @@ static void adapter_free(struct dxgk_adapter *adapter)
     pthread_mutex_destroy(&adapter->fence_lock);
     pthread_mutex_destroy(&adapter->ctx_alloc_lock);
     pthread_mutex_destroy(&adapter->vidpn_lock);
+    dxgk_vblank_fini(adapter);
     dxgk_config_free_registry(adapter->registry);
     free(adapter);
 }
@@ -85,6 +86,7 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
     pthread_mutex_init(&adapter->fence_lock, NULL);
     pthread_mutex_init(&adapter->ctx_alloc_lock, NULL);
     pthread_mutex_init(&adapter->vidpn_lock, NULL);
+    dxgk_vblank_init(adapter);
     list_init(&adapter->fences);
     list_init(&adapter->context_allocations);
     adapter->miniport = mp;
@@ -128,6 +130,10 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
                       &adapter->registry);
     if (!adapter->caps.PhysicalAdapterCount)
         adapter->caps.PhysicalAdapterCount = 1;
+    /* every monitor counts as connected until a poll or the miniport says not */
+    adapter->num_children = children;
+    for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++)
+        atomic_init(&adapter->child_connected[i], i < children);
     if (adapter->segments.NbSegment > KMT_MAX_SEGMENTS)
         adapter->segments.NbSegment = KMT_MAX_SEGMENTS;
     list_add_tail(&dxgk_process.adapters, &adapter->entry);
@@ -376,6 +382,7 @@ static NTSTATUS qai_size(KMTQUERYADAPTERINFOTYPE type, UINT *size)
     case KMTQAITYPE_WDDM_2_7_CAPS:            *size = sizeof(D3DKMT_WDDM_2_7_CAPS); break;
     case KMTQAITYPE_NODEMETADATA:             *size = sizeof(D3DKMT_NODEMETADATA); break;
     case KMTQAITYPE_QUERYREGISTRY:            *size = 0; break;   /* at least the structure */
+    case KMTQAITYPE_CURRENTDISPLAYMODE:       *size = sizeof(D3DKMT_CURRENTDISPLAYMODE); break;
     default:
         return STATUS_NOT_SUPPORTED;
     }
@@ -561,6 +568,9 @@ NTSTATUS dxgk_query_adapter_info(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
     }
     case KMTQAITYPE_QUERYREGISTRY:
         status = query_registry(adapter, data, size);
+        break;
+    case KMTQAITYPE_CURRENTDISPLAYMODE:
+        status = dxgk_current_display_mode(adapter, data);
         break;
     default:
         status = STATUS_NOT_SUPPORTED;

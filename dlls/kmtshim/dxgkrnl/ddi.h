@@ -21,7 +21,7 @@
  * Files: ddi_adapter.c (the driver and its adapters, queries, escapes),
  * ddi_device.c (devices), ddi_allocation.c (allocations, CPU access, GPU
  * mappings), ddi_execution.c (contexts, submission, engine reset, fences),
- * ddi_miracast.c (the Miracast class).
+ * ddi_miracast.c (the Miracast class), ddi_display.c (display timing).
  */
 #ifndef KMTSHIM_DXGKRNL_DDI_H
 #define KMTSHIM_DXGKRNL_DDI_H
@@ -61,6 +61,15 @@ NTSTATUS dxgk_ddi_query_adapter_info(struct dxgk_adapter *adapter, DXGK_QUERYADA
                                      void *in, UINT in_size, void *out, UINT out_size);
 /* STATUS_NOT_SUPPORTED without DxgkDdiEscape. */
 NTSTATUS dxgk_ddi_escape(struct dxgk_adapter *adapter, DXGKARG_ESCAPE *args);
+
+/* ---- display timing (ddi_display.c) ---------------------------------------------- */
+
+/* STATUS_NOT_SUPPORTED without DxgkDdiControlInterrupt / DxgkDdiGetScanLine. */
+NTSTATUS dxgk_ddi_control_interrupt(struct dxgk_adapter *adapter, DXGK_INTERRUPT_TYPE type, bool enable);
+NTSTATUS dxgk_ddi_get_scan_line(struct dxgk_adapter *adapter, DXGKARG_GETSCANLINE *args);
+/* StatusConnection of child->ChildUid; connected without the DDI. */
+NTSTATUS dxgk_ddi_query_child_status(struct dxgk_adapter *adapter, DXGK_CHILD_STATUS *child,
+                                     bool non_destructive);
 
 /* ---- devices (ddi_device.c) ------------------------------------------------------- */
 

@@ -62,6 +62,15 @@ struct dxgk_miniport {
 
 struct dxgk_reg_value;
 
+/* Vertical blanks of an adapter's sources (vblank.c). */
+struct dxgk_vblank {
+    pthread_mutex_t ctl_lock;            /* the CRTC_VSYNC switch; ranks above lock */
+    unsigned waiters;                    /* under ctl_lock: enabled while nonzero */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;                 /* a vsync came (CLOCK_MONOTONIC) */
+    UINT64 count[DXGK_MAX_VIDPN_SOURCES]; /* vsyncs seen per source, under lock */
+};
+
 struct dxgk_adapter {
     struct kmt_object obj;               /* refs: the process, handles, devices */
     struct list entry;                   /* process adapter list */
@@ -88,7 +97,16 @@ struct dxgk_adapter {
     struct dxgk_miracast *miracast;      /* Miracast sessions, made on first use (miracast.c) */
     pthread_mutex_t vidpn_lock;          /* ranks below device->rwlock */
     struct dxgk_vidpn_owner vidpn[DXGK_MAX_VIDPN_SOURCES]; /* under vidpn_lock */
+    struct dxgk_vblank vblank;
+    ULONG num_children;                  /* monitor connectors (DxgkDdiStartDevice) */
+    atomic_bool child_connected[DXGK_MAX_VIDPN_SOURCES]; /* vblank.c */
 };
+
+/* The sources the core keeps state for: ids at or past this are none. */
+static inline UINT dxgk_source_count(const struct dxgk_adapter *adapter)
+{
+    return adapter->num_sources < DXGK_MAX_VIDPN_SOURCES ? adapter->num_sources : DXGK_MAX_VIDPN_SOURCES;
+}
 
 struct dxgk_adapter_handle {
     struct kmt_object obj;
@@ -396,6 +414,20 @@ NTSTATUS dxgk_check_vidpn_exclusive(D3DKMT_HANDLE adapter, D3DDDI_VIDEO_PRESENT_
 bool dxgk_vidpn_any_exclusive(void);
 /* DestroyDevice: the device gives up every source it owns. */
 void dxgk_vidpn_release_device(struct dxgk_device *device);
+
+/* Vertical blanks, scan lines, monitor children, the current mode
+ * (vblank.c). */
+void dxgk_vblank_init(struct dxgk_adapter *adapter);
+void dxgk_vblank_fini(struct dxgk_adapter *adapter);
+/* DxgkCbNotifyInterrupt(CRTC_VSYNC) of `target`. */
+void dxgk_vblank_interrupt(struct dxgk_adapter *adapter, D3DDDI_VIDEO_PRESENT_TARGET_ID target);
+NTSTATUS dxgk_wait_for_vblank(D3DKMT_HANDLE adapter, D3DKMT_HANDLE device, UINT source);
+NTSTATUS dxgk_get_scan_line(D3DKMT_HANDLE adapter, UINT source, BOOLEAN *in_vblank, UINT *line);
+NTSTATUS dxgk_poll_display_children(D3DKMT_HANDLE adapter, bool non_destructive, bool all_adapters);
+NTSTATUS dxgk_child_connection(struct dxgk_adapter *adapter, ULONG child, bool connected);
+bool dxgk_child_connected(struct dxgk_adapter *adapter, ULONG child);
+/* out->VidPnSourceId in, the rest out. */
+NTSTATUS dxgk_current_display_mode(struct dxgk_adapter *adapter, D3DKMT_CURRENTDISPLAYMODE *out);
 
 /* A device's present settings: queued-present limit, overlays (present.c). */
 NTSTATUS dxgk_queued_limit(D3DKMT_SETQUEUEDLIMIT *args);

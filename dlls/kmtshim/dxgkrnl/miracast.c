@@ -532,8 +532,10 @@ static NTSTATUS APIENTRY cb_indicate_child_status(HANDLE hAdapter, PDXGK_CHILD_S
 
     if (!adapter || !cs)
         return STATUS_INVALID_PARAMETER;
-    if (cs->Type == StatusConnection || cs->Type == StatusRotation)
-        return STATUS_NOT_SUPPORTED;     /* no VidPN children in kmtshim */
+    if (cs->Type == StatusConnection)
+        return dxgk_child_connection(adapter, cs->ChildUid, cs->HotPlug.Connected);
+    if (cs->Type == StatusRotation)
+        return STATUS_NOT_SUPPORTED;     /* no rotation in kmtshim */
     if (cs->Type != StatusMiracastConnection ||
         !(mc = __atomic_load_n(&adapter->miracast, __ATOMIC_ACQUIRE)))
         return STATUS_INVALID_PARAMETER;

@@ -29,12 +29,6 @@
 
 #include "dxgkrnl.h"
 
-static UINT source_count(const struct dxgk_adapter *adapter)
-{
-    return adapter->num_sources < DXGK_MAX_VIDPN_SOURCES ? adapter->num_sources
-                                                          : DXGK_MAX_VIDPN_SOURCES;
-}
-
 /* One entry of a SetVidPnSourceOwner call, applied to `o`. */
 static NTSTATUS apply(struct dxgk_vidpn_owner *o, D3DKMT_HANDLE device,
                       D3DKMT_VIDPNSOURCEOWNER_TYPE type)
@@ -77,7 +71,7 @@ NTSTATUS dxgk_set_vidpn_owner(D3DKMT_HANDLE h, const D3DKMT_VIDPNSOURCEOWNER_TYP
     if (!device)
         return STATUS_INVALID_PARAMETER;
     adapter = device->adapter;
-    n = source_count(adapter);
+    n = dxgk_source_count(adapter);
 
     pthread_mutex_lock(&adapter->vidpn_lock);
     memcpy(next, adapter->vidpn, sizeof(next));
@@ -111,7 +105,7 @@ NTSTATUS dxgk_check_vidpn_exclusive(D3DKMT_HANDLE h, D3DDDI_VIDEO_PRESENT_SOURCE
 
     if (!adapter)
         return STATUS_INVALID_PARAMETER;
-    if (source >= source_count(adapter)) {
+    if (source >= dxgk_source_count(adapter)) {
         status = STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE;
     } else {
         pthread_mutex_lock(&adapter->vidpn_lock);

@@ -892,6 +892,10 @@ void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_I
         dxgk_fences_changed(adapter);
         return;
     }
+    if (data->InterruptType == DXGK_INTERRUPT_CRTC_VSYNC) {
+        dxgk_vblank_interrupt(adapter, data->CrtcVsync.VidPnTargetId);
+        return;
+    }
     if (!s)
         return;
 

@@ -8,6 +8,7 @@ KMT_API_TESTS = \
 	tests/unit/test_allocation \
 	tests/unit/test_lock \
 	tests/unit/test_vidpn \
+	tests/unit/test_vblank \
 	tests/unit/test_race \
 	tests/unit/test_abi
 
@@ -40,6 +41,10 @@ tests_unit_test_lock_LDADD = $(KMT_UNIT_LDADD)
 tests_unit_test_vidpn_SOURCES = tests/unit/test_vidpn.c
 tests_unit_test_vidpn_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_vidpn_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_vblank_SOURCES = tests/unit/test_vblank.c
+tests_unit_test_vblank_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_vblank_LDADD = $(KMT_UNIT_LDADD)
 
 tests_unit_test_race_SOURCES = tests/unit/test_race.c
 tests_unit_test_race_CFLAGS = $(KMT_UNIT_CFLAGS)

@@ -39,6 +39,8 @@ static const char *const exported[] = {
     "D3DKMTCheckVidPnExclusiveOwnership", "D3DKMTCheckExclusiveOwnership", "D3DKMTCheckOcclusion",
     "D3DKMTGetOverlayState", "D3DKMTSetQueuedLimit", "D3DKMTSetProcessSchedulingPriorityClass",
     "D3DKMTGetProcessSchedulingPriorityClass",
+    "D3DKMTWaitForVerticalBlankEvent", "D3DKMTWaitForVerticalBlankEvent2", "D3DKMTGetScanLine",
+    "D3DKMTPollDisplayChildren",
     "KmtSetEventCallbacks", "KmtWaitForSynchronizationObjectFromCpuTimeout",
     "KmtGetVersion", "KmtRegisterMiniport", "KmtProcessShutdown", "KmtQueryAdapterDescription",
     "KmtLiveObjectCount", "KmtOwnsHandle",

@@ -122,7 +122,7 @@ START_TEST(enum2_fills_fresh_handles)
     ck_assert_uint_eq(a.hAdapter, FIRST_HANDLE);
     ck_assert_local_handle(a.hAdapter);
     ck_assert(a.AdapterLuid.LowPart || a.AdapterLuid.HighPart);
-    ck_assert_uint_eq(a.NumOfSources, 0);           /* render only */
+    ck_assert_uint_eq(a.NumOfSources, 1);           /* one virtual output */
     ck_assert_int_eq(a.bPrecisePresentRegionsPreferred, FALSE);
 
     /* every call opens new handles to the same adapter */
@@ -214,7 +214,7 @@ START_TEST(enum_legacy)
     ck_assert_uint_eq(e.NumAdapters, 1);
     ck_assert_uint_le(e.NumAdapters, MAX_ENUM_ADAPTERS);
     ck_assert_uint_eq(e.Adapters[0].hAdapter, FIRST_HANDLE);
-    ck_assert_uint_eq(e.Adapters[0].NumOfSources, 0);
+    ck_assert_uint_eq(e.Adapters[0].NumOfSources, 1);
     two = enum_one();
     ck_assert_uint_eq(two.hAdapter, FIRST_HANDLE + 0x40);
     ck_assert(luid_eq(e.Adapters[0].AdapterLuid, two.AdapterLuid));

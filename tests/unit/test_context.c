@@ -556,10 +556,12 @@ START_TEST(device_state_present_on_render_only_adapter)
     };
     D3DKMT_GETDEVICESTATE gs;
 
+    setenv("KMTSHIM_SOFT_SOURCES", "0", 1);
     setup_device();
     for (unsigned i = 0; i < 3; i++)
         ck_assert_status(get_state(device, types[i], &gs), STATUS_INVALID_PARAMETER);
     kmt_test_shutdown_no_leaks();
+    unsetenv("KMTSHIM_SOFT_SOURCES");
 }
 END_TEST
 

@@ -328,10 +328,11 @@ START_TEST(create_periodic_fence_without_outputs)
     D3DKMT_HANDLE h;
 
     setup_device();
-    /* tied to a display target's vsync: the soft adapter has none */
+    /* tied to a display target's vsync: target 1 is past the soft
+     * adapter's one output */
     info.Type = D3DDDI_PERIODIC_MONITORED_FENCE;
     info.PeriodicMonitoredFence.hAdapter = adapter;
-    info.PeriodicMonitoredFence.VidPnTargetId = 0;
+    info.PeriodicMonitoredFence.VidPnTargetId = 1;
     ck_assert_status(kmt_syncobj_create2(device, &info, &h), STATUS_INVALID_PARAMETER);
     kmt_test_shutdown_no_leaks();
 }

@@ -412,7 +412,7 @@ END_TEST
 
 static void setup_render_only(void)
 {
-    unsetenv("KMTSHIM_SOFT_SOURCES");
+    setenv("KMTSHIM_SOFT_SOURCES", "0", 1);
     kmt_test_use_miniport("soft");
     device = kmt_test_create_device(&adapter);
 }

@@ -1,7 +1,8 @@
 /*
  * The software miniport: kmtshim's Basic Render Driver.  Allocations are
  * real memory (a memfd each, or the caller's own pages for existing-sysmem
- * allocations); there is no display.
+ * allocations); its VidPn sources are virtual 1080p60 outputs that scan
+ * out nothing (soft_display.c).
  */
 #ifndef KMTSHIM_SOFT_H
 #define KMTSHIM_SOFT_H
@@ -45,6 +46,16 @@ struct soft_miracast_sink {
     atomic_ullong overlaps;
 };
 
+/* The virtual outputs and their vsync timer (soft_display.c). */
+struct soft_display {
+    ULONG sources;                       /* fixed at AddDevice */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;                 /* CLOCK_MONOTONIC: the timer's sleep */
+    bool enabled;                        /* CRTC_VSYNC on, under lock */
+    bool running;                        /* the timer thread exists, under lock */
+    pthread_t thread;
+};
+
 struct soft_adapter {
     DXGKRNL_INTERFACE dxgkrnl;
     UINT64 budget;                       /* bytes of system memory we may use */
@@ -52,6 +63,7 @@ struct soft_adapter {
     struct soft_vaspace va;
     struct soft_engine *engine;
     struct soft_miracast_sink miracast;
+    struct soft_display display;
 };
 
 struct soft_device {
@@ -103,6 +115,16 @@ NTSTATUS APIENTRY soft_miracast_create_context(PVOID ctx, DXGK_MIRACAST_CALLBACK
 void APIENTRY soft_miracast_destroy_context(PVOID ctx, PVOID miracast_context);
 NTSTATUS APIENTRY soft_miracast_io_control(PVOID ctx, PVOID miracast_context, ULONG in_size,
                                            VOID *in, ULONG out_size, VOID *out, ULONG *returned);
+
+/* soft_display.c */
+void soft_display_init(struct soft_adapter *a);
+void soft_display_fini(struct soft_adapter *a);
+/* Stops the vsync timer (disable, StopDevice). */
+void soft_display_stop(struct soft_adapter *a);
+NTSTATUS soft_display_mode(struct soft_adapter *a, const DXGKARG_QUERYADAPTERINFO *q);
+NTSTATUS APIENTRY soft_control_interrupt(HANDLE hAdapter, DXGK_INTERRUPT_TYPE type, BOOLEAN enable);
+NTSTATUS APIENTRY soft_get_scan_line(HANDLE hAdapter, DXGKARG_GETSCANLINE *args);
+NTSTATUS APIENTRY soft_query_child_status(PVOID ctx, DXGK_CHILD_STATUS *child, BOOLEAN non_destructive);
 
 /* soft_va.c */
 void soft_va_init(struct soft_vaspace *va);

@@ -39,23 +39,9 @@ static NTSTATUS APIENTRY soft_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *
     a->budget = system_memory_budget();
     soft_va_init(&a->va);
     soft_miracast_init(a);
+    soft_display_init(a);
     *ctx = a;
     return STATUS_SUCCESS;
-}
-
-/* The VidPn sources the adapter reports: none (render only) unless
- * KMTSHIM_SOFT_SOURCES says 1 to 16, for programs and tests that need a
- * display's sources (VidPn ownership, occlusion).  Nothing scans out. */
-static ULONG soft_source_count(void)
-{
-    const char *env = getenv("KMTSHIM_SOFT_SOURCES");
-    char *end;
-    unsigned long n;
-
-    if (!env || !*env)
-        return 0;
-    n = strtoul(env, &end, 10);
-    return *end || n > 16 ? 0 : (ULONG)n;
 }
 
 static NTSTATUS APIENTRY soft_start_device(PVOID ctx, DXGK_START_INFO *start, DXGKRNL_INTERFACE *iface,
@@ -64,8 +50,8 @@ static NTSTATUS APIENTRY soft_start_device(PVOID ctx, DXGK_START_INFO *start, DX
     struct soft_adapter *a = ctx;
 
     a->dxgkrnl = *iface;
-    *sources = soft_source_count();
-    *children = 0;
+    *sources = a->display.sources;
+    *children = a->display.sources;     /* one monitor per output */
     /* 1.0 cores lack the execution callbacks: then the engine stays off */
     if (iface->Version < KMT_MINIPORT_INTERFACE_VERSION || !iface->DxgkCbNotifyInterrupt)
         return STATUS_SUCCESS;
@@ -74,6 +60,7 @@ static NTSTATUS APIENTRY soft_start_device(PVOID ctx, DXGK_START_INFO *start, DX
 
 static NTSTATUS APIENTRY soft_stop_device(PVOID ctx)
 {
+    soft_display_stop(ctx);
     soft_engine_stop(ctx);
     return STATUS_SUCCESS;
 }
@@ -88,6 +75,7 @@ static NTSTATUS APIENTRY soft_remove_device(PVOID ctx)
                    (unsigned long long)atomic_load(&a->allocations));
     soft_va_destroy(&a->va);
     soft_miracast_fini(a);
+    soft_display_fini(a);
     free(a);
     return STATUS_SUCCESS;
 }
@@ -147,7 +135,7 @@ static NTSTATUS APIENTRY soft_query_adapter_info(HANDLE hAdapter, const DXGKARG_
         d->AdapterType.SoftwareDevice = 1;
         d->DeviceIds.VendorID = KMT_SOFT_VENDOR_ID;
         d->DeviceIds.DeviceID = KMT_SOFT_DEVICE_ID;
-        d->NumOfSources = 0;
+        d->NumOfSources = a->display.sources;
         /* No user-mode driver ships for the software adapter: names stay empty. */
         return STATUS_SUCCESS;
     }
@@ -175,6 +163,8 @@ static NTSTATUS APIENTRY soft_query_adapter_info(HANDLE hAdapter, const DXGKARG_
         b->AvailableForReservation = b->Budget / 2;
         return STATUS_SUCCESS;
     }
+    case DXGKQAITYPE_KMT_CURRENTDISPLAYMODE:
+        return soft_display_mode(a, q);
     default:
         return STATUS_NOT_SUPPORTED;
     }
@@ -237,6 +227,9 @@ NTSTATUS APIENTRY KmtSoftMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KM
         .DxgkDdiMiracastCreateContext = soft_miracast_create_context,
         .DxgkDdiMiracastDestroyContext = soft_miracast_destroy_context,
         .DxgkDdiMiracastIoControl = soft_miracast_io_control,
+        .DxgkDdiControlInterrupt = soft_control_interrupt,
+        .DxgkDdiGetScanLine = soft_get_scan_line,
+        .DxgkDdiQueryChildStatus = soft_query_child_status,
     };
     return dxgkrnl->DxgkInitialize(driver, &init);
 }

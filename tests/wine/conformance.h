@@ -83,6 +83,8 @@ void kmtc_vidpn_ownership(void);
 void kmtc_vidpn_two_devices(void);
 void kmtc_vidpn_bad_input(void);
 void kmtc_priority_class(void);
+void kmtc_vblank(void);
+void kmtc_vblank_bad_input(void);
 /* conformance_exec.c: execution and synchronization */
 void kmtc_contexts(void);
 void kmtc_device_state(void);
@@ -117,6 +119,8 @@ void kmtc_producer_consumer(void);
     { "vidpn_two_devices", kmtc_vidpn_two_devices },            \
     { "vidpn_bad_input", kmtc_vidpn_bad_input },                \
     { "priority_class", kmtc_priority_class },                  \
+    { "vblank", kmtc_vblank },                                  \
+    { "vblank_bad_input", kmtc_vblank_bad_input },              \
     KMT_CONFORMANCE_EXEC_TESTS
 
 #define KMT_CONFORMANCE_EXEC_TESTS                              \

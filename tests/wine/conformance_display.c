@@ -1,8 +1,9 @@
 /*
  * Conformance: VidPn source ownership (SetVidPnSourceOwner,
  * CheckVidPnExclusiveOwnership, CheckExclusiveOwnership), CheckOcclusion's
- * bad input and the process scheduling priority class, as a Windows
- * program sees them.  The rows are the notes' "VidPn source ownership and
+ * bad input, the process scheduling priority class and the vertical blank
+ * (WaitForVerticalBlankEvent(2), GetScanLine, PollDisplayChildren), as a
+ * Windows program sees them.  The rows are the notes' "VidPn source ownership and
  * occlusion"; the harness gives the software adapter one source
  * (KMTSHIM_SOFT_SOURCES=1), a single-monitor system.
  */
@@ -159,4 +160,101 @@ void kmtc_priority_class(void)
                   STATUS_SUCCESS);
     expect_status(kmt_api.GetProcessSchedulingPriorityClass(GetCurrentProcess(), &c), STATUS_SUCCESS);
     ok(c == D3DKMT_SCHEDULINGPRIORITYCLASS_NORMAL, "class %d, expected NORMAL\n", (int)c);
+}
+
+/* ---- vertical blank, scan line, children ------------------------------------- */
+
+static NTSTATUS wait_vblank(D3DKMT_HANDLE adapter, D3DKMT_HANDLE device, UINT source)
+{
+    D3DKMT_WAITFORVERTICALBLANKEVENT w = { adapter, device, source };
+
+    return kmt_api.WaitForVerticalBlankEvent(&w);
+}
+
+static NTSTATUS scan_line(D3DKMT_HANDLE adapter, UINT source, D3DKMT_GETSCANLINE *sl)
+{
+    memset(sl, 0xcc, sizeof(*sl));
+    sl->hAdapter = adapter;
+    sl->VidPnSourceId = source;
+    return kmt_api.GetScanLine(sl);
+}
+
+void kmtc_vblank(void)
+{
+    D3DKMT_WAITFORVERTICALBLANKEVENT2 w2;
+    D3DKMT_POLLDISPLAYCHILDREN poll;
+    D3DKMT_HANDLE adapter, device;
+    D3DKMT_GETSCANLINE sl;
+    HANDLE event;
+    DWORD start;
+
+    if (!open_display(&adapter, &device))
+        return;
+    /* ten blanks of a 60 Hz output: about 167 ms */
+    start = GetTickCount();
+    for (unsigned i = 0; i < 10; i++)
+        expect_status(wait_vblank(adapter, i % 2 ? device : 0, 0), STATUS_SUCCESS);
+    ok(GetTickCount() - start >= 140 && GetTickCount() - start < 1000, "ten blanks took %lu ms\n",
+       (unsigned long)(GetTickCount() - start));
+
+    memset(&w2, 0, sizeof(w2));
+    w2.hAdapter = adapter;
+    w2.hDevice = device;
+    expect_status(kmt_api.WaitForVerticalBlankEvent2(&w2), STATUS_WAIT_0);
+    event = CreateEventA(NULL, FALSE, FALSE, NULL);
+    w2.NumObjects = 1;
+    w2.ObjectHandleArray[0] = event;
+    expect_status(kmt_api.WaitForVerticalBlankEvent2(&w2), STATUS_WAIT_0);
+    CloseHandle(event);
+
+    expect_status(scan_line(adapter, 0, &sl), STATUS_SUCCESS);
+    ok(sl.ScanLine < 1125, "scan line %u\n", sl.ScanLine);
+    ok(sl.InVerticalBlank == (sl.ScanLine >= 1080), "line %u, InVerticalBlank %u\n", sl.ScanLine,
+       sl.InVerticalBlank);
+
+    memset(&poll, 0, sizeof(poll));
+    poll.hAdapter = adapter;
+    expect_status(kmt_api.PollDisplayChildren(&poll), STATUS_SUCCESS);
+    poll.NonDestructiveOnly = 1;
+    poll.SynchronousPolling = 1;
+    expect_status(kmt_api.PollDisplayChildren(&poll), STATUS_SUCCESS);
+    kmt_destroy_device(device);
+    kmt_close_adapter(adapter);
+}
+
+void kmtc_vblank_bad_input(void)
+{
+    D3DKMT_WAITFORVERTICALBLANKEVENT zero_wait = { 0 };
+    D3DKMT_WAITFORVERTICALBLANKEVENT2 w2;
+    D3DKMT_GETSCANLINE zero_sl = { 0 }, sl;
+    D3DKMT_POLLDISPLAYCHILDREN poll = { 0 };
+    D3DKMT_HANDLE adapter, device;
+
+    expect_status(kmt_api.WaitForVerticalBlankEvent(&zero_wait), STATUS_INVALID_PARAMETER);
+    expect_status(kmt_api.GetScanLine(&zero_sl), STATUS_INVALID_PARAMETER);
+    expect_status(kmt_api.PollDisplayChildren(&poll), STATUS_INVALID_PARAMETER);
+    if (!open_display(&adapter, &device))
+        return;
+    /* past the adapter's one source */
+    expect_status(wait_vblank(adapter, 0, 1), STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE);
+    expect_status(scan_line(adapter, 1, &sl), STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE);
+    ok(sl.ScanLine == 0xccccccccu, "ScanLine written on failure: %u\n", sl.ScanLine);
+    /* a device handle given as the adapter, an adapter as the device */
+    expect_status(wait_vblank(device, 0, 0), STATUS_INVALID_PARAMETER);
+    expect_status(wait_vblank(adapter, adapter, 0), STATUS_INVALID_PARAMETER);
+
+    memset(&w2, 0, sizeof(w2));
+    w2.hAdapter = adapter;
+    w2.NumObjects = D3DKMT_MAX_WAITFORVERTICALBLANK_OBJECTS + 1;
+    expect_status(kmt_api.WaitForVerticalBlankEvent2(&w2), STATUS_INVALID_PARAMETER);
+    w2.NumObjects = 1;                   /* a NULL event */
+    expect_status(kmt_api.WaitForVerticalBlankEvent2(&w2), STATUS_INVALID_HANDLE);
+    w2.ObjectHandleArray[0] = (HANDLE)(ULONG_PTR)0xdead0;
+    expect_status(kmt_api.WaitForVerticalBlankEvent2(&w2), STATUS_INVALID_HANDLE);
+
+    poll.hAdapter = adapter;
+    ((UINT *)&poll)[1] = 1u << 5;        /* a Reserved bit */
+    expect_status(kmt_api.PollDisplayChildren(&poll), STATUS_INVALID_PARAMETER);
+    kmt_destroy_device(device);
+    kmt_close_adapter(adapter);
 }

@@ -63,6 +63,28 @@ NTSTATUS pe_QueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *desc)
     return status;
 }
 
+/* The objects are the program's event handles, which the Linux half cannot
+ * see: they are checked here (a handle nothing can wait on is
+ * STATUS_INVALID_HANDLE) and the core waits for the vertical blank alone,
+ * as it does natively (thunks/vblank.c). */
+NTSTATUS pe_WaitForVerticalBlankEvent2(const D3DKMT_WAITFORVERTICALBLANKEVENT2 *desc)
+{
+    D3DKMT_WAITFORVERTICALBLANKEVENT2 k;
+
+    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
+        return kmt_call_desc(KMT_UNIX_WaitForVerticalBlankEvent2, desc);
+    k = *desc;
+    if (k.NumObjects > D3DKMT_MAX_WAITFORVERTICALBLANK_OBJECTS)
+        return STATUS_INVALID_PARAMETER;
+    for (UINT i = 0; i < k.NumObjects; i++)
+        if (!k.ObjectHandleArray[i] || WaitForSingleObject(k.ObjectHandleArray[i], 0) == WAIT_FAILED) {
+            PE_TRACE("ObjectHandleArray[%u] %p is no waitable handle\n", i, k.ObjectHandleArray[i]);
+            return STATUS_INVALID_HANDLE;
+        }
+    k.NumObjects = 0;
+    return kmt_call_desc(KMT_UNIX_WaitForVerticalBlankEvent2, &k);
+}
+
 BOOL WINAPI KmtShimOwnsHandle(D3DKMT_HANDLE handle)
 {
     struct kmt_owns_handle_params params = { handle, 0 };

@@ -221,3 +221,23 @@ NTSTATUS APIENTRY D3DKMTSetQueuedLimit(D3DKMT_SETQUEUEDLIMIT *desc)
 {
     return kmt_call_desc(KMT_UNIX_SetQueuedLimit, desc);
 }
+
+NTSTATUS APIENTRY D3DKMTWaitForVerticalBlankEvent(const D3DKMT_WAITFORVERTICALBLANKEVENT *desc)
+{
+    return kmt_call_desc(KMT_UNIX_WaitForVerticalBlankEvent, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTWaitForVerticalBlankEvent2(const D3DKMT_WAITFORVERTICALBLANKEVENT2 *desc)
+{
+    return pe_WaitForVerticalBlankEvent2(desc);
+}
+
+NTSTATUS APIENTRY D3DKMTGetScanLine(D3DKMT_GETSCANLINE *desc)
+{
+    return kmt_call_desc(KMT_UNIX_GetScanLine, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTPollDisplayChildren(const D3DKMT_POLLDISPLAYCHILDREN *desc)
+{
+    return kmt_call_desc(KMT_UNIX_PollDisplayChildren, desc);
+}

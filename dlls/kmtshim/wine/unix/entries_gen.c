@@ -355,3 +355,39 @@ NTSTATUS unix_SetQueuedLimit(void *args)
         return STATUS_INVALID_PARAMETER;
     return KMT_EVENTS_CALL(D3DKMTSetQueuedLimit((D3DKMT_SETQUEUEDLIMIT *)(uintptr_t)params->desc));
 }
+
+NTSTATUS unix_WaitForVerticalBlankEvent(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTWaitForVerticalBlankEvent((const D3DKMT_WAITFORVERTICALBLANKEVENT *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_WaitForVerticalBlankEvent2(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTWaitForVerticalBlankEvent2((const D3DKMT_WAITFORVERTICALBLANKEVENT2 *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_GetScanLine(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTGetScanLine((D3DKMT_GETSCANLINE *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_PollDisplayChildren(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTPollDisplayChildren((const D3DKMT_POLLDISPLAYCHILDREN *)(uintptr_t)params->desc));
+}

@@ -386,8 +386,8 @@ void kmtc_device_state(void)
     expect_status(device_state(f.device, D3DKMT_DEVICESTATE_PAGE_FAULT, &gs), STATUS_SUCCESS);
     ok(gs.PageFaultState.FaultedVirtualAddress == 0, "fault address %#llx\n",
        (unsigned long long)gs.PageFaultState.FaultedVirtualAddress);
-    /* a render-only adapter has no video output for the present states */
-    gs.PresentState.VidPnSourceId = 0;
+    /* the present states of a source past the adapter's one output */
+    gs.PresentState.VidPnSourceId = 1;
     expect_status(device_state(f.device, D3DKMT_DEVICESTATE_PRESENT, &gs), STATUS_INVALID_PARAMETER);
     expect_status(device_state(f.device, (D3DKMT_DEVICESTATE_TYPE)0, &gs), STATUS_INVALID_PARAMETER);
     expect_status(device_state(0, D3DKMT_DEVICESTATE_EXECUTION, &gs), STATUS_INVALID_PARAMETER);

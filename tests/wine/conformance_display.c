@@ -190,12 +190,11 @@ void kmtc_vblank(void)
 
     if (!open_display(&adapter, &device))
         return;
-    /* ten blanks of a 60 Hz output: about 167 ms */
+    /* ten waits cross ten blanks of a 60 Hz output: at least nine frames */
     start = GetTickCount();
     for (unsigned i = 0; i < 10; i++)
         expect_status(wait_vblank(adapter, i % 2 ? device : 0, 0), STATUS_SUCCESS);
-    ok(GetTickCount() - start >= 140 && GetTickCount() - start < 1000, "ten blanks took %lu ms\n",
-       (unsigned long)(GetTickCount() - start));
+    ok(GetTickCount() - start >= 140, "ten blanks took %lu ms\n", (unsigned long)(GetTickCount() - start));
 
     memset(&w2, 0, sizeof(w2));
     w2.hAdapter = adapter;

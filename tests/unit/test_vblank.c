@@ -385,7 +385,6 @@ START_TEST(many_threads_wake_together)
     enum { THREADS = 16 };
     struct waiter w[THREADS];
     pthread_t th[THREADS];
-    UINT64 start = now_ns();
 
     for (unsigned i = 0; i < THREADS; i++) {
         w[i] = (struct waiter){ adapter, i % 2 ? device : 0, 3, { 0 } };
@@ -396,8 +395,6 @@ START_TEST(many_threads_wake_together)
         for (unsigned j = 0; j < 3; j++)
             ck_assert_status(w[i].status[j], STATUS_SUCCESS);
     }
-    /* three frames each, all at once: far less than 16 x 3 frames */
-    ck_assert_uint_lt(now_ns() - start, 12 * FRAME_NS);
     assert_interrupt_off();
     pthread_mutex_lock(&irq.lock);
     ck_assert_uint_ge(irq.enables, 1);

@@ -225,12 +225,16 @@ typedef enum _DXGK_QUERYADAPTERINFOTYPE {
     DXGKQAITYPE_UMDRIVERPRIVATE = 0,
     DXGKQAITYPE_DRIVERCAPS = 1,
     DXGKQAITYPE_QUERYSEGMENT = 2,
+    DXGKQAITYPE_NODEPERFDATA = 24,         /* in: KMT_PERFDATA_IN; out: DXGK_NODE_PERFDATA */
+    DXGKQAITYPE_ADAPTERPERFDATA = 25,      /* in: KMT_PERFDATA_IN; out: DXGK_ADAPTER_PERFDATA */
+    DXGKQAITYPE_ADAPTERPERFDATA_CAPS = 26, /* in: KMT_PERFDATA_IN; out: DXGK_ADAPTER_PERFDATACAPS */
     /* kmtshim extensions */
     DXGKQAITYPE_KMT_ADAPTERDESC = 0x1000,  /* out: KMT_ADAPTER_DESC */
     DXGKQAITYPE_KMT_MEMORYUSAGE = 0x1001,  /* in: UINT group; out: KMT_MEMORY_BUDGET */
     DXGKQAITYPE_KMT_NODEMETADATA = 0x1002, /* in: UINT node; out: DXGK_NODEMETADATA */
     /* 1.4: in: D3DDDI_VIDEO_PRESENT_SOURCE_ID; out: KMT_CURRENT_DISPLAY_MODE */
     DXGKQAITYPE_KMT_CURRENTDISPLAYMODE = 0x1003,
+    DXGKQAITYPE_KMT_REGISTRYINFO = 0x1006, /* out: D3DKMT_ADAPTERREGISTRYINFO */
 } DXGK_QUERYADAPTERINFOTYPE;
 
 typedef struct _DXGK_QUERYADAPTERINFOFLAGS {
@@ -352,6 +356,47 @@ typedef struct _KMT_CURRENT_DISPLAY_MODE {
 } KMT_CURRENT_DISPLAY_MODE;
 KMT_CHECK_SIZE(KMT_CURRENT_DISPLAY_MODE, 40);
 KMT_CHECK_OFFSET(KMT_CURRENT_DISPLAY_MODE, PixelRate, 32);
+
+/* The performance queries' input: which engine of which physical adapter
+ * (NodeOrdinal is 0 for the adapter-wide ones).  The core has checked both
+ * against the adapter's counts.  A miniport without a value leaves it 0. */
+typedef struct _KMT_PERFDATA_IN {
+    UINT NodeOrdinal;
+    UINT PhysicalAdapterIndex;
+} KMT_PERFDATA_IN;
+
+/* DXGKQAITYPE_NODEPERFDATA */
+typedef struct _DXGK_NODE_PERFDATA {
+    ULONGLONG Frequency;                /* Hz */
+    ULONGLONG MaxFrequency;
+    ULONGLONG MaxFrequencyOC;
+    ULONG Voltage;                      /* millivolts */
+    ULONG VoltageMax;
+    ULONG VoltageMaxOC;
+    ULONGLONG MaxTransitionLatency;     /* 100 ns units */
+} DXGK_NODE_PERFDATA;
+
+/* DXGKQAITYPE_ADAPTERPERFDATA */
+typedef struct _DXGK_ADAPTER_PERFDATA {
+    ULONGLONG MemoryFrequency;          /* Hz */
+    ULONGLONG MaxMemoryFrequency;
+    ULONGLONG MaxMemoryFrequencyOC;
+    ULONGLONG MemoryBandwidth;          /* bytes */
+    ULONGLONG PCIEBandwidth;
+    ULONG FanRPM;
+    ULONG Power;                        /* tenths of a percent */
+    ULONG Temperature;                  /* tenths of a degree Celsius */
+    UCHAR PowerStateOverride;
+} DXGK_ADAPTER_PERFDATA;
+
+/* DXGKQAITYPE_ADAPTERPERFDATA_CAPS */
+typedef struct _DXGK_ADAPTER_PERFDATACAPS {
+    ULONGLONG MaxMemoryBandwidth;
+    ULONGLONG MaxPCIEBandwidth;
+    ULONG MaxFanRPM;
+    ULONG TemperatureMax;
+    ULONG TemperatureWarning;
+} DXGK_ADAPTER_PERFDATACAPS;
 
 /* DXGKQAITYPE_KMT_MEMORYUSAGE: the budget the miniport can honestly give. */
 typedef struct _KMT_MEMORY_BUDGET {

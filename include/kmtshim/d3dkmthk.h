@@ -126,9 +126,12 @@ typedef enum _KMTQUERYADAPTERINFOTYPE {
     KMTQAITYPE_GETSEGMENTGROUPSIZE = 42,
     KMTQAITYPE_QUERYREGISTRY = 48,
     KMTQAITYPE_KMD_DRIVER_VERSION = 49,
+    KMTQAITYPE_ADAPTERREGISTRYINFO_RENDER = 54,
     KMTQAITYPE_ADAPTERTYPE_RENDER = 57,
     KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID = 60,
+    KMTQAITYPE_NODEPERFDATA = 61,
     KMTQAITYPE_ADAPTERPERFDATA = 62,
+    KMTQAITYPE_ADAPTERPERFDATA_CAPS = 63,
     KMTQAITYPE_DRIVER_DESCRIPTION = 65,
     KMTQAITYPE_PARAVIRTUALIZATION_RENDER = 68,
     KMTQAITYPE_SERVICENAME = 69,
@@ -339,6 +342,127 @@ typedef struct _D3DKMT_WDDM_2_7_CAPS {
     };
 } D3DKMT_WDDM_2_7_CAPS;
 KMT_CHECK_SIZE(D3DKMT_WDDM_2_7_CAPS, 4);
+
+/* ---- QueryAdapterInfo: registry strings, later caps, performance data ---- */
+
+/* KMTQAITYPE_ADAPTERREGISTRYINFO(_RENDER): the adapter's
+ * HardwareInformation strings. */
+typedef struct _D3DKMT_ADAPTERREGISTRYINFO {
+    WCHAR AdapterString[MAX_PATH];
+    WCHAR BiosString[MAX_PATH];
+    WCHAR DacType[MAX_PATH];
+    WCHAR ChipType[MAX_PATH];
+} D3DKMT_ADAPTERREGISTRYINFO;
+KMT_CHECK_SIZE(D3DKMT_ADAPTERREGISTRYINFO, 0x820);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTERREGISTRYINFO, BiosString, 0x208);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTERREGISTRYINFO, DacType, 0x410);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTERREGISTRYINFO, ChipType, 0x618);
+
+/* A driver's support state of a feature (the *SupportState fields). */
+#define DXGK_FEATURE_SUPPORT_ALWAYS_OFF   0
+#define DXGK_FEATURE_SUPPORT_EXPERIMENTAL 1
+#define DXGK_FEATURE_SUPPORT_STABLE       2
+#define DXGK_FEATURE_SUPPORT_ALWAYS_ON    3
+
+/* KMTQAITYPE_WDDM_2_9_CAPS */
+typedef struct _D3DKMT_WDDM_2_9_CAPS {
+    union {
+        struct {
+            UINT HwSchSupportState : 2;      /* DXGK_FEATURE_SUPPORT_* */
+            UINT HwSchEnabled : 1;
+            UINT SelfRefreshMemorySupported : 1;
+            UINT Reserved : 28;
+        };
+        UINT Value;
+    };
+} D3DKMT_WDDM_2_9_CAPS;
+KMT_CHECK_SIZE(D3DKMT_WDDM_2_9_CAPS, 4);
+
+/* KMTQAITYPE_WDDM_3_0_CAPS */
+typedef struct _D3DKMT_WDDM_3_0_CAPS {
+    union {
+        struct {
+            UINT HwFlipQueueSupportState : 2; /* DXGK_FEATURE_SUPPORT_* */
+            UINT HwFlipQueueEnabled : 1;
+            UINT DisplayableSupported : 1;
+            UINT Reserved : 28;
+        };
+        UINT Value;
+    };
+} D3DKMT_WDDM_3_0_CAPS;
+KMT_CHECK_SIZE(D3DKMT_WDDM_3_0_CAPS, 4);
+
+/* KMTQAITYPE_DRIVERCAPS_EXT */
+typedef struct _D3DKMT_DRIVERCAPS_EXT {
+    union {
+        struct {
+            UINT VirtualModeSupport : 1;
+            UINT Usb4MonitorSupport : 1;
+            UINT Reserved : 30;
+        };
+        UINT Value;
+    };
+} D3DKMT_DRIVERCAPS_EXT;
+KMT_CHECK_SIZE(D3DKMT_DRIVERCAPS_EXT, 4);
+
+/* KMTQAITYPE_NODEPERFDATA: one engine, read at the call.  Hz, millivolts;
+ * MaxTransitionLatency in 100 ns units. */
+typedef struct _D3DKMT_NODE_PERFDATA {
+    UINT32 NodeOrdinal;                 /* in */
+    UINT32 PhysicalAdapterIndex;        /* in */
+    ULONGLONG Frequency;
+    ULONGLONG MaxFrequency;
+    ULONGLONG MaxFrequencyOC;
+    ULONG Voltage;
+    ULONG VoltageMax;
+    ULONG VoltageMaxOC;
+    ULONGLONG MaxTransitionLatency;
+    ULONGLONG Reserved;
+} D3DKMT_NODE_PERFDATA;
+KMT_CHECK_SIZE(D3DKMT_NODE_PERFDATA, 0x40);
+KMT_CHECK_OFFSET(D3DKMT_NODE_PERFDATA, PhysicalAdapterIndex, 0x04);
+KMT_CHECK_OFFSET(D3DKMT_NODE_PERFDATA, Frequency, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_NODE_PERFDATA, MaxFrequencyOC, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_NODE_PERFDATA, Voltage, 0x20);
+KMT_CHECK_OFFSET(D3DKMT_NODE_PERFDATA, VoltageMaxOC, 0x28);
+KMT_CHECK_OFFSET(D3DKMT_NODE_PERFDATA, MaxTransitionLatency, 0x30);
+KMT_CHECK_OFFSET(D3DKMT_NODE_PERFDATA, Reserved, 0x38);
+
+/* KMTQAITYPE_ADAPTERPERFDATA: the adapter, read at the call.  Hz, bytes,
+ * Power in tenths of a percent of the adapter's limit, Temperature in
+ * tenths of a degree Celsius. */
+typedef struct _D3DKMT_ADAPTER_PERFDATA {
+    UINT32 PhysicalAdapterIndex;        /* in */
+    ULONGLONG MemoryFrequency;
+    ULONGLONG MaxMemoryFrequency;
+    ULONGLONG MaxMemoryFrequencyOC;
+    ULONGLONG MemoryBandwidth;
+    ULONGLONG PCIEBandwidth;
+    ULONG FanRPM;
+    ULONG Power;
+    ULONG Temperature;
+    UCHAR PowerStateOverride;
+} D3DKMT_ADAPTER_PERFDATA;
+KMT_CHECK_SIZE(D3DKMT_ADAPTER_PERFDATA, 0x40);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTER_PERFDATA, MemoryFrequency, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTER_PERFDATA, PCIEBandwidth, 0x28);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTER_PERFDATA, FanRPM, 0x30);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTER_PERFDATA, Temperature, 0x38);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTER_PERFDATA, PowerStateOverride, 0x3c);
+
+/* KMTQAITYPE_ADAPTERPERFDATA_CAPS: the limits, which do not change. */
+typedef struct _D3DKMT_ADAPTER_PERFDATACAPS {
+    UINT32 PhysicalAdapterIndex;        /* in */
+    ULONGLONG MaxMemoryBandwidth;       /* bytes in one second */
+    ULONGLONG MaxPCIEBandwidth;
+    ULONG MaxFanRPM;
+    ULONG TemperatureMax;               /* tenths of a degree Celsius */
+    ULONG TemperatureWarning;
+} D3DKMT_ADAPTER_PERFDATACAPS;
+KMT_CHECK_SIZE(D3DKMT_ADAPTER_PERFDATACAPS, 0x28);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTER_PERFDATACAPS, MaxMemoryBandwidth, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTER_PERFDATACAPS, MaxFanRPM, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_ADAPTER_PERFDATACAPS, TemperatureWarning, 0x20);
 
 /* ---- video memory budget ----------------------------------------------- */
 

@@ -325,6 +325,8 @@ START_TEST(query_type_values)
         { KMTQAITYPE_WDDM_2_9_CAPS, 75 }, { KMTQAITYPE_CROSSADAPTERRESOURCE_SUPPORT, 76 },
         { KMTQAITYPE_WDDM_3_0_CAPS, 77 }, { KMTQAITYPE_WSAUMDIMAGENAME, 78 },
         { KMTQAITYPE_VGPUINTERFACEID, 79 }, { KMTQAITYPE_WDDM_3_1_CAPS, 80 },
+        { KMTQAITYPE_ADAPTERREGISTRYINFO_RENDER, 54 }, { KMTQAITYPE_NODEPERFDATA, 61 },
+        { KMTQAITYPE_ADAPTERPERFDATA_CAPS, 63 },
     };
 
     for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++)
@@ -446,6 +448,12 @@ START_TEST(adapter_type_bits)
     ASSERT_BIT(D3DKMT_WDDM_2_7_CAPS, HwSchEnabled, 1);
     ASSERT_BIT(D3DKMT_WDDM_2_7_CAPS, HwSchEnabledByDefault, 2);
     ASSERT_BIT(D3DKMT_WDDM_2_7_CAPS, IndependentVidPnVSyncControl, 3);
+    ASSERT_BIT(D3DKMT_WDDM_2_9_CAPS, HwSchEnabled, 2);
+    ASSERT_BIT(D3DKMT_WDDM_2_9_CAPS, SelfRefreshMemorySupported, 3);
+    ASSERT_BIT(D3DKMT_WDDM_3_0_CAPS, HwFlipQueueEnabled, 2);
+    ASSERT_BIT(D3DKMT_WDDM_3_0_CAPS, DisplayableSupported, 3);
+    ASSERT_BIT(D3DKMT_DRIVERCAPS_EXT, VirtualModeSupport, 0);
+    ASSERT_BIT(D3DKMT_DRIVERCAPS_EXT, Usb4MonitorSupport, 1);
 }
 END_TEST
 

@@ -5,6 +5,7 @@ KMT_API_TESTS = \
 	tests/unit/test_hmgr \
 	tests/unit/test_adapter \
 	tests/unit/test_query \
+	tests/unit/test_query_ext \
 	tests/unit/test_allocation \
 	tests/unit/test_lock \
 	tests/unit/test_vidpn \
@@ -30,6 +31,10 @@ tests_unit_test_adapter_LDADD = $(KMT_UNIT_LDADD)
 tests_unit_test_query_SOURCES = tests/unit/test_query.c
 tests_unit_test_query_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_query_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_query_ext_SOURCES = tests/unit/test_query_ext.c
+tests_unit_test_query_ext_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_query_ext_LDADD = $(KMT_UNIT_LDADD)
 
 tests_unit_test_allocation_SOURCES = tests/unit/test_allocation.c
 tests_unit_test_allocation_CFLAGS = $(KMT_UNIT_CFLAGS)

@@ -1366,6 +1366,44 @@ START_TEST(qai_umdriverprivate_forwarded)
 }
 END_TEST
 
+/* A miniport without the registry strings or the performance types: the
+ * description and the driver's name, and zeros.  The core asks with the
+ * engine and physical adapter as KMT_PERFDATA_IN, after checking both. */
+START_TEST(qai_registry_and_perfdata_defaults_without_the_miniports_answer)
+{
+    D3DKMT_ADAPTERREGISTRYINFO reg;
+    D3DKMT_NODE_PERFDATA node;
+    const struct record_call *call;
+    D3DKMT_HANDLE adapter;
+    unsigned from;
+
+    rec_use("record");
+    adapter = kmt_test_open_adapter();
+    memset(&reg, 0xcc, sizeof(reg));
+    ck_assert_status(qai(adapter, KMTQAITYPE_ADAPTERREGISTRYINFO, &reg, sizeof(reg)), STATUS_SUCCESS);
+    ck_assert(rec_wide_equals(reg.AdapterString, "kmtshim recording miniport rec0"));
+    ck_assert(rec_wide_equals(reg.ChipType, "record"));
+    ck_assert(rec_wide_equals(reg.BiosString, "") && rec_wide_equals(reg.DacType, ""));
+
+    memset(&node, 0xcc, sizeof(node));
+    node.NodeOrdinal = 0;
+    node.PhysicalAdapterIndex = 0;
+    from = record_log_count();
+    ck_assert_status(qai(adapter, KMTQAITYPE_NODEPERFDATA, &node, sizeof(node)), STATUS_SUCCESS);
+    ck_assert(node.Frequency == 0 && node.MaxFrequency == 0 && node.Voltage == 0 && node.Reserved == 0);
+    call = rec_entry(record_log_find(RECORD_QUERY_ADAPTER_INFO, from));
+    ck_assert_uint_eq(call->type, DXGKQAITYPE_NODEPERFDATA);
+    ck_assert_uint_eq(call->in_size, sizeof(KMT_PERFDATA_IN));
+    ck_assert_uint_eq(call->out_size, sizeof(DXGK_NODE_PERFDATA));
+    /* refused before the miniport is asked */
+    from = record_log_count();
+    node.NodeOrdinal = 99;
+    ck_assert_status(qai(adapter, KMTQAITYPE_NODEPERFDATA, &node, sizeof(node)), STATUS_INVALID_PARAMETER);
+    ck_assert_uint_eq(record_log_find(RECORD_QUERY_ADAPTER_INFO, from), RECORD_NONE);
+    rec_finish();
+}
+END_TEST
+
 START_TEST(query_video_memory_from_the_miniport)
 {
     D3DKMT_QUERYVIDEOMEMORYINFO q = { 0 };
@@ -1408,13 +1446,14 @@ START_TEST(start_up_queries)
 {
     rec_use("record");
     kmt_test_open_adapter();
-    /* caps, segments and the description are read once, at start */
+    /* caps, segments, the description and the registry strings are read
+     * once, at start */
     ck_assert_uint_ne(record_log_find(RECORD_START_DEVICE, 0), RECORD_NONE);
-    for (unsigned i = 0, type = 0; type < 3; type++) {
-        static const UINT expected[3] = { DXGKQAITYPE_DRIVERCAPS, DXGKQAITYPE_QUERYSEGMENT,
-                                          DXGKQAITYPE_KMT_ADAPTERDESC };
-        static const UINT sizes[3] = { sizeof(DXGK_DRIVERCAPS), sizeof(DXGK_QUERYSEGMENTOUT),
-                                       sizeof(KMT_ADAPTER_DESC) };
+    for (unsigned i = 0, type = 0; type < 4; type++) {
+        static const UINT expected[4] = { DXGKQAITYPE_DRIVERCAPS, DXGKQAITYPE_QUERYSEGMENT,
+                                          DXGKQAITYPE_KMT_ADAPTERDESC, DXGKQAITYPE_KMT_REGISTRYINFO };
+        static const UINT sizes[4] = { sizeof(DXGK_DRIVERCAPS), sizeof(DXGK_QUERYSEGMENTOUT),
+                                       sizeof(KMT_ADAPTER_DESC), sizeof(D3DKMT_ADAPTERREGISTRYINFO) };
         i = record_log_find(RECORD_QUERY_ADAPTER_INFO, i);
         ck_assert_uint_ne(i, RECORD_NONE);
         ck_assert_uint_gt(i, record_log_find(RECORD_START_DEVICE, 0));
@@ -1422,7 +1461,7 @@ START_TEST(start_up_queries)
         ck_assert_uint_eq(rec_entry(i)->out_size, sizes[type]);
         i++;
     }
-    ck_assert_uint_eq(record_log_count_ddi(RECORD_QUERY_ADAPTER_INFO), 3);
+    ck_assert_uint_eq(record_log_count_ddi(RECORD_QUERY_ADAPTER_INFO), 4);
     rec_finish();
 }
 END_TEST
@@ -1919,6 +1958,7 @@ int main(void)
     tcase_add_test(query, qai_umdriverprivate_forwarded);
     tcase_add_test(query, query_video_memory_from_the_miniport);
     tcase_add_test(query, start_up_queries);
+    tcase_add_test(query, qai_registry_and_perfdata_defaults_without_the_miniports_answer);
     suite_add_tcase(s, query);
 
     tcase_add_test(lock, lock_exact_args);

@@ -134,6 +134,12 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
     adapter->num_children = children;
     for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++)
         atomic_init(&adapter->child_connected[i], i < children);
+    if ((status = dxgk_adapter_registry_info_init(adapter))) {
+        WARN_(dxgk, "%s: %s: no registry strings: %s\n", mp->name, pdo->LocationId,
+              kmt_debugstr_status(status));
+        adapter_release(&adapter->obj);
+        return status;
+    }
     if (adapter->segments.NbSegment > KMT_MAX_SEGMENTS)
         adapter->segments.NbSegment = KMT_MAX_SEGMENTS;
     list_add_tail(&dxgk_process.adapters, &adapter->entry);
@@ -384,7 +390,8 @@ static NTSTATUS qai_size(KMTQUERYADAPTERINFOTYPE type, UINT *size)
     case KMTQAITYPE_QUERYREGISTRY:            *size = 0; break;   /* at least the structure */
     case KMTQAITYPE_CURRENTDISPLAYMODE:       *size = sizeof(D3DKMT_CURRENTDISPLAYMODE); break;
     default:
-        return STATUS_NOT_SUPPORTED;
+        if (!(*size = dxgk_qai_ext_size(type)))
+            return STATUS_NOT_SUPPORTED;
     }
     return STATUS_SUCCESS;
 }
@@ -573,7 +580,7 @@ NTSTATUS dxgk_query_adapter_info(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
         status = dxgk_current_display_mode(adapter, data);
         break;
     default:
-        status = STATUS_NOT_SUPPORTED;
+        status = dxgk_qai_ext(adapter, type, data);
         break;
     }
 out:

@@ -81,6 +81,7 @@ struct dxgk_adapter {
     KMT_PHYSICAL_DEVICE pdo;
     KMT_ADAPTER_DESC desc;
     struct dxgk_reg_value *registry;     /* KMTQAITYPE_QUERYREGISTRY's values (umd_config.c) */
+    D3DKMT_ADAPTERREGISTRYINFO registry_info; /* KMTQAITYPE_ADAPTERREGISTRYINFO (adapter_info_ext.c) */
     DXGK_DRIVERCAPS caps;
     DXGK_QUERYSEGMENTOUT segments;
     DXGKRNL_INTERFACE iface;
@@ -265,6 +266,11 @@ NTSTATUS dxgk_open_adapter_from_luid(LUID luid, D3DKMT_HANDLE *out);
 NTSTATUS dxgk_close_adapter(D3DKMT_HANDLE h);
 NTSTATUS dxgk_query_adapter_info(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
                                  void *data, UINT size);
+/* adapter_info_ext.c: the later QueryAdapterInfo types; their exact size
+ * (0: not one of them), the answer, and the strings cached at start. */
+UINT dxgk_qai_ext_size(KMTQUERYADAPTERINFOTYPE type);
+NTSTATUS dxgk_qai_ext(struct dxgk_adapter *adapter, KMTQUERYADAPTERINFOTYPE type, void *data);
+NTSTATUS dxgk_adapter_registry_info_init(struct dxgk_adapter *adapter);
 NTSTATUS dxgk_query_video_memory_info(D3DKMT_QUERYVIDEOMEMORYINFO *info);
 void dxgk_adapter_put(struct dxgk_adapter *adapter);
 

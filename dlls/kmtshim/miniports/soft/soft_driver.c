@@ -80,6 +80,26 @@ static NTSTATUS APIENTRY soft_remove_device(PVOID ctx)
     return STATUS_SUCCESS;
 }
 
+static void soft_wide(WCHAR *out, const char *s)
+{
+    while ((*out++ = (WCHAR)(unsigned char)*s++))
+        ;
+}
+
+/* The HardwareInformation strings: no video BIOS and no DAC (nothing here
+ * drives a connector), a chip type saying what does the work. */
+static NTSTATUS soft_registry_info(const DXGKARG_QUERYADAPTERINFO *q)
+{
+    D3DKMT_ADAPTERREGISTRYINFO *info = q->pOutputData;
+
+    if (q->OutputDataSize != sizeof(*info))
+        return STATUS_INVALID_PARAMETER;
+    memset(info, 0, sizeof(*info));
+    soft_wide(info->AdapterString, "kmtshim Basic Render Driver (software)");
+    soft_wide(info->ChipType, "kmtshim software renderer");
+    return STATUS_SUCCESS;
+}
+
 static NTSTATUS APIENTRY soft_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYADAPTERINFO *q)
 {
     struct soft_adapter *a = hAdapter;
@@ -165,6 +185,10 @@ static NTSTATUS APIENTRY soft_query_adapter_info(HANDLE hAdapter, const DXGKARG_
     }
     case DXGKQAITYPE_KMT_CURRENTDISPLAYMODE:
         return soft_display_mode(a, q);
+    case DXGKQAITYPE_KMT_REGISTRYINFO:
+        return soft_registry_info(q);
+    /* DXGKQAITYPE_NODEPERFDATA, _ADAPTERPERFDATA(_CAPS): no clocks, fans
+     * or sensors of its own; the core answers zeros */
     default:
         return STATUS_NOT_SUPPORTED;
     }

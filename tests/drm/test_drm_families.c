@@ -8,8 +8,9 @@
  * destroy, with the flags each placement and caching mode needs, and
  * failures from the kernel part-way through a multi-allocation create.
  * The same fakes show the watcher's eventfd handling, libdrm_amdgpu's
- * shared device, and enumeration of PCI domains above 0xffff (a fake
- * drmGetDevices2 over a sysfs tree of the test's own).
+ * shared device, enumeration of PCI domains above 0xffff (a fake
+ * drmGetDevices2 over a sysfs tree of the test's own) and the performance
+ * data and registry strings read from such a tree.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -1134,6 +1135,210 @@ START_TEST(pci_bus_id_is_unchanged_up_to_16_bits_and_without_sysfs)
 }
 END_TEST
 
+/* ---- performance data and registry strings from sysfs ---------------------- */
+
+/* <sysfs>/devices/<device>/<file> holding `text`. */
+static void sysfs_file(const char *device, const char *file, const char *text)
+{
+    char path[PATH_MAX], *slash;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/devices/%s/%s", sysfs, device, file);
+    slash = strrchr(path, '/');
+    *slash = 0;
+    make_dirs(path);
+    *slash = '/';
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+struct perf_answers {
+    D3DKMT_NODE_PERFDATA node;
+    D3DKMT_ADAPTER_PERFDATA adapter;
+    D3DKMT_ADAPTER_PERFDATACAPS caps;
+    D3DKMT_ADAPTERREGISTRYINFO registry;
+};
+
+static void query_ok(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type, void *data, UINT size)
+{
+    D3DKMT_QUERYADAPTERINFO q = { h, type, data, size };
+
+    ck_assert_status(D3DKMTQueryAdapterInfo(&q), STATUS_SUCCESS);
+}
+
+static void query_perf(D3DKMT_HANDLE h, struct perf_answers *out)
+{
+    memset(out, 0xcc, sizeof(*out));
+    out->node.NodeOrdinal = out->node.PhysicalAdapterIndex = 0;
+    out->adapter.PhysicalAdapterIndex = out->caps.PhysicalAdapterIndex = 0;
+    query_ok(h, KMTQAITYPE_NODEPERFDATA, &out->node, sizeof(out->node));
+    query_ok(h, KMTQAITYPE_ADAPTERPERFDATA, &out->adapter, sizeof(out->adapter));
+    query_ok(h, KMTQAITYPE_ADAPTERPERFDATA_CAPS, &out->caps, sizeof(out->caps));
+    query_ok(h, KMTQAITYPE_ADAPTERREGISTRYINFO, &out->registry, sizeof(out->registry));
+}
+
+/* The one fake device on /dev/null, over the test's sysfs tree: its
+ * answers; between the two rounds `between` (if any) runs. */
+static void perf_of_device(struct perf_answers *first, void (*between)(void), struct perf_answers *second)
+{
+    const struct fake_drm_pci_device dev = { 0x0000, 0x03, 0x00, 0, "/dev/null" };
+    D3DKMT_ADAPTERINFO info[8];
+    D3DKMT_ENUMADAPTERS2 e = { 8, info };
+
+    fake_drm_set_devices(&dev, 1, "fakegpu");
+    kmt_test_use_miniport("drm");
+    setenv("KMTSHIM_DRM_SYSFS", sysfs, 1);
+    ck_assert_status(D3DKMTEnumAdapters2(&e), STATUS_SUCCESS);
+    ck_assert_uint_eq(e.NumAdapters, 1);
+    query_perf(info[0].hAdapter, first);
+    if (between) {
+        between();
+        query_perf(info[0].hAdapter, second);
+    }
+    KmtProcessShutdown();
+    ck_assert_uint_eq(KmtLiveObjectCount(), 0);
+    fake_drm_set_devices(NULL, 0, NULL);
+}
+
+static bool wide_eq(const WCHAR *w, const char *s)
+{
+    size_t i = 0;
+
+    for (; s[i]; i++)
+        if (w[i] != (WCHAR)(unsigned char)s[i])
+            return false;
+    return !w[i];
+}
+
+#define AMD_DEV "pci0000:00/0000:00:01.0/0000:03:00.0"
+#define AMD_HWMON AMD_DEV "/hwmon/hwmon4"
+
+static void amd_gets_warmer(void)
+{
+    sysfs_file(AMD_HWMON, "temp1_input", "71500\n");
+    sysfs_file(AMD_HWMON, "freq1_input", "500000000\n");
+}
+
+/* amdgpu's hwmon and pp_dpm files, in the units the kernel writes them
+ * (millidegrees, microwatts, Hz, MHz, mV), come back in Windows' (tenths
+ * of a degree, tenths of a percent of the cap, Hz, mV); what changes is
+ * read at each call. */
+START_TEST(amdgpu_hwmon_values_are_scaled_to_windows_units)
+{
+    struct perf_answers a, b;
+
+    make_sysfs();
+    sysfs_device("/dev/null", AMD_DEV);
+    sysfs_file(AMD_HWMON, "temp1_input", "45000\n");
+    sysfs_file(AMD_HWMON, "temp1_crit", "100000\n");
+    sysfs_file(AMD_HWMON, "temp1_emergency", "105000\n");
+    sysfs_file(AMD_HWMON, "power1_average", "50000000\n");
+    sysfs_file(AMD_HWMON, "power1_cap", "200000000\n");
+    sysfs_file(AMD_HWMON, "fan1_input", "1200\n");
+    sysfs_file(AMD_HWMON, "fan1_max", "3300\n");
+    sysfs_file(AMD_HWMON, "freq1_input", "1800000000\n");
+    sysfs_file(AMD_HWMON, "freq2_input", "1000000000\n");
+    sysfs_file(AMD_HWMON, "in0_input", "850\n");
+    sysfs_file(AMD_HWMON, "in0_max", "1200\n");
+    sysfs_file(AMD_DEV, "pp_dpm_sclk", "0: 500Mhz\n1: 1800Mhz *\n2: 2105Mhz\n");
+    sysfs_file(AMD_DEV, "pp_dpm_mclk", "0: 96Mhz\n1: 1000Mhz *\n");
+    sysfs_file(AMD_DEV, "vbios_version", "113-D4120100-100\n");
+
+    perf_of_device(&a, amd_gets_warmer, &b);
+    ck_assert_uint_eq(a.node.Frequency, 1800000000ull);
+    ck_assert_uint_eq(a.node.MaxFrequency, 2105000000ull);
+    ck_assert_uint_eq(a.node.MaxFrequencyOC, 0);
+    ck_assert_uint_eq(a.node.Voltage, 850);
+    ck_assert_uint_eq(a.node.VoltageMax, 1200);
+    ck_assert_uint_eq(a.node.Reserved, 0);
+    ck_assert_uint_eq(a.adapter.MemoryFrequency, 1000000000ull);
+    ck_assert_uint_eq(a.adapter.MaxMemoryFrequency, 1000000000ull);
+    ck_assert_uint_eq(a.adapter.Temperature, 450);
+    ck_assert_uint_eq(a.adapter.Power, 250);                 /* 50 W of 200 W: 25.0% */
+    ck_assert_uint_eq(a.adapter.FanRPM, 1200);
+    ck_assert_uint_eq(a.adapter.MemoryBandwidth, 0);
+    ck_assert_uint_eq(a.caps.MaxFanRPM, 3300);
+    ck_assert_uint_eq(a.caps.TemperatureMax, 1050);
+    ck_assert_uint_eq(a.caps.TemperatureWarning, 1000);
+    ck_assert(wide_eq(a.registry.BiosString, "113-D4120100-100"));
+    ck_assert(wide_eq(a.registry.DacType, "Integrated RAMDAC"));
+    ck_assert(wide_eq(a.registry.ChipType, "fakegpu (0x744C)"));
+    ck_assert_uint_ne(a.registry.AdapterString[0], 0);
+    /* read again at the next call */
+    ck_assert_uint_eq(b.adapter.Temperature, 715);
+    ck_assert_uint_eq(b.node.Frequency, 500000000ull);
+    ck_assert_uint_eq(b.node.MaxFrequency, 2105000000ull);
+    remove_sysfs();
+}
+END_TEST
+
+#define INTEL_DEV "pci0000:00/0000:00:02.0"
+
+static void intel_clocks_up(void)
+{
+    sysfs_file(INTEL_DEV "/drm/card1", "gt_cur_freq_mhz", "1250\n");
+}
+
+/* i915's card directory: the GT clock in MHz; no hwmon (an integrated
+ * GPU): no temperature, power or fan, and no BIOS string. */
+START_TEST(i915_gt_frequency_in_hz_and_zeros_without_hwmon)
+{
+    struct perf_answers a, b;
+
+    make_sysfs();
+    sysfs_device("/dev/null", INTEL_DEV);
+    sysfs_file(INTEL_DEV "/drm/card1", "gt_cur_freq_mhz", "350\n");
+    sysfs_file(INTEL_DEV "/drm/card1", "gt_max_freq_mhz", "1300\n");
+    sysfs_file(INTEL_DEV "/drm/renderD128", "dev", "226:128\n");      /* not the card */
+
+    perf_of_device(&a, intel_clocks_up, &b);
+    ck_assert_uint_eq(a.node.Frequency, 350000000ull);
+    ck_assert_uint_eq(a.node.MaxFrequency, 1300000000ull);
+    ck_assert_uint_eq(a.node.Voltage, 0);
+    ck_assert_uint_eq(a.adapter.Temperature, 0);
+    ck_assert_uint_eq(a.adapter.Power, 0);
+    ck_assert_uint_eq(a.adapter.FanRPM, 0);
+    ck_assert_uint_eq(a.adapter.MemoryFrequency, 0);
+    ck_assert_uint_eq(a.caps.TemperatureMax, 0);
+    ck_assert(wide_eq(a.registry.BiosString, ""));
+    ck_assert_uint_eq(b.node.Frequency, 1250000000ull);
+    remove_sysfs();
+}
+END_TEST
+
+/* A driver with none of the files (virtio_gpu, vgem), or files with no
+ * number in them: every value 0, and the queries still succeed.  A power
+ * reading with no cap to compare it with is no percentage either. */
+START_TEST(missing_or_unreadable_files_give_zeros)
+{
+    struct perf_answers a;
+
+    make_sysfs();
+    sysfs_device("/dev/null", AMD_DEV);
+    sysfs_file(AMD_HWMON, "temp1_input", "garbage\n");
+    sysfs_file(AMD_HWMON, "power1_average", "50000000\n");
+    sysfs_file(AMD_HWMON, "fan1_input", "");
+    sysfs_file(AMD_DEV, "pp_dpm_sclk", "no levels here\n");
+
+    perf_of_device(&a, NULL, NULL);
+    ck_assert_uint_eq(a.node.Frequency, 0);
+    ck_assert_uint_eq(a.node.MaxFrequency, 0);
+    ck_assert_uint_eq(a.adapter.Temperature, 0);
+    ck_assert_uint_eq(a.adapter.Power, 0);
+    ck_assert_uint_eq(a.adapter.FanRPM, 0);
+    ck_assert_uint_eq(a.caps.MaxFanRPM, 0);
+    remove_sysfs();
+
+    make_sysfs();                                  /* no sysfs entry at all */
+    perf_of_device(&a, NULL, NULL);
+    ck_assert_uint_eq(a.node.Frequency, 0);
+    ck_assert_uint_eq(a.adapter.Temperature, 0);
+    ck_assert(wide_eq(a.registry.BiosString, ""));
+    remove_sysfs();
+}
+END_TEST
+
 /* ---- dumb buffers ------------------------------------------------------- */
 
 /* The kernel computes a dumb buffer's pitch and size in 32 bits: 4 GiB or
@@ -1520,6 +1725,9 @@ int main(void)
     tcase_add_test(watch, watcher_stop_races_kicks_without_touching_a_reused_number);
     tcase_add_test(discovery, pci_domain_above_16_bits_gets_its_own_bus_id_and_luid);
     tcase_add_test(discovery, pci_bus_id_is_unchanged_up_to_16_bits_and_without_sysfs);
+    tcase_add_test(discovery, amdgpu_hwmon_values_are_scaled_to_windows_units);
+    tcase_add_test(discovery, i915_gt_frequency_in_hz_and_zeros_without_hwmon);
+    tcase_add_test(discovery, missing_or_unreadable_files_give_zeros);
     tcase_add_test(gpuva, kernel_errnos_map_to_windows_statuses);
     tcase_add_test(gpuva, xe_short_config_answer_refuses_the_start);
     tcase_add_test(gpuva, gpuva_first_fit_honours_each_objects_alignment);

@@ -75,6 +75,11 @@ void kdrm_set_sysfs_root(const char *root)
     snprintf(sysfs_root, sizeof(sysfs_root), "%s", root && *root ? root : "/sys");
 }
 
+const char *kdrm_sysfs_root(void)
+{
+    return sysfs_root;
+}
+
 /* A PCI address as sysfs names a function's directory: "10000:e1:00.0". */
 static bool parse_pci_address(const char *name, unsigned *domain, unsigned *bus, unsigned *dev, unsigned *func)
 {

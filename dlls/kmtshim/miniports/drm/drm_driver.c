@@ -57,6 +57,7 @@ static NTSTATUS APIENTRY kdrm_start_device(PVOID ctx, DXGK_START_INFO *start, DX
         return kdrm_status_from_errno(err);
     }
     kdrm_memory_probe(a);
+    kdrm_perf_probe(a);
     kdrm_trace(a, KMT_TRACE_TRACE, __func__, "%s: %s (%s allocator), render fd %d, card fd %d\n",
                a->phys.location, a->phys.driver, a->family->name, a->render_fd, a->card_fd);
     *sources = *children = kdrm_kms_start(a);   /* a child (connector) per source */

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <xf86drm.h>
 
 #include "drm_winsys.h"
 #include "drm_bo.h"
@@ -126,6 +127,33 @@ static NTSTATUS memory_usage(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERI
     return kdrm_memory_budget(a, *(const UINT *)q->pInputData, q->pOutputData);
 }
 
+static void wide(WCHAR *out, const char *s)
+{
+    for (size_t i = 0; i < MAX_PATH - 1 && (*out = (WCHAR)(unsigned char)*s); i++)
+        out++, s++;
+    *out = 0;
+}
+
+/* The HardwareInformation strings as GPU vendors' INFs write them: the
+ * product, the video BIOS version (amdgpu reports it), "Integrated
+ * RAMDAC" for a PCI GPU (whose display engine is on the chip) and the
+ * chip as driver and device id. */
+static NTSTATUS registry_info(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERINFO *q)
+{
+    D3DKMT_ADAPTERREGISTRYINFO *info = q->pOutputData;
+    char chip[64];
+
+    if (q->OutputDataSize != sizeof(*info))
+        return STATUS_INVALID_PARAMETER;
+    memset(info, 0, sizeof(*info));
+    wide(info->AdapterString, a->phys.description);
+    wide(info->BiosString, a->perf.vbios);
+    wide(info->DacType, a->phys.bustype == DRM_BUS_PCI ? "Integrated RAMDAC" : "");
+    snprintf(chip, sizeof(chip), "%s (0x%04X)", a->phys.driver, a->phys.ids.DeviceID);
+    wide(info->ChipType, chip);
+    return STATUS_SUCCESS;
+}
+
 NTSTATUS APIENTRY kdrm_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYADAPTERINFO *q)
 {
     struct kdrm_adapter *a = hAdapter;
@@ -145,6 +173,12 @@ NTSTATUS APIENTRY kdrm_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYAD
         return node_metadata(a, q);
     case DXGKQAITYPE_KMT_CURRENTDISPLAYMODE:
         return kdrm_kms_current_mode(a, q);
+    case DXGKQAITYPE_KMT_REGISTRYINFO:
+        return registry_info(a, q);
+    case DXGKQAITYPE_NODEPERFDATA:
+    case DXGKQAITYPE_ADAPTERPERFDATA:
+    case DXGKQAITYPE_ADAPTERPERFDATA_CAPS:
+        return kdrm_perf_query(a, q);
     default:
         return STATUS_NOT_SUPPORTED;
     }

@@ -44,6 +44,7 @@
 #include "base/kmt_list.h"
 #include "drm_cs.h"                    /* struct kdrm_exec, kdrm_batch_shape: held by value */
 #include "drm_kms.h"                   /* struct kdrm_kms: held by value */
+#include "drm_perf.h"                  /* struct kdrm_perf: held by value */
 
 struct kdrm_bo;
 
@@ -136,6 +137,7 @@ struct kdrm_adapter {
     struct list batches;                 /* struct kdrm_batch.entry, under batch_lock */
     atomic_ullong devices, buffers, bytes, bindings, mappings;
     atomic_ullong contexts, fences, syncobjs, submissions;
+    struct kdrm_perf perf;               /* sysfs paths and limits (drm_perf.c) */
 };
 
 struct kdrm_device {
@@ -150,6 +152,7 @@ int kdrm_open_nodes(struct kdrm_adapter *a);
 void kdrm_close_nodes(struct kdrm_adapter *a);
 /* Where enumeration reads sysfs (NULL or "": /sys); a test hook. */
 void kdrm_set_sysfs_root(const char *root);
+const char *kdrm_sysfs_root(void);
 
 /* drm_query.c */
 NTSTATUS APIENTRY kdrm_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYADAPTERINFO *q);

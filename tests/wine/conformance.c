@@ -351,9 +351,17 @@ void kmtc_query_adapter_info(void)
         { KMTQAITYPE_PHYSICALADAPTERCOUNT, sizeof(UINT) },
         { KMTQAITYPE_PHYSICALADAPTERDEVICEIDS, sizeof(D3DKMT_QUERY_DEVICE_IDS) },
         { KMTQAITYPE_WDDM_2_7_CAPS, sizeof(D3DKMT_WDDM_2_7_CAPS) },
+        { KMTQAITYPE_ADAPTERREGISTRYINFO, sizeof(D3DKMT_ADAPTERREGISTRYINFO) },
+        { KMTQAITYPE_ADAPTERREGISTRYINFO_RENDER, sizeof(D3DKMT_ADAPTERREGISTRYINFO) },
+        { KMTQAITYPE_WDDM_2_9_CAPS, sizeof(D3DKMT_WDDM_2_9_CAPS) },
+        { KMTQAITYPE_WDDM_3_0_CAPS, sizeof(D3DKMT_WDDM_3_0_CAPS) },
+        { KMTQAITYPE_DRIVERCAPS_EXT, sizeof(D3DKMT_DRIVERCAPS_EXT) },
+        { KMTQAITYPE_NODEPERFDATA, sizeof(D3DKMT_NODE_PERFDATA) },
+        { KMTQAITYPE_ADAPTERPERFDATA, sizeof(D3DKMT_ADAPTER_PERFDATA) },
+        { KMTQAITYPE_ADAPTERPERFDATA_CAPS, sizeof(D3DKMT_ADAPTER_PERFDATACAPS) },
     };
     union {
-        BYTE bytes[1024];
+        BYTE bytes[4096];
         D3DKMT_DRIVERVERSION version;
         D3DKMT_ADAPTERTYPE type;
         D3DKMT_SEGMENTSIZEINFO segments;
@@ -404,6 +412,69 @@ void kmtc_query_adapter_info(void)
                   STATUS_SUCCESS);
     ok(u.segments.DedicatedVideoMemorySize + u.segments.DedicatedSystemMemorySize +
        u.segments.SharedSystemMemorySize > 0, "no memory in any segment\n");
+    fixture_close(&f);
+}
+
+/* The registry strings, the later caps and the performance data: the
+ * software adapter has a name and no sensors; indexes past the counts are
+ * refused. */
+void kmtc_query_adapter_info_ext(void)
+{
+    union {
+        D3DKMT_ADAPTERREGISTRYINFO registry;
+        D3DKMT_WDDM_2_9_CAPS c29;
+        D3DKMT_WDDM_3_0_CAPS c30;
+        D3DKMT_DRIVERCAPS_EXT ext;
+        D3DKMT_NODE_PERFDATA node;
+        D3DKMT_ADAPTER_PERFDATA perf;
+        D3DKMT_ADAPTER_PERFDATACAPS caps;
+    } u;
+    struct fixture f;
+
+    if (!fixture_open(&f, FALSE))
+        return;
+    memset(&u, 0, sizeof(u));
+    expect_status(query_info(f.adapter, KMTQAITYPE_ADAPTERREGISTRYINFO, &u.registry, sizeof(u.registry)),
+                  STATUS_SUCCESS);
+    ok(u.registry.AdapterString[0] != 0 && u.registry.ChipType[0] != 0, "empty adapter or chip string\n");
+    ok(u.registry.BiosString[0] == 0 && u.registry.DacType[0] == 0, "a BIOS or DAC on the software adapter\n");
+    u.c29.Value = 0xffffffff;
+    expect_status(query_info(f.adapter, KMTQAITYPE_WDDM_2_9_CAPS, &u.c29, sizeof(u.c29)), STATUS_SUCCESS);
+    ok(u.c29.Value == 0, "WDDM 2.9 caps %#x: hardware scheduling?\n", u.c29.Value);
+    u.c30.Value = 0xffffffff;
+    expect_status(query_info(f.adapter, KMTQAITYPE_WDDM_3_0_CAPS, &u.c30, sizeof(u.c30)), STATUS_SUCCESS);
+    ok(u.c30.Value == 0, "WDDM 3.0 caps %#x\n", u.c30.Value);
+    u.ext.Value = 0xffffffff;
+    expect_status(query_info(f.adapter, KMTQAITYPE_DRIVERCAPS_EXT, &u.ext, sizeof(u.ext)), STATUS_SUCCESS);
+    ok(u.ext.Value == 0, "DRIVERCAPS_EXT %#x\n", u.ext.Value);
+
+    memset(&u, 0xcc, sizeof(u));
+    u.node.NodeOrdinal = 0;
+    u.node.PhysicalAdapterIndex = 0;
+    expect_status(query_info(f.adapter, KMTQAITYPE_NODEPERFDATA, &u.node, sizeof(u.node)), STATUS_SUCCESS);
+    ok(u.node.Frequency == 0 && u.node.MaxFrequency == 0 && u.node.Voltage == 0 && u.node.Reserved == 0,
+       "node perf data not zero\n");
+    u.node.NodeOrdinal = 1;              /* one engine */
+    expect_status(query_info(f.adapter, KMTQAITYPE_NODEPERFDATA, &u.node, sizeof(u.node)),
+                  STATUS_INVALID_PARAMETER);
+    u.node.NodeOrdinal = 0;
+    u.node.PhysicalAdapterIndex = 1;     /* one physical adapter */
+    expect_status(query_info(f.adapter, KMTQAITYPE_NODEPERFDATA, &u.node, sizeof(u.node)),
+                  STATUS_INVALID_PARAMETER);
+
+    memset(&u, 0xcc, sizeof(u));
+    u.perf.PhysicalAdapterIndex = 0;
+    expect_status(query_info(f.adapter, KMTQAITYPE_ADAPTERPERFDATA, &u.perf, sizeof(u.perf)), STATUS_SUCCESS);
+    ok(u.perf.Temperature == 0 && u.perf.Power == 0 && u.perf.FanRPM == 0 && u.perf.MemoryFrequency == 0,
+       "adapter perf data not zero\n");
+    u.perf.PhysicalAdapterIndex = 1;
+    expect_status(query_info(f.adapter, KMTQAITYPE_ADAPTERPERFDATA, &u.perf, sizeof(u.perf)),
+                  STATUS_INVALID_PARAMETER);
+    memset(&u, 0xcc, sizeof(u));
+    u.caps.PhysicalAdapterIndex = 0;
+    expect_status(query_info(f.adapter, KMTQAITYPE_ADAPTERPERFDATA_CAPS, &u.caps, sizeof(u.caps)),
+                  STATUS_SUCCESS);
+    ok(u.caps.MaxFanRPM == 0 && u.caps.TemperatureMax == 0, "adapter perf caps not zero\n");
     fixture_close(&f);
 }
 

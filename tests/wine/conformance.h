@@ -69,6 +69,7 @@ void kmtc_enum_adapters_legacy(void);
 void kmtc_open_close(void);
 void kmtc_handle_formats(void);
 void kmtc_query_adapter_info(void);
+void kmtc_query_adapter_info_ext(void);
 void kmtc_query_registry(void);
 void kmtc_video_memory(void);
 void kmtc_devices(void);
@@ -106,6 +107,7 @@ void kmtc_producer_consumer(void);
     { "open_close", kmtc_open_close },                          \
     { "handle_formats", kmtc_handle_formats },                  \
     { "query_adapter_info", kmtc_query_adapter_info },          \
+    { "query_adapter_info_ext", kmtc_query_adapter_info_ext },  \
     { "query_registry", kmtc_query_registry },                  \
     { "video_memory", kmtc_video_memory },                      \
     { "devices", kmtc_devices },                                \

@@ -1307,6 +1307,31 @@ START_TEST(i915_gt_frequency_in_hz_and_zeros_without_hwmon)
 }
 END_TEST
 
+/* Where newer kernels keep the GT clock: i915 per GT, xe per tile and GT. */
+START_TEST(per_gt_i915_and_xe_clocks)
+{
+    struct perf_answers a;
+
+    make_sysfs();
+    sysfs_device("/dev/null", INTEL_DEV);
+    sysfs_file(INTEL_DEV "/drm/card0/gt/gt0", "rps_cur_freq_mhz", "700\n");
+    sysfs_file(INTEL_DEV "/drm/card0/gt/gt0", "rps_max_freq_mhz", "2250\n");
+    perf_of_device(&a, NULL, NULL);
+    ck_assert_uint_eq(a.node.Frequency, 700000000ull);
+    ck_assert_uint_eq(a.node.MaxFrequency, 2250000000ull);
+    remove_sysfs();
+
+    make_sysfs();
+    sysfs_device("/dev/null", INTEL_DEV);
+    sysfs_file(INTEL_DEV "/tile0/gt0/freq0", "act_freq", "1100\n");
+    sysfs_file(INTEL_DEV "/tile0/gt0/freq0", "max_freq", "2400\n");
+    perf_of_device(&a, NULL, NULL);
+    ck_assert_uint_eq(a.node.Frequency, 1100000000ull);
+    ck_assert_uint_eq(a.node.MaxFrequency, 2400000000ull);
+    remove_sysfs();
+}
+END_TEST
+
 /* A driver with none of the files (virtio_gpu, vgem), or files with no
  * number in them: every value 0, and the queries still succeed.  A power
  * reading with no cap to compare it with is no percentage either. */
@@ -1727,6 +1752,7 @@ int main(void)
     tcase_add_test(discovery, pci_bus_id_is_unchanged_up_to_16_bits_and_without_sysfs);
     tcase_add_test(discovery, amdgpu_hwmon_values_are_scaled_to_windows_units);
     tcase_add_test(discovery, i915_gt_frequency_in_hz_and_zeros_without_hwmon);
+    tcase_add_test(discovery, per_gt_i915_and_xe_clocks);
     tcase_add_test(discovery, missing_or_unreadable_files_give_zeros);
     tcase_add_test(gpuva, kernel_errnos_map_to_windows_statuses);
     tcase_add_test(gpuva, xe_short_config_answer_refuses_the_start);

@@ -118,6 +118,39 @@ static bool device_dir(const struct kdrm_adapter *a, char *out)
     return realpath(link, out) != NULL;
 }
 
+/* The GT clock's files, in MHz: i915's on the card (older kernels) or
+ * per GT, xe's per tile and GT. */
+static void gt_clock(const char *dev, struct kdrm_perf *p)
+{
+    static const struct { const char *dir, *cur, *max; } places[] = {
+        { "", "gt_cur_freq_mhz", "gt_max_freq_mhz" },
+        { "/gt/gt0", "rps_cur_freq_mhz", "rps_max_freq_mhz" },
+    };
+    char dir[PATH_MAX + 16], card[PATH_MAX];
+    ULONGLONG max;
+
+    snprintf(dir, sizeof(dir), "%s/drm", dev);
+    for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+        char file[64];
+
+        snprintf(file, sizeof(file), "%s%s%s", *places[i].dir ? places[i].dir + 1 : "",
+                 *places[i].dir ? "/" : "", places[i].cur);
+        if (!find_entry(dir, "card", file, card, sizeof(card)))
+            continue;
+        snprintf(p->gt, sizeof(p->gt), "%s%s", card, places[i].dir);
+        p->gt_cur = places[i].cur;
+        p->gt_max_mhz = read_number(p->gt, places[i].max, &max) ? max : 0;
+        return;
+    }
+    snprintf(p->gt, sizeof(p->gt), "%s/tile0/gt0/freq0", dev);
+    if (read_number(p->gt, "act_freq", &max)) {
+        p->gt_cur = "act_freq";
+        p->gt_max_mhz = number_or_zero(p->gt, "max_freq");
+        return;
+    }
+    p->gt[0] = 0;
+}
+
 void kdrm_perf_probe(struct kdrm_adapter *a)
 {
     struct kdrm_perf *p = &a->perf;
@@ -129,14 +162,12 @@ void kdrm_perf_probe(struct kdrm_adapter *a)
     snprintf(dir, sizeof(dir), "%s/hwmon", dev);
     if (!find_entry(dir, "hwmon", NULL, p->hwmon, sizeof(p->hwmon)))
         p->hwmon[0] = 0;
-    snprintf(dir, sizeof(dir), "%s/drm", dev);
-    if (!find_entry(dir, "card", "gt_cur_freq_mhz", p->gt, sizeof(p->gt)))
-        p->gt[0] = 0;
+    gt_clock(dev, p);
 
     read_line(dev, "vbios_version", p->vbios, sizeof(p->vbios));
     p->max_engine_hz = dpm_top_hz(dev, "pp_dpm_sclk");
     if (!p->max_engine_hz)
-        p->max_engine_hz = number_or_zero(p->gt, "gt_max_freq_mhz") * 1000000ull;
+        p->max_engine_hz = p->gt_max_mhz * 1000000ull;
     p->max_memory_hz = dpm_top_hz(dev, "pp_dpm_mclk");
     p->power_cap_uw = number_or_zero(p->hwmon, "power1_cap");
     p->max_voltage_mv = (ULONG)number_or_zero(p->hwmon, "in0_max");
@@ -154,7 +185,7 @@ static NTSTATUS node_perf(struct kdrm_adapter *a, DXGK_NODE_PERFDATA *out)
     if (read_number(p->hwmon, "freq1_input", &v))        /* amdgpu sclk, Hz */
         out->Frequency = v;
     else
-        out->Frequency = number_or_zero(p->gt, "gt_cur_freq_mhz") * 1000000ull;
+        out->Frequency = p->gt_cur ? number_or_zero(p->gt, p->gt_cur) * 1000000ull : 0;
     out->MaxFrequency = p->max_engine_hz;
     out->Voltage = (ULONG)number_or_zero(p->hwmon, "in0_input");    /* mV */
     out->VoltageMax = p->max_voltage_mv;

@@ -13,7 +13,9 @@
  * when the adapter starts; "" where the driver has no such directory. */
 struct kdrm_perf {
     char hwmon[PATH_MAX];                /* <device>/hwmon/hwmonN (amdgpu, i915/xe dGPUs) */
-    char gt[PATH_MAX];                   /* the i915 card's directory (gt_cur_freq_mhz) */
+    char gt[PATH_MAX + 32];              /* where the GT clock is (i915, xe), MHz */
+    const char *gt_cur;                  /* its file for the current clock */
+    ULONGLONG gt_max_mhz;                /* the highest clock the driver allows */
     ULONGLONG max_engine_hz;             /* pp_dpm_sclk's top level, or gt_max_freq_mhz */
     ULONGLONG max_memory_hz;             /* pp_dpm_mclk's top level */
     ULONGLONG power_cap_uw;              /* power1_cap */

@@ -38,9 +38,10 @@ extern "C" {
  * 1.4: display timing: DxgkDdiControlInterrupt (CRTC_VSYNC),
  *      DxgkDdiGetScanLine, DxgkDdiQueryChildStatus and
  *      DXGKQAITYPE_KMT_CURRENTDISPLAYMODE.
+ * 1.5: DxgkDdiCalibrateGpuClock, DXGKQAITYPE_KMT_NODERUNNINGTIME.
  * New DDIs and callbacks take slots of the Reserved arrays, so older
  * miniports keep working unchanged. */
-#define KMT_MINIPORT_INTERFACE_VERSION 0x00010004u
+#define KMT_MINIPORT_INTERFACE_VERSION 0x00010005u
 #define KMT_MINIPORT_INTERFACE_MAJOR(v) ((v) >> 16)
 
 /* ---- PnP stand-in (kmtshim extension) ----------------------------------
@@ -235,6 +236,9 @@ typedef enum _DXGK_QUERYADAPTERINFOTYPE {
     /* 1.4: in: D3DDDI_VIDEO_PRESENT_SOURCE_ID; out: KMT_CURRENT_DISPLAY_MODE */
     DXGKQAITYPE_KMT_CURRENTDISPLAYMODE = 0x1003,
     DXGKQAITYPE_KMT_REGISTRYINFO = 0x1006, /* out: D3DKMT_ADAPTERREGISTRYINFO */
+    /* in: UINT node; out: UINT64, nanoseconds the node's engines ran work
+     * of this process (QueryStatistics' RunningTime); optional */
+    DXGKQAITYPE_KMT_NODERUNNINGTIME = 0x1004,
 } DXGK_QUERYADAPTERINFOTYPE;
 
 typedef struct _DXGK_QUERYADAPTERINFOFLAGS {
@@ -879,6 +883,21 @@ typedef NTSTATUS (APIENTRY *DXGKDDI_GETSCANLINE)(HANDLE hAdapter, DXGKARG_GETSCA
 typedef NTSTATUS (APIENTRY *DXGKDDI_QUERYCHILDSTATUS)(PVOID MiniportDeviceContext, DXGK_CHILD_STATUS *ChildStatus,
                                                       BOOLEAN NonDestructiveOnly);
 
+/* DxgkDdiCalibrateGpuClock: the GPU's timestamp counter and the CPU's
+ * QueryPerformanceCounter clock (see DXGK_GPUCLOCKDATA), read as close
+ * together as the driver can.  STATUS_NOT_SUPPORTED where the GPU has no
+ * timestamp the driver can read. */
+typedef struct _DXGKARG_CALIBRATEGPUCLOCK {
+    UINT64 GpuFrequency;                /* out: ticks per second */
+    UINT64 GpuClockCounter;             /* out */
+    UINT64 CpuClockCounter;             /* out */
+} DXGKARG_CALIBRATEGPUCLOCK;
+KMT_CHECK_SIZE(DXGKARG_CALIBRATEGPUCLOCK, 24);
+
+typedef NTSTATUS (APIENTRY *DXGKDDI_CALIBRATEGPUCLOCK)(HANDLE hAdapter, UINT32 NodeOrdinal,
+                                                       UINT32 EngineOrdinal,
+                                                       DXGKARG_CALIBRATEGPUCLOCK *pClockCalibration);
+
 typedef struct _DRIVER_INITIALIZATION_DATA {
     ULONG Version;                      /* KMT_MINIPORT_INTERFACE_VERSION */
     ULONG Size;                         /* sizeof(DRIVER_INITIALIZATION_DATA) */
@@ -929,7 +948,11 @@ typedef struct _DRIVER_INITIALIZATION_DATA {
     DXGKDDI_GETSCANLINE DxgkDdiGetScanLine;
     DXGKDDI_QUERYCHILDSTATUS DxgkDdiQueryChildStatus;
 
-    PVOID Reserved[15];                 /* later DDIs */
+    /* 1.5: GPU clock calibration (optional: without it the query is
+     * STATUS_NOT_SUPPORTED) */
+    DXGKDDI_CALIBRATEGPUCLOCK DxgkDdiCalibrateGpuClock;
+
+    PVOID Reserved[14];                 /* later DDIs */
 } DRIVER_INITIALIZATION_DATA;
 
 /* ---- loading a miniport --------------------------------------------------

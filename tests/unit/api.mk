@@ -6,6 +6,7 @@ KMT_API_TESTS = \
 	tests/unit/test_adapter \
 	tests/unit/test_query \
 	tests/unit/test_query_ext \
+	tests/unit/test_clock_calibration \
 	tests/unit/test_allocation \
 	tests/unit/test_lock \
 	tests/unit/test_vidpn \
@@ -27,6 +28,10 @@ tests_unit_test_hmgr_LDADD = $(KMT_UNIT_LDADD)
 tests_unit_test_adapter_SOURCES = tests/unit/test_adapter.c
 tests_unit_test_adapter_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_adapter_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_clock_calibration_SOURCES = tests/unit/test_clock_calibration.c
+tests_unit_test_clock_calibration_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_clock_calibration_LDADD = $(KMT_UNIT_LDADD)
 
 tests_unit_test_query_SOURCES = tests/unit/test_query.c
 tests_unit_test_query_CFLAGS = $(KMT_UNIT_CFLAGS)

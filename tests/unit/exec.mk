@@ -5,6 +5,7 @@ KMT_EXEC_TESTS = \
 	tests/unit/test_context \
 	tests/unit/test_context_alloc \
 	tests/unit/test_submit \
+	tests/unit/test_statistics \
 	tests/unit/test_syncobj \
 	tests/unit/test_fence_wait \
 	tests/unit/test_exec_race \
@@ -63,3 +64,7 @@ tests_unit_test_tdr_LDADD = $(KMT_UNIT_LDADD)
 tests_unit_test_chaos_SOURCES = tests/unit/test_chaos.c tests/unit/chaos.c tests/unit/chaos.h $(KMT_EXEC_UTIL)
 tests_unit_test_chaos_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_chaos_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_statistics_SOURCES = tests/unit/test_statistics.c $(KMT_EXEC_UTIL)
+tests_unit_test_statistics_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_statistics_LDADD = $(KMT_UNIT_LDADD)

@@ -23,7 +23,8 @@
 static const char *const exported[] = {
     "D3DKMTEnumAdapters", "D3DKMTEnumAdapters2", "D3DKMTEnumAdapters3",
     "D3DKMTOpenAdapterFromLuid", "D3DKMTCloseAdapter", "D3DKMTQueryAdapterInfo",
-    "D3DKMTQueryVideoMemoryInfo", "D3DKMTCreateDevice", "D3DKMTDestroyDevice",
+    "D3DKMTQueryVideoMemoryInfo", "D3DKMTQueryStatistics", "D3DKMTQueryClockCalibration",
+    "D3DKMTCreateDevice", "D3DKMTDestroyDevice",
     "D3DKMTCreateAllocation", "D3DKMTCreateAllocation2", "D3DKMTDestroyAllocation",
     "D3DKMTDestroyAllocation2", "D3DKMTLock", "D3DKMTUnlock", "D3DKMTLock2", "D3DKMTUnlock2",
     "D3DKMTEscape",

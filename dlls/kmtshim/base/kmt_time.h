@@ -19,6 +19,19 @@ static inline uint64_t kmt_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* QueryPerformanceCounter's clock, as Wine's NtQueryPerformanceCounter reads
+ * it: CLOCK_MONOTONIC_RAW in 100 ns units (KMT_QPC_FREQUENCY per second).
+ * GPU clock calibration gives CPU time on this clock. */
+#define KMT_QPC_FREQUENCY 10000000ull
+
+static inline uint64_t kmt_qpc_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (uint64_t)ts.tv_sec * KMT_QPC_FREQUENCY + (uint64_t)ts.tv_nsec / 100;
+}
+
 static inline struct timespec kmt_timespec_of(uint64_t ns)
 {
     struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };

@@ -347,10 +347,9 @@ done:
     return status;
 }
 
-NTSTATUS dxgk_open_adapter_from_luid(LUID luid, D3DKMT_HANDLE *out)
+struct dxgk_adapter *dxgk_adapter_from_luid(LUID luid)
 {
     struct dxgk_adapter *a, *found = NULL;
-    NTSTATUS status;
 
     pthread_mutex_lock(&dxgk_process.lock);
     LIST_FOR_EACH_ENTRY(a, &dxgk_process.adapters, struct dxgk_adapter, entry) {
@@ -361,6 +360,14 @@ NTSTATUS dxgk_open_adapter_from_luid(LUID luid, D3DKMT_HANDLE *out)
         }
     }
     pthread_mutex_unlock(&dxgk_process.lock);
+    return found;
+}
+
+NTSTATUS dxgk_open_adapter_from_luid(LUID luid, D3DKMT_HANDLE *out)
+{
+    struct dxgk_adapter *found = dxgk_adapter_from_luid(luid);
+    NTSTATUS status;
+
     if (!found)
         return STATUS_INVALID_PARAMETER;
     status = dxgk_open_adapter(found, out);

@@ -397,6 +397,7 @@ static NTSTATUS publish(struct create_call *c)
         if (!alloc->sysmem) {
             alloc->segment_group = D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL;
             atomic_fetch_add_explicit(&adapter->usage[alloc->segment_group], alloc->size, memory_order_relaxed);
+            atomic_fetch_add_explicit(&adapter->allocations[alloc->segment_group], 1, memory_order_relaxed);
         }
         a->allocs[i].hAllocation = alloc->handle;
         a->allocs[i].gpu_va = alloc->gpu_va;

@@ -80,9 +80,12 @@ void dxgk_resource_free(struct dxgk_resource *res)
 
 static void account_free(struct dxgk_allocation *alloc)
 {
-    if (!alloc->sysmem)
-        atomic_fetch_sub_explicit(&alloc->device->adapter->usage[alloc->segment_group],
-                                  alloc->size, memory_order_relaxed);
+    struct dxgk_adapter *adapter = alloc->device->adapter;
+
+    if (alloc->sysmem)
+        return;
+    atomic_fetch_sub_explicit(&adapter->usage[alloc->segment_group], alloc->size, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&adapter->allocations[alloc->segment_group], 1, memory_order_relaxed);
 }
 
 /* ---- reclaim -------------------------------------------------------------------- */

@@ -18,7 +18,8 @@
  *     handle per allocation, an address from Lock), or the call fails with
  *     STATUS_UNSUCCESSFUL and what it made is undone.
  *
- * Files: ddi_adapter.c (the driver and its adapters, queries, escapes),
+ * Files: ddi_adapter.c (the driver and its adapters, queries, escapes,
+ * GPU clock calibration),
  * ddi_device.c (devices), ddi_allocation.c (allocations, CPU access, GPU
  * mappings), ddi_execution.c (contexts, submission, engine reset, fences),
  * ddi_miracast.c (the Miracast class), ddi_display.c (display timing).
@@ -61,6 +62,9 @@ NTSTATUS dxgk_ddi_query_adapter_info(struct dxgk_adapter *adapter, DXGK_QUERYADA
                                      void *in, UINT in_size, void *out, UINT out_size);
 /* STATUS_NOT_SUPPORTED without DxgkDdiEscape. */
 NTSTATUS dxgk_ddi_escape(struct dxgk_adapter *adapter, DXGKARG_ESCAPE *args);
+/* STATUS_NOT_SUPPORTED without DxgkDdiCalibrateGpuClock. */
+NTSTATUS dxgk_ddi_calibrate_gpu_clock(struct dxgk_adapter *adapter, UINT node, UINT engine,
+                                      DXGKARG_CALIBRATEGPUCLOCK *args);
 
 /* ---- display timing (ddi_display.c) ---------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /*
  * The gateway's calls for the driver and its adapters: enumeration, the
- * adapter's start and removal, queries and escapes (see ddi.h).
+ * adapter's start and removal, queries, escapes and GPU clock calibration
+ * (see ddi.h).
  */
 #include "ddi.h"
 
@@ -105,5 +106,21 @@ NTSTATUS dxgk_ddi_escape(struct dxgk_adapter *adapter, DXGKARG_ESCAPE *args)
     status = adapter->ddi->DxgkDdiEscape(adapter->ctx, args);
     DXGK_DDI_TRACE(adapter, "DxgkDdiEscape", status, "%u bytes, device %p, context %p",
                    args->PrivateDriverDataSize, args->hDevice, args->hContext);
+    return status;
+}
+
+NTSTATUS dxgk_ddi_calibrate_gpu_clock(struct dxgk_adapter *adapter, UINT node, UINT engine,
+                                      DXGKARG_CALIBRATEGPUCLOCK *args)
+{
+    NTSTATUS status;
+
+    if (!adapter->ddi->DxgkDdiCalibrateGpuClock)
+        return STATUS_NOT_SUPPORTED;
+    if (dxgk_ddi_adapter_gone(adapter, "DxgkDdiCalibrateGpuClock"))
+        return STATUS_INVALID_DEVICE_STATE;
+    status = adapter->ddi->DxgkDdiCalibrateGpuClock(adapter->ctx, node, engine, args);
+    DXGK_DDI_TRACE(adapter, "DxgkDdiCalibrateGpuClock", status, "node %u, engine %u: %llu Hz, gpu %llu, cpu %llu",
+                   node, engine, (unsigned long long)args->GpuFrequency,
+                   (unsigned long long)args->GpuClockCounter, (unsigned long long)args->CpuClockCounter);
     return status;
 }

@@ -89,6 +89,7 @@ struct dxgk_adapter {
     bool started;                        /* between DxgkDdiStartDevice and StopDevice */
     bool removed;                        /* DxgkDdiRemoveDevice was called (ddi_adapter.c) */
     atomic_ullong usage[2];              /* bytes per D3DKMT_MEMORY_SEGMENT_GROUP */
+    atomic_uint allocations[2];          /* allocations counted in usage[] (QueryStatistics) */
     struct dxgk_sched *sched;            /* GPU scheduler, started with the first context */
     pthread_mutex_t sched_init_lock;
     pthread_mutex_t fence_lock;          /* monitored fences of the adapter */
@@ -259,6 +260,7 @@ NTSTATUS dxgk_start_adapters(struct dxgk_miniport *mp);
 void dxgk_stop_adapters(void);
 void dxgk_release_adapters_locked(void);
 struct dxgk_adapter *dxgk_adapter_from_handle(D3DKMT_HANDLE h);  /* referenced */
+struct dxgk_adapter *dxgk_adapter_from_luid(LUID luid);          /* referenced, or NULL */
 NTSTATUS dxgk_open_adapter(struct dxgk_adapter *adapter, D3DKMT_HANDLE *out);
 NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacity,
                             bool include_compute_only);
@@ -272,6 +274,9 @@ UINT dxgk_qai_ext_size(KMTQUERYADAPTERINFOTYPE type);
 NTSTATUS dxgk_qai_ext(struct dxgk_adapter *adapter, KMTQUERYADAPTERINFOTYPE type, void *data);
 NTSTATUS dxgk_adapter_registry_info_init(struct dxgk_adapter *adapter);
 NTSTATUS dxgk_query_video_memory_info(D3DKMT_QUERYVIDEOMEMORYINFO *info);
+/* QueryStatistics (statistics.c) and QueryClockCalibration (clock_calibration.c). */
+NTSTATUS dxgk_query_statistics(D3DKMT_QUERYSTATISTICS *stats);
+NTSTATUS dxgk_query_clock_calibration(D3DKMT_QUERYCLOCKCALIBRATION *query);
 void dxgk_adapter_put(struct dxgk_adapter *adapter);
 
 /* Devices (device.c). */

@@ -449,6 +449,9 @@ static void tdr_recover(struct dxgk_sched *s, UINT node, UINT64 fence, struct dx
     bool lost;
 
     deferred_init(&d);
+    pthread_mutex_lock(&s->lock);
+    s->tdr_detected++;
+    pthread_mutex_unlock(&s->lock);
     /* HUNG before the requeue: the signals the reset makes ready behind the
      * aborted work are aborted too (take_signal) */
     lost = device_lose(culprit, D3DKMT_DEVICEEXECUTION_HUNG, 0);
@@ -952,4 +955,38 @@ static void APIENTRY cb_notify_interrupt(HANDLE hAdapter, const DXGKARGCB_NOTIFY
 void dxgk_sched_callbacks(DXGKRNL_INTERFACE *iface)
 {
     iface->DxgkCbNotifyInterrupt = cb_notify_interrupt;
+}
+
+void dxgk_sched_node_counters(struct dxgk_adapter *adapter, UINT node, struct dxgk_node_counters *out)
+{
+    struct dxgk_sched *s = __atomic_load_n(&adapter->sched, __ATOMIC_ACQUIRE);
+    const struct dxgk_context *ctx;
+    const struct dxgk_packet *p;
+
+    memset(out, 0, sizeof(*out));
+    if (!s || node >= DXGK_MAX_NODES)
+        return;                          /* no context yet: nothing ran */
+    pthread_mutex_lock(&s->lock);
+    out->dma_submitted = s->next_fence[node];
+    out->dma_completed = s->completed[node];
+    LIST_FOR_EACH_ENTRY(ctx, &s->active, const struct dxgk_context, active_entry) {
+        if (ctx->node != node)
+            continue;
+        LIST_FOR_EACH_ENTRY(p, &ctx->queue, const struct dxgk_packet, entry)
+            out->render_waiting += p->type == DXGK_PACKET_SUBMIT;
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+unsigned dxgk_sched_tdr_count(struct dxgk_adapter *adapter)
+{
+    struct dxgk_sched *s = __atomic_load_n(&adapter->sched, __ATOMIC_ACQUIRE);
+    unsigned n;
+
+    if (!s)
+        return 0;
+    pthread_mutex_lock(&s->lock);
+    n = s->tdr_detected;
+    pthread_mutex_unlock(&s->lock);
+    return n;
 }

@@ -139,6 +139,7 @@ struct dxgk_sched {
      * device's last (that would free it, and maybe the adapter, on a
      * scheduler or miniport thread after its destroyer returned). */
     unsigned borrowed;
+    unsigned tdr_detected;               /* packets that ran past TdrDelay, under lock */
     bool sleeping_untimed;               /* the thread sleeps with no TDR deadline */
     bool token_wanted;                   /* TDR recovery waits for the submission token */
 };
@@ -189,6 +190,18 @@ void dxgk_sched_drain(struct dxgk_context *ctx);
  * signals among them are aborted. */
 void dxgk_sched_cancel(struct dxgk_context *ctx);
 void dxgk_sched_callbacks(DXGKRNL_INTERFACE *iface);
+/* QueryStatistics' view of a node, read under the scheduler's lock (no
+ * counter of its own on the submission path): DMA buffers handed to the
+ * miniport (fence ids given out, resubmissions after a reset included) and
+ * completed, and command buffers still queued on contexts. */
+struct dxgk_node_counters {
+    UINT64 dma_submitted;
+    UINT64 dma_completed;
+    UINT64 render_waiting;
+};
+void dxgk_sched_node_counters(struct dxgk_adapter *adapter, UINT node, struct dxgk_node_counters *out);
+/* Engine hangs detected since the scheduler started (TdrDetectedCount). */
+unsigned dxgk_sched_tdr_count(struct dxgk_adapter *adapter);
 void dxgk_sched_interrupt(struct dxgk_adapter *adapter, const DXGKARGCB_NOTIFY_INTERRUPT_DATA *data);
 void dxgk_packet_free(struct dxgk_packet *packet);
 

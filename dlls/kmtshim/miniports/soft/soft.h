@@ -148,6 +148,8 @@ NTSTATUS APIENTRY soft_render(HANDLE hContext, DXGKARG_RENDER *args);
 /* soft_engine.c */
 NTSTATUS soft_engine_start(struct soft_adapter *a);
 void soft_engine_stop(struct soft_adapter *a);
+/* Nanoseconds the engine spent running jobs of `node` (0 before it started). */
+UINT64 soft_engine_busy_ns(struct soft_adapter *a, UINT node);
 /* The DMA buffer private data a context asks for: a submission's job. */
 extern const UINT soft_job_size;
 NTSTATUS APIENTRY soft_reset_engine(HANDLE hAdapter, DXGKARG_RESETENGINE *args);

@@ -7,6 +7,7 @@
 #include <sys/sysinfo.h>
 
 #include "soft.h"
+#include "base/kmt_time.h"
 #include "miniports/builtin.h"
 
 static NTSTATUS APIENTRY soft_enum_physical_devices(PVOID ctx, UINT *count, KMT_PHYSICAL_DEVICE *devices)
@@ -172,6 +173,12 @@ static NTSTATUS APIENTRY soft_query_adapter_info(HANDLE hAdapter, const DXGKARG_
         meta->GpuMmuSupported = TRUE;      /* it has a GPU VA space */
         return STATUS_SUCCESS;
     }
+    case DXGKQAITYPE_KMT_NODERUNNINGTIME:
+        if (q->InputDataSize != sizeof(UINT) || q->OutputDataSize != sizeof(UINT64) ||
+            *(const UINT *)q->pInputData != 0)
+            return STATUS_INVALID_PARAMETER;
+        *(UINT64 *)q->pOutputData = soft_engine_busy_ns(a, 0);
+        return STATUS_SUCCESS;
     case DXGKQAITYPE_KMT_MEMORYUSAGE: {
         KMT_MEMORY_BUDGET *b = q->pOutputData;
         UINT group;
@@ -219,6 +226,20 @@ static NTSTATUS APIENTRY soft_destroy_device(HANDLE hDevice)
     return STATUS_SUCCESS;
 }
 
+/* The "GPU" clock is CLOCK_MONOTONIC in nanoseconds: the clock the engine
+ * and the core time everything by. */
+static NTSTATUS APIENTRY soft_calibrate_gpu_clock(HANDLE hAdapter, UINT32 node, UINT32 engine,
+                                                  DXGKARG_CALIBRATEGPUCLOCK *args)
+{
+    (void)hAdapter;
+    if (node != 0 || engine != 0)
+        return STATUS_INVALID_PARAMETER;
+    args->GpuFrequency = 1000000000ull;
+    args->GpuClockCounter = kmt_now_ns();
+    args->CpuClockCounter = kmt_qpc_now();
+    return STATUS_SUCCESS;
+}
+
 NTSTATUS APIENTRY KmtSoftMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KMT_DXGKRNL_EXPORTS *dxgkrnl)
 {
     DRIVER_INITIALIZATION_DATA init = {
@@ -246,6 +267,7 @@ NTSTATUS APIENTRY KmtSoftMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KM
         .DxgkDdiSubmitCommand = soft_submit_command,
         .DxgkDdiSubmitCommandVirtual = soft_submit_command_virtual,
         .DxgkDdiResetEngine = soft_reset_engine,
+        .DxgkDdiCalibrateGpuClock = soft_calibrate_gpu_clock,
         .KmtDdiMapSystemMemory = soft_map_system_memory,
         .KmtDdiUnmapSystemMemory = soft_unmap_system_memory,
         .DxgkDdiMiracastCreateContext = soft_miracast_create_context,

@@ -47,6 +47,7 @@ struct soft_engine {
     bool aborted;                        /* the last job ended by abort, under lock */
     unsigned long long jobs_ended;       /* under lock */
     UINT last_done[SOFT_NODES];          /* fence id of the last job that ran, per node */
+    atomic_ullong busy_ns[SOFT_NODES];   /* time jobs ran, per node (RunningTime) */
     bool stop;
 };
 
@@ -323,6 +324,8 @@ static void *engine_thread(void *arg)
     pthread_mutex_lock(&e->lock);
     for (;;) {
         struct soft_job *job;
+        UINT64 started;
+        UINT node;
         bool ran;
 
         while (!e->stop && list_empty(&e->queue))
@@ -335,7 +338,11 @@ static void *engine_thread(void *arg)
         e->running_node = job->node;
         e->running_fence = job->fence_id;
         pthread_mutex_unlock(&e->lock);
+        started = kmt_now_ns();
+        node = job->node;
         ran = run_job(e->adapter, job);     /* the job may be gone after this */
+        if (node < SOFT_NODES)
+            atomic_fetch_add_explicit(&e->busy_ns[node], kmt_now_ns() - started, memory_order_relaxed);
         pthread_mutex_lock(&e->lock);
         e->aborted = !ran;
         if (ran && e->running_node < SOFT_NODES)
@@ -346,6 +353,15 @@ static void *engine_thread(void *arg)
     }
     pthread_mutex_unlock(&e->lock);
     return NULL;
+}
+
+UINT64 soft_engine_busy_ns(struct soft_adapter *a, UINT node)
+{
+    struct soft_engine *e = a->engine;
+
+    if (!e || node >= SOFT_NODES)
+        return 0;
+    return atomic_load_explicit(&e->busy_ns[node], memory_order_relaxed);
 }
 
 NTSTATUS soft_engine_start(struct soft_adapter *a)

@@ -85,6 +85,27 @@ NTSTATUS pe_WaitForVerticalBlankEvent2(const D3DKMT_WAITFORVERTICALBLANKEVENT2 *
     return kmt_call_desc(KMT_UNIX_WaitForVerticalBlankEvent2, &k);
 }
 
+/* hProcess matters to the PROCESS_* types only, which the core knows: a
+ * handle that is not this process reaches it as a value that is no process
+ * either, and its refusal (INVALID_HANDLE) becomes the reason found here. */
+NTSTATUS pe_QueryStatistics(const D3DKMT_QUERYSTATISTICS *desc)
+{
+    D3DKMT_QUERYSTATISTICS k;
+    NTSTATUS status, process_status;
+
+    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
+        return kmt_call_desc(KMT_UNIX_QueryStatistics, desc);
+    k = *desc;
+    if ((process_status = kmt_pe_resolve_process(&k.hProcess)))
+        k.hProcess = (HANDLE)(ULONG_PTR)1;
+    status = kmt_call_desc(KMT_UNIX_QueryStatistics, &k);
+    if (status == (NTSTATUS)STATUS_INVALID_HANDLE && process_status)
+        return process_status;
+    if (!status)
+        ((D3DKMT_QUERYSTATISTICS *)desc)->QueryResult = k.QueryResult;
+    return status;
+}
+
 BOOL WINAPI KmtShimOwnsHandle(D3DKMT_HANDLE handle)
 {
     struct kmt_owns_handle_params params = { handle, 0 };

@@ -42,6 +42,16 @@ NTSTATUS APIENTRY D3DKMTQueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *desc)
     return pe_QueryVideoMemoryInfo(desc);
 }
 
+NTSTATUS APIENTRY D3DKMTQueryStatistics(const D3DKMT_QUERYSTATISTICS *desc)
+{
+    return pe_QueryStatistics(desc);
+}
+
+NTSTATUS APIENTRY D3DKMTQueryClockCalibration(D3DKMT_QUERYCLOCKCALIBRATION *desc)
+{
+    return kmt_call_desc(KMT_UNIX_QueryClockCalibration, desc);
+}
+
 NTSTATUS APIENTRY D3DKMTCreateDevice(D3DKMT_CREATEDEVICE *desc)
 {
     return kmt_call_desc(KMT_UNIX_CreateDevice, desc);

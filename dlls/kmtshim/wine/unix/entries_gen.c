@@ -77,6 +77,24 @@ NTSTATUS unix_QueryVideoMemoryInfo(void *args)
     return KMT_EVENTS_CALL(D3DKMTQueryVideoMemoryInfo((D3DKMT_QUERYVIDEOMEMORYINFO *)(uintptr_t)params->desc));
 }
 
+NTSTATUS unix_QueryStatistics(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTQueryStatistics((const D3DKMT_QUERYSTATISTICS *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_QueryClockCalibration(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTQueryClockCalibration((D3DKMT_QUERYCLOCKCALIBRATION *)(uintptr_t)params->desc));
+}
+
 NTSTATUS unix_CreateDevice(void *args)
 {
     const struct kmt_desc_params *params = args;

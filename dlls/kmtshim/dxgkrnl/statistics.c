@@ -1,0 +1,198 @@
+/*
+ * QueryStatistics: the counters task managers read, from the core's own
+ * books.  kmtshim's state is per process, so a PROCESS_* query and its
+ * adapter-wide twin give the same numbers (the process is the only one
+ * the core knows).  What each counter is and where it comes from:
+ * docs/architecture.md, "Statistics".
+ */
+#include <string.h>
+
+#include "dxgkrnl.h"
+#include "ddi.h"
+#include "vidsch.h"
+
+static bool is_process_type(D3DKMT_QUERYSTATISTICS_TYPE type)
+{
+    switch (type) {
+    case D3DKMT_QUERYSTATISTICS_PROCESS:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_ADAPTER:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_NODE:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_VIDPNSOURCE:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT_GROUP:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_ADAPTER2:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT2:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT_GROUP2:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_NODE2:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static ULONG vidpn_source_count(const struct dxgk_adapter *adapter)
+{
+    return adapter->num_sources < DXGK_MAX_VIDPN_SOURCES ? adapter->num_sources : DXGK_MAX_VIDPN_SOURCES;
+}
+
+/* The budget group a segment's allocations are counted in; the core books
+ * per group, so a group's counts go to its first segment. */
+static UINT segment_group(const DXGK_SEGMENTDESCRIPTOR *seg)
+{
+    return seg->Flags.NonLocalBudgetGroup ? D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL
+                                          : D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL;
+}
+
+static bool first_of_group(const struct dxgk_adapter *adapter, UINT id)
+{
+    UINT group = segment_group(&adapter->segments.pSegmentDescriptor[id]);
+
+    for (UINT i = 0; i < id; i++)
+        if (segment_group(&adapter->segments.pSegmentDescriptor[i]) == group)
+            return false;
+    return true;
+}
+
+static void segment_counts(const struct dxgk_adapter *adapter, UINT id, UINT64 *bytes, ULONG *count)
+{
+    UINT group = segment_group(&adapter->segments.pSegmentDescriptor[id]);
+
+    *bytes = 0;
+    *count = 0;
+    if (!first_of_group(adapter, id))
+        return;
+    *bytes = atomic_load_explicit(&adapter->usage[group], memory_order_relaxed);
+    *count = atomic_load_explicit(&adapter->allocations[group], memory_order_relaxed);
+}
+
+static void fill_segment(const struct dxgk_adapter *adapter, UINT id, D3DKMT_QUERYSTATISTICS_SEGMENT_INFORMATION *out)
+{
+    const DXGK_SEGMENTDESCRIPTOR *seg = &adapter->segments.pSegmentDescriptor[id];
+    UINT64 bytes;
+    ULONG count;
+
+    segment_counts(adapter, id, &bytes, &count);
+    out->CommitLimit = seg->CommitLimit ? seg->CommitLimit : seg->Size;
+    out->BytesCommitted = bytes;
+    out->BytesResident = bytes;          /* nothing is ever evicted */
+    out->Memory.AllocsCommitted = count;
+    out->Memory.AllocsResident = count;
+    out->Aperture = seg->Flags.Aperture;
+    out->SegmentProperties.SystemMemory = seg->Flags.Aperture || seg->Flags.PopulatedFromSystemMemory;
+    out->SegmentProperties.SegmentGroup = segment_group(seg);
+    out->SegmentProperties.FullyCPUVisible = seg->Flags.CpuVisible;
+}
+
+static void fill_process_segment(const struct dxgk_adapter *adapter, UINT id,
+                                 D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT_INFORMATION *out)
+{
+    UINT64 bytes;
+    ULONG count;
+
+    segment_counts(adapter, id, &bytes, &count);
+    out->BytesCommitted = bytes;
+    out->VideoMemory.AllocsCommitted = count;
+    out->VideoMemory.AllocsResidentInP[0].Count = count;   /* always in the preferred segment */
+    out->VideoMemory.AllocsResidentInP[0].Bytes = bytes;
+}
+
+/* The miniport's busy time of the node (DXGKQAITYPE_KMT_NODERUNNINGTIME),
+ * in RunningTime's 100 ns units; 0 where it keeps none. */
+static LONGLONG node_running_time(struct dxgk_adapter *adapter, UINT node)
+{
+    UINT64 ns = 0;
+
+    if (dxgk_ddi_query_adapter_info(adapter, DXGKQAITYPE_KMT_NODERUNNINGTIME, &node, sizeof(node), &ns,
+                                    sizeof(ns)))
+        return 0;
+    return (LONGLONG)(ns / 100);
+}
+
+static ULONG clamp32(UINT64 v)
+{
+    return v > 0xffffffffu ? 0xffffffffu : (ULONG)v;
+}
+
+static void fill_node(struct dxgk_adapter *adapter, UINT node, D3DKMT_QUERYSTATISTICS_PROCESS_NODE_INFORMATION *out)
+{
+    D3DKMT_QUERYSTATISTICS_PACKET_INFORMATION *packets = &out->PacketStatistics;
+    struct dxgk_node_counters c;
+
+    dxgk_sched_node_counters(adapter, node, &c);
+    out->RunningTime.QuadPart = node_running_time(adapter, node);
+    packets->DmaPacket[0].PacketSubmited = clamp32(c.dma_submitted);     /* D3DKMT_ClientRenderBuffer */
+    packets->DmaPacket[0].PacketCompleted = clamp32(c.dma_completed);
+    packets->QueuePacket[0].PacketSubmited = clamp32(c.dma_submitted + c.render_waiting);  /* Render */
+    packets->QueuePacket[0].PacketCompleted = clamp32(c.dma_completed);
+}
+
+static NTSTATUS fill(struct dxgk_adapter *adapter, D3DKMT_QUERYSTATISTICS *q, D3DKMT_QUERYSTATISTICS_RESULT *r)
+{
+    switch (q->Type) {
+    case D3DKMT_QUERYSTATISTICS_ADAPTER:
+        r->AdapterInformation.NbSegments = adapter->segments.NbSegment;
+        r->AdapterInformation.NodeCount = adapter->caps.NodeCount;
+        r->AdapterInformation.VidPnSourceCount = vidpn_source_count(adapter);
+        r->AdapterInformation.TdrDetectedCount = dxgk_sched_tdr_count(adapter);
+        return STATUS_SUCCESS;
+    case D3DKMT_QUERYSTATISTICS_PROCESS:
+        r->ProcessInformation.NodeCount = adapter->caps.NodeCount;
+        r->ProcessInformation.VidPnSourceCount = vidpn_source_count(adapter);
+        return STATUS_SUCCESS;
+    case D3DKMT_QUERYSTATISTICS_PROCESS_ADAPTER:
+        r->ProcessAdapterInformation.NbSegments = adapter->segments.NbSegment;
+        r->ProcessAdapterInformation.NodeCount = adapter->caps.NodeCount;
+        r->ProcessAdapterInformation.VidPnSourceCount = vidpn_source_count(adapter);
+        return STATUS_SUCCESS;
+    case D3DKMT_QUERYSTATISTICS_SEGMENT:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT:
+        if (q->QuerySegment.SegmentId >= adapter->segments.NbSegment)
+            return STATUS_INVALID_PARAMETER;
+        if (q->Type == D3DKMT_QUERYSTATISTICS_SEGMENT)
+            fill_segment(adapter, q->QuerySegment.SegmentId, &r->SegmentInformation);
+        else
+            fill_process_segment(adapter, q->QuerySegment.SegmentId, &r->ProcessSegmentInformation);
+        return STATUS_SUCCESS;
+    case D3DKMT_QUERYSTATISTICS_NODE:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_NODE:
+        if (q->QueryNode.NodeId >= adapter->caps.NodeCount)
+            return STATUS_INVALID_PARAMETER;
+        fill_node(adapter, q->QueryNode.NodeId, q->Type == D3DKMT_QUERYSTATISTICS_NODE
+                                                     ? &r->NodeInformation.GlobalInformation
+                                                     : &r->ProcessNodeInformation);
+        if (q->Type == D3DKMT_QUERYSTATISTICS_NODE)
+            r->NodeInformation.NodePerfData.NodeOrdinal = q->QueryNode.NodeId;
+        return STATUS_SUCCESS;
+    case D3DKMT_QUERYSTATISTICS_VIDPNSOURCE:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_VIDPNSOURCE:
+        /* No present reaches a source yet: its frame counters are 0. */
+        if (q->QueryVidPnSource.VidPnSourceId >= vidpn_source_count(adapter))
+            return STATUS_INVALID_PARAMETER;
+        return STATUS_SUCCESS;
+    default:
+        /* Windows 10 1803+ types (physical adapter, *2, usage): not served. */
+        return STATUS_NOT_SUPPORTED;
+    }
+}
+
+NTSTATUS dxgk_query_statistics(D3DKMT_QUERYSTATISTICS *q)
+{
+    D3DKMT_QUERYSTATISTICS_RESULT result;
+    struct dxgk_adapter *adapter;
+    NTSTATUS status;
+
+    if ((UINT)q->Type > D3DKMT_QUERYSTATISTICS_PROCESS_NODE2)
+        return STATUS_INVALID_PARAMETER;
+    /* As QueryVideoMemoryInfo: the process before the adapter, and natively
+     * only the calling process is one. */
+    if (is_process_type(q->Type) && q->hProcess && q->hProcess != (HANDLE)(intptr_t)-1)
+        return STATUS_INVALID_HANDLE;
+    if (!(adapter = dxgk_adapter_from_luid(q->AdapterLuid)))
+        return STATUS_INVALID_PARAMETER;
+    memset(&result, 0, sizeof(result));
+    status = fill(adapter, q, &result);
+    if (!status)
+        q->QueryResult = result;
+    dxgk_adapter_put(adapter);
+    return status;
+}

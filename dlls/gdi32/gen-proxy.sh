@@ -73,6 +73,8 @@ END {
                     printf "KMT_ROUTE_HANDLE(%s, %s)\n", short, substr(r, 8) > routes
                 } else if (r ~ /^handleptr@[0-9]+$/) {
                     printf "KMT_ROUTE_HANDLE_PTR(%s, %s)\n", short, substr(r, 11) > routes
+                } else if (r ~ /^luid@[0-9]+$/) {
+                    printf "KMT_ROUTE_LUID_AT(%s, %s)\n", short, substr(r, 6) > routes
                 } else if (r == "luid") {
                     printf "KMT_ROUTE_LUID(%s)\n", short > routes
                 } else if (r == "kmtshim") {

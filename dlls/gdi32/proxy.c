@@ -119,6 +119,26 @@ static inline BOOL shim_owns_ptr(const void *desc, unsigned offset)
     return !handle || __atomic_load_n(&shim_owns_handle, __ATOMIC_ACQUIRE)(handle);
 }
 
+/* kmtshim has the adapter whose LUID is at `offset` (it opens it and
+ * closes it again); a bad descriptor is kmtshim's to answer. */
+static BOOL shim_knows_luid(const void *desc, unsigned offset)
+{
+    static d3dkmt_fn open_fn, close_fn;
+    D3DKMT_OPENADAPTERFROMLUID open = { 0 };
+    D3DKMT_CLOSEADAPTER close = { 0 };
+
+    if (!load_shim())
+        return FALSE;
+    if (!desc_ok(desc, offset + sizeof(LUID)))
+        return TRUE;
+    memcpy(&open.AdapterLuid, (const char *)desc + offset, sizeof(LUID));
+    if (call_shim("D3DKMTOpenAdapterFromLuid", &open_fn, &open))
+        return FALSE;
+    close.hAdapter = open.hAdapter;
+    call_shim("D3DKMTCloseAdapter", &close_fn, &close);
+    return TRUE;
+}
+
 /* kmtshim-only names.  Two arguments pass through: a few of these take a
  * second one (Get/SetProcessSchedulingPriorityClass), and an extra
  * register argument is harmless to the one-descriptor functions (x64). */
@@ -169,6 +189,18 @@ typedef NTSTATUS (APIENTRY *d3dkmt_fn2)(void *arg0, void *arg1);
     {                                                                       \
         static d3dkmt_fn fn;                                                \
         if (shim_owns_ptr(desc, offset))                                    \
+            return call_shim("D3DKMT" #name, &fn, desc);                    \
+        return px_D3DKMT##name(desc);                                       \
+    }
+
+/* Both have it: the owner of the adapter whose LUID is at `offset`. */
+#define KMT_ROUTE_LUID_AT(name, offset)                                     \
+    NTSTATUS APIENTRY px_D3DKMT##name(void *desc);                          \
+    NTSTATUS APIENTRY route_D3DKMT##name(void *desc);                       \
+    NTSTATUS APIENTRY route_D3DKMT##name(void *desc)                        \
+    {                                                                       \
+        static d3dkmt_fn fn;                                                \
+        if (shim_knows_luid(desc, offset))                                  \
             return call_shim("D3DKMT" #name, &fn, desc);                    \
         return px_D3DKMT##name(desc);                                       \
     }

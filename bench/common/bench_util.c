@@ -118,6 +118,19 @@ void bench_parse_counts(int argc, char **argv, const char *usage_text, unsigned 
     }
 }
 
+double bench_timed(const struct bench_options *o, unsigned ops, void (*body)(void *arg, unsigned ops), void *arg)
+{
+    double times[BENCH_MAX_REPS];
+
+    for (unsigned r = 0; r <= o->reps; r++) {
+        double t0 = bench_now_ns();
+        body(arg, ops);
+        if (r)
+            times[r - 1] = (bench_now_ns() - t0) / ops;
+    }
+    return bench_median(times, o->reps);
+}
+
 D3DKMT_HANDLE bench_open_soft_device(void)
 {
     D3DKMT_ADAPTERINFO info[16];

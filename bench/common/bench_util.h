@@ -29,6 +29,10 @@ double bench_median(double *v, unsigned n);
 /* Prints "<program>: <what> failed (<status>)" and exits 1. */
 _Noreturn void bench_die(const char *what, long status);
 
+/* Runs body(arg, ops) once to warm up, then o->reps times; the median
+ * time per operation in nanoseconds. */
+double bench_timed(const struct bench_options *o, unsigned ops, void (*body)(void *arg, unsigned ops), void *arg);
+
 /* n scaled by --quick, at least 1. */
 unsigned bench_scaled(const struct bench_options *o, unsigned n);
 

@@ -43,21 +43,6 @@
 
 #define WAIT_MS 10000                   /* a wait this long is a bug: stop */
 
-/* Runs `body` once to warm up, then o->reps times; returns the median of
- * the per-operation times. */
-static double timed(const struct bench_options *o, unsigned ops, void (*body)(void *arg, unsigned ops), void *arg)
-{
-    double times[BENCH_MAX_REPS];
-
-    for (unsigned r = 0; r <= o->reps; r++) {
-        double t0 = bench_now_ns();
-        body(arg, ops);
-        if (r)
-            times[r - 1] = (bench_now_ns() - t0) / ops;
-    }
-    return bench_median(times, o->reps);
-}
-
 /* ---- two-thread ping-pong harness ---------------------------------------------------
  * The test thread plays "ping", a helper thread "pong"; both run `ops`
  * round trips per repetition.  A round trip: ping hands the turn over,
@@ -206,7 +191,7 @@ static void bench_fence_signal_wait(const struct bench_options *o)
     struct counted_fence f = { create_fence(), 0 };
 
     bench_record("fence_signal_wait_1t", "SignalFromCpu + WaitFromCpu (satisfied), monitored fence",
-           timed(o, bench_scaled(o, 200000), fence_signal_wait_body, &f), 1);
+           bench_timed(o, bench_scaled(o, 200000), fence_signal_wait_body, &f), 1);
     destroy_syncobj(f.fence.handle);
 }
 
@@ -358,10 +343,10 @@ static void bench_submit(const struct bench_options *o, bool gpu_signal)
     create_ring(&st);
     if (gpu_signal)
         bench_record("submit_nop_gpu_signal", "SubmitCommand [NOP] + SignalFromGpu + WaitFromCpu",
-               timed(o, bench_scaled(o, 5000), submit_body, &st), 1);
+               bench_timed(o, bench_scaled(o, 5000), submit_body, &st), 1);
     else
         bench_record("submit_nop_fence", "SubmitCommand [NOP, SIGNAL_FENCE] + WaitFromCpu",
-               timed(o, bench_scaled(o, 5000), submit_body, &st), 1);
+               bench_timed(o, bench_scaled(o, 5000), submit_body, &st), 1);
     destroy_ring(&st);
     destroy_syncobj(st.fence.handle);
 }
@@ -384,7 +369,7 @@ static void bench_raw_eventfd(const struct bench_options *o)
 
     if (fd < 0)
         bench_die("eventfd", errno);
-    bench_record("raw_eventfd_1t", "eventfd write + read", timed(o, bench_scaled(o, 200000), eventfd_body, &fd), 1);
+    bench_record("raw_eventfd_1t", "eventfd write + read", bench_timed(o, bench_scaled(o, 200000), eventfd_body, &fd), 1);
     close(fd);
 }
 

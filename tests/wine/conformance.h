@@ -86,6 +86,9 @@ void kmtc_vidpn_bad_input(void);
 void kmtc_priority_class(void);
 void kmtc_vblank(void);
 void kmtc_vblank_bad_input(void);
+/* conformance_stats.c: QueryStatistics, QueryClockCalibration */
+void kmtc_statistics(void);
+void kmtc_clock_calibration(void);
 /* conformance_exec.c: execution and synchronization */
 void kmtc_contexts(void);
 void kmtc_device_state(void);
@@ -123,6 +126,8 @@ void kmtc_producer_consumer(void);
     { "priority_class", kmtc_priority_class },                  \
     { "vblank", kmtc_vblank },                                  \
     { "vblank_bad_input", kmtc_vblank_bad_input },              \
+    { "statistics", kmtc_statistics },                          \
+    { "clock_calibration", kmtc_clock_calibration },            \
     KMT_CONFORMANCE_EXEC_TESTS
 
 #define KMT_CONFORMANCE_EXEC_TESTS                              \

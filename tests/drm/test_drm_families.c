@@ -746,6 +746,56 @@ START_TEST(fdinfo_counts_region_bytes_not_engine_clocks)
 }
 END_TEST
 
+/* The render engine's time, from the fdinfo text the fake prints as the
+ * driver does: i915's drm-engine-render and amdgpu's drm-engine-gfx in
+ * ns; xe prints cycles, which are no time. */
+static bool engine_ns(const char *engine, UINT64 *ns)
+{
+    char text[2048];
+    size_t n = fake_drm_fdinfo(text, sizeof(text));
+    FILE *f = fmemopen(text, n, "r");
+    bool found;
+
+    ck_assert_ptr_nonnull(f);
+    found = kdrm_fdinfo_engine_parse(f, engine, ns);
+    fclose(f);
+    return found;
+}
+
+START_TEST(fdinfo_gives_the_render_engines_time)
+{
+    static const char several[] = "drm-driver:\tmsm\ndrm-engine-gpu:\t700 ns\n"
+                                  "drm-engine-copy:\t300 ns\ndrm-cycles-gpu:\t99\n";
+    UINT64 ns;
+    FILE *f;
+
+    start(FAKE_I915, false, true);
+    ck_assert(engine_ns("render", &ns));
+    ck_assert_uint_eq(ns, 5000000);
+    ck_assert(!engine_ns("gfx", &ns));
+    stop();
+    start(FAKE_XE, true, false);
+    ck_assert(!engine_ns(NULL, &ns));
+    stop();
+#ifdef KMT_HAVE_DRM_AMDGPU
+    {
+        struct fake_drm_config c = { .driver = FAKE_AMDGPU };
+
+        start_config(&c);
+        ck_assert(engine_ns("gfx", &ns));
+        ck_assert_uint_eq(ns, 5000000);
+        stop();
+    }
+#endif
+    /* a driver without a known render engine: every engine's time */
+    f = fmemopen((void *)several, sizeof(several) - 1, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert(kdrm_fdinfo_engine_parse(f, NULL, &ns));
+    fclose(f);
+    ck_assert_uint_eq(ns, 1000);
+}
+END_TEST
+
 START_TEST(unknown_ioctls_and_handles_get_the_kernels_errno)
 {
     struct drm_gem_close close_args = { .handle = 7 };
@@ -1738,6 +1788,7 @@ int main(void)
     tcase_add_test(i915, i915_without_hardware_contexts_is_not_supported);
     tcase_add_test(i915, unknown_ioctls_and_handles_get_the_kernels_errno);
     tcase_add_test(i915, fdinfo_counts_region_bytes_not_engine_clocks);
+    tcase_add_test(i915, fdinfo_gives_the_render_engines_time);
     tcase_add_test(i915, fake_kernel_refuses_what_the_kernel_refuses);
     tcase_add_test(i915, dumb_buffer_of_4_gib_is_no_video_memory);
     tcase_add_test(xe, xe_integrated_creates_write_back_system_objects);

@@ -116,6 +116,12 @@ bool kdrm_fdinfo_usage(int fd, UINT64 *local, UINT64 *nonlocal);
 /* The same from an fdinfo text already open. */
 bool kdrm_fdinfo_parse(FILE *f, UINT64 *local, UINT64 *nonlocal);
 
+/* drm_engine_time.c: node 0's running time (DXGKQAITYPE_KMT_NODERUNNINGTIME);
+ * the parser sums the "drm-engine-<engine>: N ns" lines (every engine's
+ * when `engine` is NULL), false when there is none. */
+NTSTATUS kdrm_node_running_time(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERINFO *q);
+bool kdrm_fdinfo_engine_parse(FILE *f, const char *engine, UINT64 *ns);
+
 /* drm_allocation.c */
 NTSTATUS APIENTRY kdrm_create_allocation(HANDLE hAdapter, DXGKARG_CREATEALLOCATION *args);
 NTSTATUS APIENTRY kdrm_destroy_allocation(HANDLE hAdapter, const DXGKARG_DESTROYALLOCATION *args);

@@ -179,6 +179,8 @@ NTSTATUS APIENTRY kdrm_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYAD
     case DXGKQAITYPE_ADAPTERPERFDATA:
     case DXGKQAITYPE_ADAPTERPERFDATA_CAPS:
         return kdrm_perf_query(a, q);
+    case DXGKQAITYPE_KMT_NODERUNNINGTIME:
+        return kdrm_node_running_time(a, q);
     default:
         return STATUS_NOT_SUPPORTED;
     }

@@ -38,6 +38,38 @@ static void output_info(IDXGIOutput *output, unsigned int index)
     free(modes);
 }
 
+/* Exclusive ownership of the first output from a second factory (its own
+ * wined3d, so its own D3DKMT device): refused while the first factory's
+ * device holds it, granted once that one released it. */
+static void contend(void)
+{
+    IDXGIFactory1 *factory = NULL;
+    IDXGIAdapter1 *adapter = NULL;
+    IDXGIOutput *output = NULL;
+    ID3D11Device *dev = NULL;
+    HRESULT hr;
+
+    hr = CreateDXGIFactory1(&IID_IDXGIFactory1, (void **)&factory);
+    if (SUCCEEDED(hr))
+        hr = IDXGIFactory1_EnumAdapters1(factory, 0, &adapter);
+    if (SUCCEEDED(hr))
+        hr = IDXGIAdapter1_EnumOutputs(adapter, 0, &output);
+    if (SUCCEEDED(hr))
+        hr = D3D11CreateDevice((IDXGIAdapter *)adapter, D3D_DRIVER_TYPE_UNKNOWN, NULL, 0, NULL, 0,
+                               D3D11_SDK_VERSION, &dev, NULL, NULL);
+    if (step_hr("second factory's output and device", hr))
+    {
+        hr = IDXGIOutput_TakeOwnership(output, (IUnknown *)dev, TRUE);
+        step("second factory's TakeOwnership exclusive", "hr 0x%08lx", (unsigned long)hr);
+        if (SUCCEEDED(hr))
+            IDXGIOutput_ReleaseOwnership(output);
+    }
+    if (dev) ID3D11Device_Release(dev);
+    if (output) IDXGIOutput_Release(output);
+    if (adapter) IDXGIAdapter1_Release(adapter);
+    if (factory) IDXGIFactory1_Release(factory);
+}
+
 /* Exclusive ownership of the output (SetVidPnSourceOwner underneath) and a
  * swap chain that goes fullscreen on it and back. */
 static void fullscreen(IDXGIFactory1 *factory, IDXGIAdapter1 *adapter, IDXGIOutput *output)
@@ -54,8 +86,10 @@ static void fullscreen(IDXGIFactory1 *factory, IDXGIAdapter1 *adapter, IDXGIOutp
     if (!step_hr("D3D11CreateDevice on the adapter", hr))
         return;
     step_hr("output TakeOwnership exclusive", IDXGIOutput_TakeOwnership(output, (IUnknown *)dev, TRUE));
+    contend();
     IDXGIOutput_ReleaseOwnership(output);
     step("output ReleaseOwnership", "done");
+    contend();
 
     hwnd = d3dcheck_window("dxgi_check");
     hr = dxgicheck_swap_chain((IDXGIFactory *)factory, (IUnknown *)dev, hwnd, &sc);

@@ -7,9 +7,9 @@
 # prefix (kmtshim-prefix --proxy-all).  Every program must pass both times
 # and print the same lines both times; lines starting with '#' (a LUID, a
 # budget) differ by design and are left out, the programs compare
-# predicates on them instead.  With the proxy, the traces must show that
-# wined3d's display-based open, its device, its VidPn ownership and its
-# video-memory query reached kmtshim.
+# predicates on them instead.  With the proxy, wined3d's display-based
+# open (its adapter's LUID), its device, its VidPn ownership and its
+# video-memory query (the traces) must have reached kmtshim.
 #
 # Xvfb and a GL driver are required: a machine without them fails here.
 # Environment: KMTSHIM_TEST_BUILDDIR (set by make check),
@@ -115,11 +115,22 @@ done
 # reached kmtshim.  dxgi_check makes every call wined3d imports for the
 # display: the open by GDI display name (adapter and output), the output's
 # device, exclusive ownership of its VidPn source (TakeOwnership), the
-# budget (QueryVideoMemoryInfo).
+# budget (QueryVideoMemoryInfo).  Each of the last three reaches kmtshim
+# only when the open gave wined3d a kmtshim adapter.
 log=$logs/proxy/dxgi_check.err
 check "with the proxy wined3d's process loads kmtshim.dll" \
     "grep -q 'trace:kmtshim:init_unix_call' '$log'"
-for call in OpenAdapterFromGdiDisplayName CreateDevice SetVidPnSourceOwner QueryVideoMemoryInfo; do
+# The display open: wined3d gives its adapter the LUID the open returned,
+# so the open was kmtshim's when the DXGI adapter has a LUID kmtinfo lists
+# (a check that does not depend on how kmtshim traces the open).
+luids=$("$builddir/tools/kmtinfo/kmtinfo" 2>/dev/null | sed -n 's/^ *LUID [. ]*\([0-9a-f]*:[0-9a-f]*\)$/\1/p')
+luid=$(tr -d '\r' <"$logs/proxy/dxgi_check.out" | sed -n 's/^# adapter 0 LUID \([0-9a-f]*:[0-9a-f]*\) .*/\1/p')
+if [ -n "$luid" ] && printf '%s\n' "$luids" | grep -qx "$luid"; then
+    tap_ok "wined3d's OpenAdapterFromGdiDisplayName reached kmtshim (the DXGI adapter has kmtshim's LUID $luid)"
+else
+    tap_not_ok "wined3d's OpenAdapterFromGdiDisplayName did not reach kmtshim (DXGI adapter LUID '$luid', kmtshim's: $(echo $luids))"
+fi
+for call in CreateDevice SetVidPnSourceOwner QueryVideoMemoryInfo; do
     count=$(grep -c "trace:d3dkmt:D3DKMT$call -> STATUS_SUCCESS" "$log")
     if [ "$count" -gt 0 ]; then
         tap_ok "wined3d's $call reached kmtshim ($count successful calls)"

@@ -76,6 +76,31 @@ KMTAPI unsigned KmtLiveObjectCount(void);
  * by it. */
 KMTAPI BOOL KmtOwnsHandle(D3DKMT_HANDLE handle);
 
+/* Device interface paths.  Every adapter has one in Windows' format for a
+ * display adapter (GUID_DEVINTERFACE_DISPLAY_ADAPTER), from its PCI ids and
+ * its location:
+ *   \\?\PCI#VEN_1414&DEV_008C&SUBSYS_00000000&REV_00#SOFT0#{5b45201d-f2f2-4f3b-85bb-30ff1f953599}
+ * D3DKMTOpenAdapterFromDeviceName takes it.  `chars` counts WCHARs,
+ * KMT_DEVICE_PATH_MAX is always enough; STATUS_BUFFER_TOO_SMALL if not. */
+#define KMT_DEVICE_PATH_MAX 256
+KMTAPI NTSTATUS KmtQueryAdapterDeviceName(D3DKMT_HANDLE hAdapter, WCHAR *name, UINT chars);
+
+/* The adapter a device interface path names (docs/architecture.md, "Display
+ * names"): the adapters whose vendor and device ids the path gives, the one
+ * with the path's instance among them, else the first in EnumAdapters2's
+ * order; STATUS_INVALID_PARAMETER for a malformed path, one of another
+ * interface class, or one naming no adapter, unless
+ * KMT_DEVICE_PATH_DEFAULT_ADAPTER (then the first adapter EnumAdapters2
+ * lists).  KMT_DEVICE_PATH_NEED_SOURCE: the adapter must have VidPn source
+ * `source` (else STATUS_INVALID_PARAMETER).  KMT_DEVICE_PATH_NO_HANDLE:
+ * only the LUID, no handle is opened (hAdapter may be NULL).  D3DKMT's
+ * opens use it with flags 0; the Wine half maps Wine's displays with it. */
+#define KMT_DEVICE_PATH_DEFAULT_ADAPTER 0x1u
+#define KMT_DEVICE_PATH_NEED_SOURCE     0x2u
+#define KMT_DEVICE_PATH_NO_HANDLE       0x4u
+KMTAPI NTSTATUS KmtOpenAdapterFromDevicePath(const WCHAR *path, UINT flags, UINT source,
+                                             D3DKMT_HANDLE *hAdapter, LUID *luid);
+
 #ifdef __cplusplus
 }
 #endif

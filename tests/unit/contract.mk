@@ -7,7 +7,8 @@ KMT_CONTRACT_TESTS = \
 	tests/unit/test_ddi_gateway \
 	tests/unit/test_destroy \
 	tests/unit/test_cascade \
-	tests/unit/test_loader
+	tests/unit/test_loader \
+	tests/unit/test_display_open
 
 check_PROGRAMS += $(KMT_CONTRACT_TESTS)
 TESTS += $(KMT_CONTRACT_TESTS)
@@ -44,3 +45,8 @@ tests_unit_test_loader_SOURCES = tests/unit/test_loader.c
 tests_unit_test_loader_CPPFLAGS = $(KMT_CONTRACT_CPPFLAGS)
 tests_unit_test_loader_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_loader_LDADD = $(KMT_CONTRACT_LDADD)
+
+tests_unit_test_display_open_SOURCES = tests/unit/test_display_open.c
+tests_unit_test_display_open_CPPFLAGS = $(KMT_CONTRACT_CPPFLAGS)
+tests_unit_test_display_open_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_display_open_LDADD = $(KMT_CONTRACT_LDADD)

@@ -22,7 +22,8 @@
 
 static const char *const exported[] = {
     "D3DKMTEnumAdapters", "D3DKMTEnumAdapters2", "D3DKMTEnumAdapters3",
-    "D3DKMTOpenAdapterFromLuid", "D3DKMTCloseAdapter", "D3DKMTQueryAdapterInfo",
+    "D3DKMTOpenAdapterFromLuid", "D3DKMTOpenAdapterFromGdiDisplayName", "D3DKMTOpenAdapterFromHdc",
+    "D3DKMTOpenAdapterFromDeviceName", "D3DKMTCloseAdapter", "D3DKMTQueryAdapterInfo",
     "D3DKMTQueryVideoMemoryInfo", "D3DKMTQueryStatistics", "D3DKMTQueryClockCalibration",
     "D3DKMTCreateDevice", "D3DKMTDestroyDevice",
     "D3DKMTCreateAllocation", "D3DKMTCreateAllocation2", "D3DKMTDestroyAllocation",
@@ -44,7 +45,7 @@ static const char *const exported[] = {
     "D3DKMTPollDisplayChildren",
     "KmtSetEventCallbacks", "KmtWaitForSynchronizationObjectFromCpuTimeout",
     "KmtGetVersion", "KmtRegisterMiniport", "KmtProcessShutdown", "KmtQueryAdapterDescription",
-    "KmtLiveObjectCount", "KmtOwnsHandle",
+    "KmtLiveObjectCount", "KmtOwnsHandle", "KmtQueryAdapterDeviceName", "KmtOpenAdapterFromDevicePath",
     "KmtMiracastStartSession", "KmtMiracastStopSession", "KmtMiracastIoControl",
     "KmtMiracastQueryStatus", "KmtMiracastReportSessionStatus",
 };

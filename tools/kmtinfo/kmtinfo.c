@@ -24,6 +24,8 @@ struct adapter_report {
     NTSTATUS budget_status[2];
     char umd[NUM_KMTUMDVERSIONS][MAX_PATH];
     char opengl[MAX_PATH];
+    char device_name[KMT_DEVICE_PATH_MAX];   /* OpenAdapterFromDeviceName's path */
+    ULONG first_display;                     /* its sources are \\.\DISPLAYn from here */
 };
 
 static void usage(FILE *out)
@@ -31,7 +33,8 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: kmtinfo [OPTION]...\n"
             "List the adapters kmtshim exposes through D3DKMTEnumAdapters2, with the\n"
-            "miniport behind each, driver version, adapter type, PCI ids and memory.\n"
+            "miniport behind each, driver version, adapter type, PCI ids and memory,\n"
+            "and the names the display-based opens take (display names, device name).\n"
             "\n"
             "  -j, --json      print JSON instead of text\n"
             "  -h, --help      show this help and exit\n"
@@ -64,8 +67,13 @@ static void collect(struct adapter_report *r)
 {
     D3DKMT_HANDLE h = r->info.hAdapter;
 
+    WCHAR path[KMT_DEVICE_PATH_MAX];
+
     if (KmtQueryAdapterDescription(h, &r->desc))
         strcpy(r->desc.Description, "(unknown)");
+    r->device_name[0] = 0;
+    if (!KmtQueryAdapterDeviceName(h, path, KMT_DEVICE_PATH_MAX))
+        wide_to_utf8(r->device_name, path, sizeof(r->device_name));
     r->version_status = query(h, KMTQAITYPE_DRIVERVERSION, &r->version, sizeof(r->version));
     r->type_status = query(h, KMTQAITYPE_ADAPTERTYPE, &r->type, sizeof(r->type));
     r->ids.PhysicalAdapterIndex = 0;
@@ -155,6 +163,10 @@ static void print_text(const struct adapter_report *r, ULONG count)
             printf("    bus address ...... %02x:%02x.%x\n", r->addr.BusNumber, r->addr.DeviceNumber,
                    r->addr.FunctionNumber);
         printf("    video outputs .... %lu\n", (unsigned long)r->info.NumOfSources);
+        if (r->info.NumOfSources)
+            printf("    display names .... \\\\.\\DISPLAY%lu to \\\\.\\DISPLAY%lu\n", (unsigned long)r->first_display,
+                   (unsigned long)(r->first_display + r->info.NumOfSources - 1));
+        printf("    device name ...... %s\n", r->device_name);
         if (!r->seg_status)
             printf("    segments ......... dedicated video %s, dedicated system %s, shared system %s\n",
                    human(r->segments.DedicatedVideoMemorySize, a, sizeof(a)),
@@ -210,6 +222,9 @@ static void print_json(const struct adapter_report *r, ULONG count)
                r->ids.DeviceIds.VendorID, r->ids.DeviceIds.DeviceID, r->ids.DeviceIds.SubSystemID,
                r->ids.DeviceIds.SubVendorID, r->ids.DeviceIds.RevisionID);
         printf(",\n      \"video_outputs\": %lu", (unsigned long)r->info.NumOfSources);
+        printf(",\n      \"first_display\": %lu", r->info.NumOfSources ? (unsigned long)r->first_display : 0ul);
+        printf(",\n      \"device_name\": ");
+        json_string(r->device_name);
         printf(",\n      \"segments\": { \"dedicated_video\": %llu, \"dedicated_system\": %llu, \"shared_system\": %llu }",
                (unsigned long long)r->segments.DedicatedVideoMemorySize,
                (unsigned long long)r->segments.DedicatedSystemMemorySize,
@@ -266,8 +281,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "kmtinfo: out of memory\n");
         return 1;
     }
-    for (ULONG i = 0; i < e.NumAdapters; i++) {
+    for (ULONG i = 0, display = 1; i < e.NumAdapters; i++) {
         reports[i].info = infos[i];
+        reports[i].first_display = display;
+        display += infos[i].NumOfSources;
         collect(&reports[i]);
     }
     if (json)

@@ -265,6 +265,18 @@ NTSTATUS dxgk_open_adapter(struct dxgk_adapter *adapter, D3DKMT_HANDLE *out);
 NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacity,
                             bool include_compute_only);
 NTSTATUS dxgk_open_adapter_from_luid(LUID luid, D3DKMT_HANDLE *out);
+/* display_open.c: opens by GDI display name (`chars` WCHARs at most, the
+ * VidPn source in *source) and by device interface path (a NUL-terminated
+ * copy; flags as KMT_DEVICE_PATH_* in kmtshim.h, `out` unused with
+ * DXGK_PATH_NO_HANDLE), and an adapter's own path (256 WCHARs). */
+#define DXGK_PATH_DEFAULT_ADAPTER 0x1u
+#define DXGK_PATH_NEED_SOURCE     0x2u
+#define DXGK_PATH_NO_HANDLE       0x4u
+NTSTATUS dxgk_open_adapter_from_display_name(const WCHAR *name, size_t chars, D3DKMT_HANDLE *out,
+                                             LUID *luid, UINT *source);
+NTSTATUS dxgk_open_adapter_from_device_path(const WCHAR *path, UINT flags, UINT source,
+                                            D3DKMT_HANDLE *out, LUID *luid);
+NTSTATUS dxgk_adapter_device_path(D3DKMT_HANDLE h, WCHAR out[256]);
 NTSTATUS dxgk_close_adapter(D3DKMT_HANDLE h);
 NTSTATUS dxgk_query_adapter_info(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
                                  void *data, UINT size);

@@ -15,7 +15,7 @@
 #                   never a plain export forwarder, which breaks processes
 #                   that load user32 at run time)
 #   routes.h        KMT_ROUTE_HANDLE(Name, offset) / KMT_ROUTE_HANDLE_PTR(Name,
-#                   offset) / KMT_ROUTE_LUID(Name) / KMT_PROXY_SHIM(Name) /
+#                   offset) / KMT_ROUTE_FIRST(Name) / KMT_PROXY_SHIM(Name) /
 #                   KMT_PROXY_SHIM_BOOL(Name) lines
 #                   for proxy.c
 #   gdi32.def       the proxy's exports: Wine's names with Wine's ordinals,
@@ -75,8 +75,8 @@ END {
                     printf "KMT_ROUTE_HANDLE_PTR(%s, %s)\n", short, substr(r, 11) > routes
                 } else if (r ~ /^luid@[0-9]+$/) {
                     printf "KMT_ROUTE_LUID_AT(%s, %s)\n", short, substr(r, 6) > routes
-                } else if (r == "luid") {
-                    printf "KMT_ROUTE_LUID(%s)\n", short > routes
+                } else if (r == "first") {
+                    printf "KMT_ROUTE_FIRST(%s)\n", short > routes
                 } else if (r == "kmtshim") {
                     printf "KMT_PROXY_SHIM(%s)\n", short > routes
                     target = "shim_" name

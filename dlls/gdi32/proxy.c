@@ -205,8 +205,10 @@ typedef NTSTATUS (APIENTRY *d3dkmt_fn2)(void *arg0, void *arg1);
         return px_D3DKMT##name(desc);                                       \
     }
 
-/* Both have it: kmtshim first, Wine when kmtshim does not know the LUID. */
-#define KMT_ROUTE_LUID(name)                                                \
+/* Both have it: kmtshim first, Wine when kmtshim does not succeed on a
+ * readable descriptor (a LUID, display, DC or path kmtshim maps to none of
+ * its adapters).  A bad descriptor keeps kmtshim's answer. */
+#define KMT_ROUTE_FIRST(name)                                               \
     NTSTATUS APIENTRY px_D3DKMT##name(void *desc);                          \
     NTSTATUS APIENTRY route_D3DKMT##name(void *desc);                       \
     NTSTATUS APIENTRY route_D3DKMT##name(void *desc)                        \

@@ -588,7 +588,7 @@ static NTSTATUS query_budget(D3DKMT_HANDLE adapter, HANDLE process, UINT group, 
     return kmt_api.QueryVideoMemoryInfo(out);
 }
 
-static NTSTATUS create_soft_allocation(D3DKMT_HANDLE device, UINT64 size, D3DKMT_HANDLE *out)
+NTSTATUS create_soft_allocation(D3DKMT_HANDLE device, UINT64 size, D3DKMT_HANDLE *out)
 {
     KMT_SOFT_ALLOCATION_DESC desc = { KMT_SOFT_ALLOCATION_MAGIC, KMT_SOFT_ALLOCATION_VERSION, size, 0, 0 };
     D3DDDI_ALLOCATIONINFO info = { 0 };

@@ -60,6 +60,8 @@ D3DKMT_HANDLE kmt_open_soft_adapter(LUID *luid);
 D3DKMT_HANDLE kmt_create_device(D3DKMT_HANDLE adapter);
 void kmt_close_adapter(D3DKMT_HANDLE adapter);
 void kmt_destroy_device(D3DKMT_HANDLE device);
+/* A driver-private allocation of `size` bytes on a soft device. */
+NTSTATUS create_soft_allocation(D3DKMT_HANDLE device, UINT64 size, D3DKMT_HANDLE *out);
 /* The soft adapter's live objects (its private GET_STATS escape). */
 KMT_SOFT_ESCAPE kmt_soft_stats(D3DKMT_HANDLE adapter);
 
@@ -89,6 +91,10 @@ void kmtc_vblank_bad_input(void);
 /* conformance_stats.c: QueryStatistics, QueryClockCalibration */
 void kmtc_statistics(void);
 void kmtc_clock_calibration(void);
+/* conformance_display_open.c: opens by Wine's display names, DCs, GPU path */
+void kmtc_display_names(void);
+void kmtc_display_dcs(void);
+void kmtc_display_device_names(void);
 /* conformance_exec.c: execution and synchronization */
 void kmtc_contexts(void);
 void kmtc_device_state(void);
@@ -128,6 +134,9 @@ void kmtc_producer_consumer(void);
     { "vblank_bad_input", kmtc_vblank_bad_input },              \
     { "statistics", kmtc_statistics },                          \
     { "clock_calibration", kmtc_clock_calibration },            \
+    { "display_names", kmtc_display_names },                    \
+    { "display_dcs", kmtc_display_dcs },                        \
+    { "display_device_names", kmtc_display_device_names },      \
     KMT_CONFORMANCE_EXEC_TESTS
 
 #define KMT_CONFORMANCE_EXEC_TESTS                              \

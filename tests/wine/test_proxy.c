@@ -10,15 +10,6 @@
 
 #include "proxy_common.h"
 
-/* D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME (not in kmtshim's headers: Wine
- * implements it, kmtshim does not). */
-typedef struct {
-    WCHAR DeviceName[32];
-    D3DKMT_HANDLE hAdapter;
-    LUID AdapterLuid;
-    UINT VidPnSourceId;
-} open_gdi_desc;
-
 typedef NTSTATUS (APIENTRY *d3dkmt_fn)(void *desc);
 
 static HMODULE gdi32, orig, kmtshim;
@@ -66,7 +57,7 @@ static void test_wine_passthrough(void)
     d3dkmt_fn wine_create = wine_fn("D3DKMTCreateDevice"), wine_destroy = wine_fn("D3DKMTDestroyDevice");
     d3dkmt_fn wine_close = wine_fn("D3DKMTCloseAdapter"), wine_qvmi = wine_fn("D3DKMTQueryVideoMemoryInfo");
     d3dkmt_fn wine_escape = wine_fn("D3DKMTEscape");
-    open_gdi_desc p = { { 0 } }, w = { { 0 } };
+    D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME p = { { 0 } }, w = { { 0 } };
     D3DKMT_CREATEDEVICE cd = { 0 }, wcd = { 0 };
     D3DKMT_DESTROYDEVICE dd = { 0 };
     D3DKMT_CLOSEADAPTER c = { 0 };
@@ -81,12 +72,11 @@ static void test_wine_passthrough(void)
         ok(FALSE, "missing functions: %p %p %p\n", (void *)owns_handle, (void *)open_gdi, (void *)wine_open_gdi);
         return;
     }
-    /* a name only Wine has: the same answer as Wine itself */
+    /* Wine's own adapter, opened by Wine: the proxy passes its handles on */
     lstrcpyW(p.DeviceName, L"\\\\.\\DISPLAY1");
     lstrcpyW(w.DeviceName, L"\\\\.\\DISPLAY1");
-    sp = open_gdi(&p);
+    sp = wine_open_gdi(&p);
     sw = wine_open_gdi(&w);
-    ok(sp == sw, "OpenAdapterFromGdiDisplayName: proxy %#lx, Wine %#lx\n", (unsigned long)sp, (unsigned long)sw);
     if (sp || sw) {
         skip("Wine has no display adapter here (%#lx)\n", (unsigned long)sw);
         return;
@@ -151,6 +141,51 @@ static void test_wine_passthrough(void)
        (unsigned long)sp, (unsigned long)sw);
     c.hAdapter = w.hAdapter;
     expect_status(wine_close(&c), STATUS_SUCCESS);
+}
+
+/* An unmodified program's display path through the proxy: a display name
+ * or a DC, then CreateDevice and CreateAllocation, all answered by
+ * kmtshim (the `first` rule); a name kmtshim maps to no source, Wine's. */
+static void test_display_open_reaches_kmtshim(void)
+{
+    d3dkmt_fn open_gdi = proxy_fn("D3DKMTOpenAdapterFromGdiDisplayName");
+    d3dkmt_fn open_hdc = proxy_fn("D3DKMTOpenAdapterFromHdc");
+    d3dkmt_fn wine_open_gdi = wine_fn("D3DKMTOpenAdapterFromGdiDisplayName");
+    D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME o = { { 0 } }, wo = { { 0 } };
+    D3DKMT_OPENADAPTERFROMHDC oh = { 0 };
+    D3DKMT_HANDLE device, allocation = 0;
+    HMODULE user32 = LoadLibraryA("user32.dll");
+    HDC (WINAPI *get_dc)(HWND) = user32 ? (void *)GetProcAddress(user32, "GetDC") : NULL;
+    int (WINAPI *release_dc)(HWND, HDC) = user32 ? (void *)GetProcAddress(user32, "ReleaseDC") : NULL;
+
+    if (!owns_handle || !open_gdi || !open_hdc || !wine_open_gdi || !get_dc || !release_dc) {
+        ok(FALSE, "missing functions\n");
+        return;
+    }
+    lstrcpyW(o.DeviceName, L"\\\\.\\DISPLAY1");
+    expect_status(open_gdi(&o), STATUS_SUCCESS);
+    ok(owns_handle(o.hAdapter), "\\\\.\\DISPLAY1 opened as Wine's %#x\n", o.hAdapter);
+    ok(o.VidPnSourceId == 0, "VidPnSourceId %u\n", o.VidPnSourceId);
+    device = kmt_create_device(o.hAdapter);
+    ok(device && owns_handle(device), "device %#x is not kmtshim's\n", device);
+    if (device) {
+        expect_status(create_soft_allocation(device, 0x10000, &allocation), STATUS_SUCCESS);
+        ok(allocation && owns_handle(allocation), "allocation %#x is not kmtshim's\n", allocation);
+        kmt_destroy_device(device);
+    }
+    kmt_close_adapter(o.hAdapter);
+
+    oh.hDc = get_dc(NULL);
+    expect_status(open_hdc(&oh), STATUS_SUCCESS);
+    ok(owns_handle(oh.hAdapter), "the screen DC opened as Wine's %#x\n", oh.hAdapter);
+    kmt_close_adapter(oh.hAdapter);
+    release_dc(NULL, oh.hDc);
+
+    /* a name kmtshim refuses: Wine's answer, Wine's handle if any */
+    memset(&o, 0, sizeof(o));
+    lstrcpyW(o.DeviceName, L"\\\\.\\DISPLAY99");
+    lstrcpyW(wo.DeviceName, L"\\\\.\\DISPLAY99");
+    expect_status(open_gdi(&o), wine_open_gdi(&wo));
 }
 
 /* ---- every other export: an import thunk into Wine's gdi32 ------------------ */
@@ -255,6 +290,7 @@ static const struct kmtw_test tests[] = {
     KMT_CONFORMANCE_TESTS,
     { "owner_query", test_owner_query },
     { "wine_passthrough", test_wine_passthrough },
+    { "display_open_reaches_kmtshim", test_display_open_reaches_kmtshim },
     { "import_thunks", test_import_thunks },
     { "gdi_works", test_gdi_works },
 };

@@ -5,7 +5,8 @@
  *     KMT_FUNC(Name, DescriptorType)      the PE half passes the caller's
  *                                         descriptor straight to the Linux half
  *     KMT_FUNC_PE(Name, DescriptorType)   the PE half has a wrapper pe_<Name>()
- *                                         (the descriptor holds a Windows object)
+ *                                         (the descriptor holds a Windows object
+ *                                         or name: pe/thunks.c, pe/display.c)
  *     KMT_FUNC_EVENT(Name, DescriptorType)
  *                                         the descriptor may carry a Win32 event:
  *                                         the PE wrapper pe_<Name>() (pe/events.c)
@@ -48,6 +49,9 @@ KMT_FUNC(EnumAdapters, D3DKMT_ENUMADAPTERS)
 KMT_FUNC(EnumAdapters2, D3DKMT_ENUMADAPTERS2)
 KMT_FUNC(EnumAdapters3, D3DKMT_ENUMADAPTERS3)
 KMT_FUNC(OpenAdapterFromLuid, D3DKMT_OPENADAPTERFROMLUID)
+KMT_FUNC_PE(OpenAdapterFromGdiDisplayName, D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME)
+KMT_FUNC_PE(OpenAdapterFromHdc, D3DKMT_OPENADAPTERFROMHDC)
+KMT_FUNC_PE(OpenAdapterFromDeviceName, D3DKMT_OPENADAPTERFROMDEVICENAME)
 KMT_FUNC(CloseAdapter, const D3DKMT_CLOSEADAPTER)
 KMT_FUNC(QueryAdapterInfo, const D3DKMT_QUERYADAPTERINFO)
 KMT_FUNC_PE(QueryVideoMemoryInfo, D3DKMT_QUERYVIDEOMEMORYINFO)

@@ -34,6 +34,7 @@ enum kmt_unix_code {
     KMT_UNIX_EVENTS_WAIT,       /* struct kmt_events_wait_params */
     KMT_UNIX_EVENTS_TAKE,       /* struct kmt_events_take_params */
     KMT_UNIX_EVENTS_STOP,       /* struct kmt_events_wait_params */
+    KMT_UNIX_OPEN_DEVICE_PATH,  /* struct kmt_device_path_params */
     KMT_UNIX_CALL_COUNT
 };
 
@@ -118,5 +119,19 @@ struct kmt_owns_handle_params {
     uint32_t owned;             /* out: 1 or 0 */
 };
 KMT_STATIC_ASSERT(sizeof(struct kmt_owns_handle_params) == 8, "kmt_owns_handle_params layout");
+
+/* KMT_UNIX_OPEN_DEVICE_PATH: KmtOpenAdapterFromDevicePath for the PE
+ * half's display-based opens (pe/display.c), which name Wine's GPU by a
+ * device interface path. */
+struct kmt_device_path_params {
+    uint64_t path;              /* in: const WCHAR *, NUL-terminated */
+    uint32_t flags;             /* in: KMT_DEVICE_PATH_* */
+    uint32_t source;            /* in: with KMT_DEVICE_PATH_NEED_SOURCE */
+    uint32_t adapter;           /* out: the handle (none with KMT_DEVICE_PATH_NO_HANDLE) */
+    uint32_t luid_low;          /* out */
+    int32_t luid_high;          /* out */
+    uint32_t pad;
+};
+KMT_STATIC_ASSERT(sizeof(struct kmt_device_path_params) == 32, "kmt_device_path_params layout");
 
 #endif /* KMTSHIM_WINE_UNIXLIB_H */

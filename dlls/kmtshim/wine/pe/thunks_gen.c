@@ -27,6 +27,21 @@ NTSTATUS APIENTRY D3DKMTOpenAdapterFromLuid(D3DKMT_OPENADAPTERFROMLUID *desc)
     return kmt_call_desc(KMT_UNIX_OpenAdapterFromLuid, desc);
 }
 
+NTSTATUS APIENTRY D3DKMTOpenAdapterFromGdiDisplayName(D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME *desc)
+{
+    return pe_OpenAdapterFromGdiDisplayName(desc);
+}
+
+NTSTATUS APIENTRY D3DKMTOpenAdapterFromHdc(D3DKMT_OPENADAPTERFROMHDC *desc)
+{
+    return pe_OpenAdapterFromHdc(desc);
+}
+
+NTSTATUS APIENTRY D3DKMTOpenAdapterFromDeviceName(D3DKMT_OPENADAPTERFROMDEVICENAME *desc)
+{
+    return pe_OpenAdapterFromDeviceName(desc);
+}
+
 NTSTATUS APIENTRY D3DKMTCloseAdapter(const D3DKMT_CLOSEADAPTER *desc)
 {
     return kmt_call_desc(KMT_UNIX_CloseAdapter, desc);

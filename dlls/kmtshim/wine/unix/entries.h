@@ -12,4 +12,7 @@
 #define KMT_FUNC(name, type) NTSTATUS unix_##name(void *args);
 #include "functions.h"
 
+/* custom.c: the PE half's display-based opens (KMT_UNIX_OPEN_DEVICE_PATH) */
+NTSTATUS unix_open_device_path(void *args);
+
 #endif /* KMTSHIM_WINE_UNIX_ENTRIES_H */

@@ -50,6 +50,33 @@ NTSTATUS unix_OpenAdapterFromLuid(void *args)
     return KMT_EVENTS_CALL(D3DKMTOpenAdapterFromLuid((D3DKMT_OPENADAPTERFROMLUID *)(uintptr_t)params->desc));
 }
 
+NTSTATUS unix_OpenAdapterFromGdiDisplayName(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenAdapterFromGdiDisplayName((D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_OpenAdapterFromHdc(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenAdapterFromHdc((D3DKMT_OPENADAPTERFROMHDC *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_OpenAdapterFromDeviceName(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenAdapterFromDeviceName((D3DKMT_OPENADAPTERFROMDEVICENAME *)(uintptr_t)params->desc));
+}
+
 NTSTATUS unix_CloseAdapter(void *args)
 {
     const struct kmt_desc_params *params = args;

@@ -49,6 +49,7 @@ __attribute__((visibility("default"))) const kmt_unix_entry __wine_unix_call_fun
     unix_events_wait,
     unix_events_take,
     unix_events_stop,
+    unix_open_device_path,
 };
 
 KMT_STATIC_ASSERT(sizeof(__wine_unix_call_funcs) / sizeof(__wine_unix_call_funcs[0]) ==

@@ -25,7 +25,8 @@ static const struct { const char *name; one_desc_call call; } calls[] = {
     CALL(D3DKMTWaitForSynchronizationObject), CALL(D3DKMTWaitForSynchronizationObject2),
     CALL(D3DKMTSignalSynchronizationObjectFromGpu), CALL(D3DKMTSignalSynchronizationObjectFromGpu2),
     CALL(D3DKMTWaitForSynchronizationObjectFromGpu), CALL(D3DKMTSignalSynchronizationObjectFromCpu),
-    CALL(D3DKMTWaitForSynchronizationObjectFromCpu),
+    CALL(D3DKMTWaitForSynchronizationObjectFromCpu), CALL(D3DKMTOpenAdapterFromGdiDisplayName),
+    CALL(D3DKMTOpenAdapterFromHdc), CALL(D3DKMTOpenAdapterFromDeviceName),
 };
 
 void step_bad_desc(struct fuzz_prog *p)

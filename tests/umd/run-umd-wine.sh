@@ -64,7 +64,7 @@ check "ICD from the configuration file: found by UMOPENGLINFO, loaded, version a
     '[ $rc -eq 0 ] && grep -qF "names the OpenGL ICD $icd_win (version 0x00010001, flags 0x00000002)" "$log" &&
      grep -qF "kmticdload: loaded $icd_win" "$log" && grep -q "^kmticd: DrvValidateVersion(0x00010001): accepted" "$log"'
 check "ICD lifecycle through D3DKMT: device, context, fence, allocations, submit, fence reached, every word right" \
-    'grep -q "^kmticd: DrvCreateContext: adapter 0x4[0-9a-f]*, device 0x4[0-9a-f]*, context 0x4[0-9a-f]*, fence 0x4[0-9a-f]*" "$log" &&
+    'grep -q "^kmticd: DrvCreateContext: adapter 0x[4-7][0-9a-f]*, device 0x[4-7][0-9a-f]*, context 0x[4-7][0-9a-f]*, fence 0x[4-7][0-9a-f]*" "$log" &&
      grep -q "^kmticd: submitted a fill of 8192 bytes at +4096 with 0x5a5a5a5a, fence 1 reached; 0 of 16384 words wrong" "$log" &&
      grep -q "^kmticd: DrvDeleteContext: everything destroyed" "$log" && ! grep -q "failed: NTSTATUS" "$log" &&
      tail -n 1 "$log" | tr -d "\r" | grep -qx "kmticdload: OK"'

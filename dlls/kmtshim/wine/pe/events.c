@@ -119,7 +119,7 @@ void kmt_events_detach(void)
 
 /* ---- capture ------------------------------------------------------------------------ */
 
-static BOOL is_event(HANDLE handle)
+BOOL kmt_pe_is_event(HANDLE handle)
 {
     static const WCHAR event_type[] = { 'E', 'v', 'e', 'n', 't' };
     union {
@@ -151,7 +151,7 @@ static NTSTATUS capture_event(HANDLE event, HANDLE *for_core, HANDLE *dup)
     if (!event)
         return STATUS_SUCCESS;              /* the core knows what NULL means here */
     *for_core = KMT_NOT_AN_EVENT;
-    if (!is_event(event)) {
+    if (!kmt_pe_is_event(event)) {
         PE_TRACE("%p is not an event handle\n", event);
         return STATUS_SUCCESS;
     }

@@ -54,6 +54,9 @@ static inline NTSTATUS kmt_call_desc(enum kmt_unix_code code, const void *desc)
 /* A process handle a program passed: NULL or a handle of the calling
  * process become NULL for the core (thunks.c). */
 NTSTATUS kmt_pe_resolve_process(HANDLE *process);
+/* Whether a handle is an event, asked without waiting on it (a wait would
+ * reset an auto-reset event). */
+BOOL kmt_pe_is_event(HANDLE handle);
 
 /* Wine-style tracing on the "kmtshim" channel (WINEDEBUG=+kmtshim), through
  * Wine's own debug output in ntdll, so lines look and interleave like

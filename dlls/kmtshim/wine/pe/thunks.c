@@ -64,9 +64,9 @@ NTSTATUS pe_QueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *desc)
 }
 
 /* The objects are the program's event handles, which the Linux half cannot
- * see: they are checked here (a handle nothing can wait on is
- * STATUS_INVALID_HANDLE) and the core waits for the vertical blank alone,
- * as it does natively (thunks/vblank.c). */
+ * see: they are checked here without being waited on (a handle that is no
+ * event is STATUS_INVALID_HANDLE, as natively) and the core waits for the
+ * vertical blank alone, as it does natively (thunks/vblank.c). */
 NTSTATUS pe_WaitForVerticalBlankEvent2(const D3DKMT_WAITFORVERTICALBLANKEVENT2 *desc)
 {
     D3DKMT_WAITFORVERTICALBLANKEVENT2 k;
@@ -77,8 +77,8 @@ NTSTATUS pe_WaitForVerticalBlankEvent2(const D3DKMT_WAITFORVERTICALBLANKEVENT2 *
     if (k.NumObjects > D3DKMT_MAX_WAITFORVERTICALBLANK_OBJECTS)
         return STATUS_INVALID_PARAMETER;
     for (UINT i = 0; i < k.NumObjects; i++)
-        if (!k.ObjectHandleArray[i] || WaitForSingleObject(k.ObjectHandleArray[i], 0) == WAIT_FAILED) {
-            PE_TRACE("ObjectHandleArray[%u] %p is no waitable handle\n", i, k.ObjectHandleArray[i]);
+        if (!k.ObjectHandleArray[i] || !kmt_pe_is_event(k.ObjectHandleArray[i])) {
+            PE_TRACE("ObjectHandleArray[%u] %p is no event\n", i, k.ObjectHandleArray[i]);
             return STATUS_INVALID_HANDLE;
         }
     k.NumObjects = 0;

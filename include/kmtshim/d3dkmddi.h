@@ -39,6 +39,9 @@ extern "C" {
  *      DxgkDdiGetScanLine, DxgkDdiQueryChildStatus and
  *      DXGKQAITYPE_KMT_CURRENTDISPLAYMODE.
  * 1.5: DxgkDdiCalibrateGpuClock, DXGKQAITYPE_KMT_NODERUNNINGTIME.
+ * Any version may answer the optional query types DXGKQAITYPE_NODEPERFDATA,
+ * _ADAPTERPERFDATA, _ADAPTERPERFDATA_CAPS and DXGKQAITYPE_KMT_REGISTRYINFO;
+ * a miniport that refuses them reports zeros and its description.
  * New DDIs and callbacks take slots of the Reserved arrays, so older
  * miniports keep working unchanged. */
 #define KMT_MINIPORT_INTERFACE_VERSION 0x00010005u

@@ -51,7 +51,10 @@ NTSTATUS dxgk_adapter_registry_info_init(struct dxgk_adapter *adapter)
 
     memset(info, 0, sizeof(*info));
     status = dxgk_ddi_query_adapter_info(adapter, DXGKQAITYPE_KMT_REGISTRYINFO, NULL, 0, info, sizeof(*info));
-    if (status == STATUS_NOT_SUPPORTED) {
+    /* An optional type: a miniport that refuses it any way (an older one
+     * may call it a bad parameter) gets the description's strings; only
+     * running out of memory stops the adapter, as everywhere at start. */
+    if (status && !dxgk_status_is_exhaustion(status)) {
         memset(info, 0, sizeof(*info));
         ascii_to_wide(info->AdapterString, adapter->desc.Description);
         ascii_to_wide(info->ChipType, adapter->desc.DriverName);

@@ -70,7 +70,7 @@ static bool mode_of(const drmModeModeInfo *m, struct kdrm_mode *out)
     out->refresh_den = (UINT)(den / g);
     out->frame_ns = den * 1000000ull / m->clock;
     out->interlaced = !!(m->flags & DRM_MODE_FLAG_INTERLACE);
-    return true;
+    return out->frame_ns != 0;           /* a clock no frame fits in: no mode */
 }
 
 /* The connector's preferred mode, else its first. */
@@ -82,9 +82,10 @@ static const drmModeModeInfo *preferred(const drmModeConnector *c)
     return c->count_modes > 0 ? &c->modes[0] : NULL;
 }
 
+/* Only the first 32 CRTCs: the masks (possible_crtcs, taken) have 32 bits. */
 static int crtc_index(const drmModeRes *res, UINT32 crtc_id)
 {
-    for (int i = 0; i < res->count_crtcs; i++)
+    for (int i = 0; i < res->count_crtcs && i < 32; i++)
         if (res->crtcs[i] == crtc_id)
             return i;
     return -1;
@@ -174,7 +175,7 @@ UINT kdrm_kms_start(struct kdrm_adapter *a)
     drmModeRes *res;
     int fd, err;
 
-    k->count = 0;
+    kdrm_kms_stop(a);                    /* a start after a stop: the card fd it opened goes */
     k->epoch_ns = kdrm_now_ns();
     if ((fd = open_card(a)) < 0) {
         kdrm_trace(a, KMT_TRACE_TRACE, __func__, "%s: no card node (%s): no VidPn sources\n", a->phys.location,

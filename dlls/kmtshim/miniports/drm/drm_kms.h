@@ -42,6 +42,7 @@ struct kdrm_source {
     struct kdrm_mode mode;
     /* the vblank thread's own; `timer` is read by GetScanLine too */
     atomic_bool timer;                   /* the kernel refused vblank events: the timer stands in */
+    bool no_events;                      /* refused for good (EOPNOTSUPP): no retry at the next enable */
     bool queued;                         /* a CRTC_QUEUE_SEQUENCE event is pending on the fd */
     UINT64 next_ns;                      /* the timer's next deadline (CLOCK_MONOTONIC) */
 };

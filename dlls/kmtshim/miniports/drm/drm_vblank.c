@@ -57,6 +57,9 @@ static void use_timer(struct kdrm_adapter *a, UINT id, int err)
     kdrm_trace(a, KMT_TRACE_TRACE, __func__, "CRTC %u: no vblank events (%s): a %u/%u Hz timer\n", s->crtc_id,
                strerror(-err), s->mode.refresh_num, s->mode.refresh_den);
     atomic_store(&s->timer, true);
+    /* A CRTC that is off (EINVAL) may light up again: the next enable asks
+     * the kernel again.  A driver without vblank events never has them. */
+    s->no_events = err == -EOPNOTSUPP || err == -ENOSYS || err == -ENOTTY;
     s->next_ns = grid_next(&a->kms, s, kdrm_now_ns());
 }
 
@@ -100,13 +103,17 @@ static void wait_once(struct kdrm_adapter *a, struct vblank_batch *b)
     drmEventContext ev = { .version = 4, .sequence_handler = on_sequence };
     UINT64 now = kdrm_now_ns(), deadline = UINT64_MAX, wake;
     struct timespec ts, *tsp = NULL;
+    bool events = false;
 
     for (UINT i = 0; i < k->count; i++) {
         if (!atomic_load(&k->sources[i].timer) && !k->sources[i].queued)
             queue(a, i);
         if (atomic_load(&k->sources[i].timer) && k->sources[i].next_ns < deadline)
             deadline = k->sources[i].next_ns;
+        events |= !atomic_load(&k->sources[i].timer);
     }
+    if (!events)
+        p[0].fd = -1;                    /* all on the timer: the card fd has nothing to say */
     if (deadline != UINT64_MAX) {
         UINT64 left = deadline > now ? deadline - now : 0;
         ts.tv_sec = (time_t)(left / 1000000000ull);
@@ -114,6 +121,12 @@ static void wait_once(struct kdrm_adapter *a, struct vblank_batch *b)
         tsp = &ts;
     }
     if (ppoll(p, 2, tsp, NULL) > 0) {
+        /* a card fd in error (unplugged, wedged) would wake the poll at once
+         * forever: its sources go to the timer until the next enable */
+        if (p[0].revents & (POLLERR | POLLHUP | POLLNVAL))
+            for (UINT i = 0; i < k->count; i++)
+                if (!atomic_load(&k->sources[i].timer))
+                    use_timer(a, i, -EIO);
         if (p[1].revents & POLLIN)
             (void)!read(k->wake_fd, &wake, sizeof(wake));
         if (p[0].revents & POLLIN) {
@@ -210,6 +223,9 @@ static NTSTATUS start_thread(struct kdrm_adapter *a)
         free(arg);
         return STATUS_INSUFFICIENT_RESOURCES;
     }
+    for (UINT i = 0; i < k->count; i++)
+        if (!k->sources[i].no_events)
+            atomic_store(&k->sources[i].timer, false);   /* ask the kernel again */
     arg->a = a;
     arg->generation = atomic_fetch_add(&k->generation, 1) + 1;
     k->enabled_ns = kdrm_now_ns();
@@ -265,7 +281,9 @@ void kdrm_vblank_stop(struct kdrm_adapter *a)
         stopped_under_me = true;
     kmt_fd_close(k->wake_fd);
     k->wake_fd = -1;
+    pthread_mutex_lock(&k->lock);
     k->stopping = false;
+    pthread_mutex_unlock(&k->lock);
 }
 
 /* The CLOCK_MONOTONIC time of the source's last vblank at `now`. */

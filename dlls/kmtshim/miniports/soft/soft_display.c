@@ -104,16 +104,18 @@ static void *vsync_thread(void *arg)
 void soft_display_stop(struct soft_adapter *a)
 {
     struct soft_display *d = &a->display;
+    pthread_t thread;
     bool running;
 
     pthread_mutex_lock(&d->lock);
     d->enabled = false;
     running = d->running;
     d->running = false;
+    thread = d->thread;                  /* read with `running`: an enable after the unlock starts another */
     pthread_cond_broadcast(&d->cond);
     pthread_mutex_unlock(&d->lock);
     if (running)
-        pthread_join(d->thread, NULL);
+        pthread_join(thread, NULL);
 }
 
 NTSTATUS APIENTRY soft_control_interrupt(HANDLE hAdapter, DXGK_INTERRUPT_TYPE type, BOOLEAN enable)

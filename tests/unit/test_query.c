@@ -48,9 +48,10 @@ static const struct {
 
 /* A buffer big enough for every type, aligned for any field. */
 union qbuf {
-    BYTE bytes[0x1000];
+    BYTE bytes[0x2000];                 /* twice the largest type, ADAPTERREGISTRYINFO */
     UINT64 align;
 };
+_Static_assert(sizeof(union qbuf) >= 2 * sizeof(D3DKMT_ADAPTERREGISTRYINFO), "qai_size_one_more asks twice the size");
 
 /* ---- QueryAdapterInfo: sizes, for every fixed-size type --------------------------- */
 

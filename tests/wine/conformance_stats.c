@@ -16,23 +16,6 @@ static NTSTATUS stats(const LUID *luid, D3DKMT_QUERYSTATISTICS_TYPE type, HANDLE
     return kmt_api.QueryStatistics(q);
 }
 
-static NTSTATUS soft_allocation(D3DKMT_HANDLE device, UINT64 size, D3DKMT_HANDLE *out)
-{
-    KMT_SOFT_ALLOCATION_DESC desc = { KMT_SOFT_ALLOCATION_MAGIC, KMT_SOFT_ALLOCATION_VERSION, size, 0, 0 };
-    D3DDDI_ALLOCATIONINFO info = { 0 };
-    D3DKMT_CREATEALLOCATION ca = { 0 };
-    NTSTATUS status;
-
-    info.pPrivateDriverData = &desc;
-    info.PrivateDriverDataSize = sizeof(desc);
-    ca.hDevice = device;
-    ca.NumAllocations = 1;
-    ca.pAllocationInfo = &info;
-    status = kmt_api.CreateAllocation(&ca);
-    *out = info.hAllocation;
-    return status;
-}
-
 void kmtc_statistics(void)
 {
     enum { SIZE = 0x10000 };
@@ -54,7 +37,7 @@ void kmtc_statistics(void)
 
     /* an allocation moves the segment's and the process's counts */
     expect_status(stats(&luid, D3DKMT_QUERYSTATISTICS_SEGMENT, NULL, 0, &before), STATUS_SUCCESS);
-    expect_status(soft_allocation(device, SIZE, &alloc), STATUS_SUCCESS);
+    expect_status(create_soft_allocation(device, SIZE, &alloc), STATUS_SUCCESS);
     expect_status(stats(&luid, D3DKMT_QUERYSTATISTICS_SEGMENT, NULL, 0, &q), STATUS_SUCCESS);
     ok(q.QueryResult.SegmentInformation.Memory.AllocsCommitted ==
            before.QueryResult.SegmentInformation.Memory.AllocsCommitted + 1,

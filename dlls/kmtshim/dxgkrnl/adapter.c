@@ -296,23 +296,36 @@ static bool adapter_listed(const struct dxgk_adapter *a, bool include_compute_on
     return include_compute_only || !a->desc.AdapterType.ComputeOnly;
 }
 
-NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacity,
-                            bool include_compute_only)
+ULONG dxgk_adapters_snapshot(struct dxgk_adapter **out, bool include_compute_only)
 {
-    struct dxgk_adapter *snapshot[64], *a;
-    struct dxgk_adapter_handle *reserved[64];
-    D3DKMT_HANDLE opened[64];
-    ULONG n = 0, i;
-    NTSTATUS status = STATUS_SUCCESS;
+    struct dxgk_adapter *a;
+    ULONG n = 0;
 
     pthread_mutex_lock(&dxgk_process.lock);
     LIST_FOR_EACH_ENTRY(a, &dxgk_process.adapters, struct dxgk_adapter, entry) {
-        if (!adapter_listed(a, include_compute_only) || n == 64)
+        if (!adapter_listed(a, include_compute_only) || n == DXGK_MAX_LISTED)
             continue;
         kmt_object_get(&a->obj);
-        snapshot[n++] = a;
+        out[n++] = a;
     }
     pthread_mutex_unlock(&dxgk_process.lock);
+    return n;
+}
+
+void dxgk_adapters_release(struct dxgk_adapter **list, ULONG n)
+{
+    for (ULONG i = 0; i < n; i++)
+        dxgk_adapter_put(list[i]);
+}
+
+NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacity,
+                            bool include_compute_only)
+{
+    struct dxgk_adapter *snapshot[DXGK_MAX_LISTED];
+    struct dxgk_adapter_handle *reserved[DXGK_MAX_LISTED];
+    D3DKMT_HANDLE opened[DXGK_MAX_LISTED];
+    ULONG n = dxgk_adapters_snapshot(snapshot, include_compute_only), i;
+    NTSTATUS status = STATUS_SUCCESS;
 
     if (!out) {
         *count = n;
@@ -342,8 +355,7 @@ NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacit
     }
     *count = n;
 done:
-    for (i = 0; i < n; i++)
-        dxgk_adapter_put(snapshot[i]);
+    dxgk_adapters_release(snapshot, n);
     return status;
 }
 

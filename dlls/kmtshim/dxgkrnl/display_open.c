@@ -15,29 +15,6 @@
 #include "device_path.h"
 #include "base/kmt_debug.h"
 
-/* EnumAdapters2's list, referenced, in its order (at most `max`). */
-static ULONG snapshot_adapters(struct dxgk_adapter **out, ULONG max)
-{
-    struct dxgk_adapter *a;
-    ULONG n = 0;
-
-    pthread_mutex_lock(&dxgk_process.lock);
-    LIST_FOR_EACH_ENTRY(a, &dxgk_process.adapters, struct dxgk_adapter, entry) {
-        if (a->desc.AdapterType.ComputeOnly || n == max)
-            continue;
-        kmt_object_get(&a->obj);
-        out[n++] = a;
-    }
-    pthread_mutex_unlock(&dxgk_process.lock);
-    return n;
-}
-
-static void release_snapshot(struct dxgk_adapter **list, ULONG n)
-{
-    for (ULONG i = 0; i < n; i++)
-        dxgk_adapter_put(list[i]);
-}
-
 /* Opens `adapter` (unless `out` is NULL) and reports its LUID. */
 static NTSTATUS open_found(struct dxgk_adapter *adapter, D3DKMT_HANDLE *out, LUID *luid)
 {
@@ -53,8 +30,8 @@ static NTSTATUS open_found(struct dxgk_adapter *adapter, D3DKMT_HANDLE *out, LUI
 NTSTATUS dxgk_open_adapter_from_display_name(const WCHAR *name, size_t chars, D3DKMT_HANDLE *out,
                                              LUID *luid, UINT *source)
 {
-    struct dxgk_adapter *list[64], *found = NULL;
-    ULONG n = snapshot_adapters(list, 64);
+    struct dxgk_adapter *list[DXGK_MAX_LISTED], *found = NULL;
+    ULONG n = dxgk_adapters_snapshot(list, false);
     UINT index;
     NTSTATUS status = STATUS_INVALID_PARAMETER;
 
@@ -70,7 +47,7 @@ NTSTATUS dxgk_open_adapter_from_display_name(const WCHAR *name, size_t chars, D3
     }
     if (found)
         status = open_found(found, out, luid);
-    release_snapshot(list, n);
+    dxgk_adapters_release(list, n);
     return status;
 }
 
@@ -95,14 +72,14 @@ static struct dxgk_adapter *match_path(struct dxgk_adapter **list, ULONG n,
 NTSTATUS dxgk_open_adapter_from_device_path(const WCHAR *text, UINT flags, UINT source,
                                             D3DKMT_HANDLE *out, LUID *luid)
 {
-    struct dxgk_adapter *list[64], *found = NULL;
+    struct dxgk_adapter *list[DXGK_MAX_LISTED], *found = NULL;
     struct dxgk_device_path path;
     ULONG n;
     NTSTATUS status = STATUS_INVALID_PARAMETER;
 
     if (!dxgk_parse_device_path(text, &path))
         return STATUS_INVALID_PARAMETER;
-    n = snapshot_adapters(list, 64);
+    n = dxgk_adapters_snapshot(list, false);
     found = match_path(list, n, &path);
     if (!found && (flags & DXGK_PATH_DEFAULT_ADAPTER) && n)
         found = list[0];
@@ -113,7 +90,7 @@ NTSTATUS dxgk_open_adapter_from_device_path(const WCHAR *text, UINT flags, UINT 
     }
     if (found)
         status = open_found(found, (flags & DXGK_PATH_NO_HANDLE) ? NULL : out, luid);
-    release_snapshot(list, n);
+    dxgk_adapters_release(list, n);
     return status;
 }
 

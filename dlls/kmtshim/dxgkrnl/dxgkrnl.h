@@ -264,6 +264,11 @@ struct dxgk_adapter *dxgk_adapter_from_luid(LUID luid);          /* referenced, 
 NTSTATUS dxgk_open_adapter(struct dxgk_adapter *adapter, D3DKMT_HANDLE *out);
 NTSTATUS dxgk_enum_adapters(D3DKMT_ADAPTERINFO *out, ULONG *count, ULONG capacity,
                             bool include_compute_only);
+/* The process's adapters in enumeration order, referenced, taken under
+ * dxgk_process.lock and used outside it (at most DXGK_MAX_LISTED). */
+#define DXGK_MAX_LISTED 64
+ULONG dxgk_adapters_snapshot(struct dxgk_adapter **out, bool include_compute_only);
+void dxgk_adapters_release(struct dxgk_adapter **list, ULONG n);
 NTSTATUS dxgk_open_adapter_from_luid(LUID luid, D3DKMT_HANDLE *out);
 /* display_open.c: opens by GDI display name (`chars` WCHARs at most, the
  * VidPn source in *source) and by device interface path (a NUL-terminated

@@ -202,33 +202,23 @@ static NTSTATUS poll_adapter(struct dxgk_adapter *adapter, bool non_destructive)
     return status;
 }
 
-/* Most adapters PollAllAdapters polls besides the named one. */
-#define POLL_MAX_ADAPTERS 64
-
 NTSTATUS dxgk_poll_display_children(D3DKMT_HANDLE h, bool non_destructive, bool all_adapters)
 {
-    struct dxgk_adapter *adapter = dxgk_adapter_from_handle(h), *other, *list[POLL_MAX_ADAPTERS];
+    struct dxgk_adapter *adapter = dxgk_adapter_from_handle(h), *list[DXGK_MAX_LISTED];
     NTSTATUS status;
-    UINT n = 0;
+    ULONG n;
 
     if (!adapter)
         return STATUS_INVALID_PARAMETER;
     status = poll_adapter(adapter, non_destructive);
     if (!status && all_adapters) {
-        /* referenced under the list's lock, polled outside it: the miniports'
-         * connector probes must not hold up every open and enumeration */
-        pthread_mutex_lock(&dxgk_process.lock);
-        LIST_FOR_EACH_ENTRY(other, &dxgk_process.adapters, struct dxgk_adapter, entry)
-            if (other != adapter && n < POLL_MAX_ADAPTERS) {
-                kmt_object_get(&other->obj);
-                list[n++] = other;
-            }
-        pthread_mutex_unlock(&dxgk_process.lock);
-        for (UINT i = 0; i < n; i++) {
-            if (!status)
+        /* polled outside the list's lock: the miniports' connector probes
+         * must not hold up every open and enumeration */
+        n = dxgk_adapters_snapshot(list, true);
+        for (ULONG i = 0; i < n && !status; i++)
+            if (list[i] != adapter)
                 status = poll_adapter(list[i], non_destructive);
-            dxgk_adapter_put(list[i]);
-        }
+        dxgk_adapters_release(list, n);
     }
     dxgk_adapter_put(adapter);
     return status;

@@ -39,12 +39,14 @@ extern "C" {
  *      DxgkDdiGetScanLine, DxgkDdiQueryChildStatus and
  *      DXGKQAITYPE_KMT_CURRENTDISPLAYMODE.
  * 1.5: DxgkDdiCalibrateGpuClock, DXGKQAITYPE_KMT_NODERUNNINGTIME.
+ * 1.6: KmtDdiExportAllocation, KmtDdiImportAllocation, KmtDdiExportFence,
+ *      KmtDdiImportFence (sharing across processes).
  * Any version may answer the optional query types DXGKQAITYPE_NODEPERFDATA,
  * _ADAPTERPERFDATA, _ADAPTERPERFDATA_CAPS and DXGKQAITYPE_KMT_REGISTRYINFO;
  * a miniport that refuses them reports zeros and its description.
  * New DDIs and callbacks take slots of the Reserved arrays, so older
  * miniports keep working unchanged. */
-#define KMT_MINIPORT_INTERFACE_VERSION 0x00010005u
+#define KMT_MINIPORT_INTERFACE_VERSION 0x00010006u
 #define KMT_MINIPORT_INTERFACE_MAJOR(v) ((v) >> 16)
 
 /* ---- PnP stand-in (kmtshim extension) ----------------------------------
@@ -901,6 +903,54 @@ typedef NTSTATUS (APIENTRY *DXGKDDI_CALIBRATEGPUCLOCK)(HANDLE hAdapter, UINT32 N
                                                        UINT32 EngineOrdinal,
                                                        DXGKARG_CALIBRATEGPUCLOCK *pClockCalibration);
 
+/* ---- sharing across processes (kmtshim extension, 1.6, all optional) ----
+ * On Windows VidMm owns the memory of a shared allocation and dxgkrnl owns
+ * a shared fence, so a second process only needs DxgkDdiOpenAllocation.
+ * Here the memory and the fence objects are the miniport's, so the core
+ * carries them to the other process as file descriptors (memfds, dma-bufs,
+ * DRM syncobj fds) through the session broker, and asks the miniport there
+ * to turn the descriptor back into an object of its own.
+ *   ExportAllocation  a new fd the caller owns (O_CLOEXEC) that names the
+ *                     allocation's memory; STATUS_NOT_SUPPORTED for memory
+ *                     the miniport cannot hand out (a program's own
+ *                     ExistingSysMem pages).
+ *   ImportAllocation  an allocation of this adapter over the exported
+ *                     memory, as DxgkDdiCreateAllocation would have made it
+ *                     from the same private driver data; the miniport keeps
+ *                     what it needs (it may dup Fd; the caller closes Fd).
+ *                     Destroyed with DxgkDdiDestroyAllocation like any
+ *                     other; the memory lives until every process's
+ *                     allocation over it is gone.  Then DxgkDdiOpenAllocation
+ *                     binds it to the opening device.
+ *   ExportFence       a new fd naming the driver fence of KmtDdiCreateFence
+ *                     (a DRM timeline syncobj fd); STATUS_NOT_SUPPORTED
+ *                     where it has none.
+ *   ImportFence       KmtDdiCreateFence over an exported fence: the same
+ *                     contract (pValue mirrors it, KmtDdiSignalFence,
+ *                     KmtDdiDestroyFence), the GPU object shared.
+ * Without Export/ImportAllocation an allocation of the adapter can still
+ * be shared inside its process; opening it in another one fails with
+ * STATUS_NOT_SUPPORTED.  Without Export/ImportFence a shared fence is the
+ * core's shared memory alone (the soft miniport's case). */
+typedef struct _KMTARG_IMPORTALLOCATION {
+    int Fd;                             /* in: from KmtDdiExportAllocation, any process */
+    UINT64 Size;                        /* in: the allocation's size in bytes */
+    const VOID *pPrivateDriverData;     /* in: the allocation's, as created */
+    UINT PrivateDriverDataSize;         /* in */
+    HANDLE hAllocation;                 /* out: the driver's allocation handle */
+} KMTARG_IMPORTALLOCATION;
+
+typedef struct _KMTARG_IMPORTFENCE {
+    int Fd;                             /* in: from KmtDdiExportFence, any process */
+    _Atomic UINT64 *pValue;             /* in: as KMTARG_CREATEFENCE */
+    HANDLE hDriverFence;                /* out */
+} KMTARG_IMPORTFENCE;
+
+typedef NTSTATUS (APIENTRY *KMTDDI_EXPORTALLOCATION)(HANDLE hAdapter, HANDLE hAllocation, int *pFd);
+typedef NTSTATUS (APIENTRY *KMTDDI_IMPORTALLOCATION)(HANDLE hAdapter, KMTARG_IMPORTALLOCATION *pImport);
+typedef NTSTATUS (APIENTRY *KMTDDI_EXPORTFENCE)(HANDLE hAdapter, HANDLE hDriverFence, int *pFd);
+typedef NTSTATUS (APIENTRY *KMTDDI_IMPORTFENCE)(HANDLE hAdapter, KMTARG_IMPORTFENCE *pImport);
+
 typedef struct _DRIVER_INITIALIZATION_DATA {
     ULONG Version;                      /* KMT_MINIPORT_INTERFACE_VERSION */
     ULONG Size;                         /* sizeof(DRIVER_INITIALIZATION_DATA) */
@@ -955,7 +1005,13 @@ typedef struct _DRIVER_INITIALIZATION_DATA {
      * STATUS_NOT_SUPPORTED) */
     DXGKDDI_CALIBRATEGPUCLOCK DxgkDdiCalibrateGpuClock;
 
-    PVOID Reserved[14];                 /* later DDIs */
+    /* 1.6: sharing across processes (optional; see above) */
+    KMTDDI_EXPORTALLOCATION KmtDdiExportAllocation;
+    KMTDDI_IMPORTALLOCATION KmtDdiImportAllocation;
+    KMTDDI_EXPORTFENCE KmtDdiExportFence;
+    KMTDDI_IMPORTFENCE KmtDdiImportFence;
+
+    PVOID Reserved[10];                 /* later DDIs */
 } DRIVER_INITIALIZATION_DATA;
 
 /* ---- loading a miniport --------------------------------------------------

@@ -1747,6 +1747,22 @@ typedef enum _D3DKMT_SCHEDULINGPRIORITYCLASS {
 
 /* ---- the thunks -------------------------------------------------------- */
 
+/* ---- sharing: keyed mutexes -------------------------------------------- */
+
+
+
+/* ---- sharing: resources, ShareObjects, NT names --------------------------- */
+
+
+
+/* ---- sharing: sync objects -------------------------------------------------- */
+
+
+
+/* ---- sharing: escapes of Wine's D3D-over-Vulkan layers ------------------------ */
+
+
+
 #ifndef KMTAPI
 # if defined(_WIN32)
 #  define KMTAPI __declspec(dllimport)
@@ -1813,6 +1829,18 @@ KMTAPI NTSTATUS APIENTRY D3DKMTSetProcessSchedulingPriorityClass(HANDLE process,
                                                                 D3DKMT_SCHEDULINGPRIORITYCLASS priority);
 KMTAPI NTSTATUS APIENTRY D3DKMTGetProcessSchedulingPriorityClass(HANDLE process,
                                                                 D3DKMT_SCHEDULINGPRIORITYCLASS *priority);
+
+/* sharing: keyed mutexes */
+
+
+
+/* sharing: resources, ShareObjects, NT names */
+
+
+
+/* sharing: sync objects */
+
+
 
 #ifdef __cplusplus
 }

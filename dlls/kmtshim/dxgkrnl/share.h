@@ -1,0 +1,48 @@
+/*
+ * Sharing across processes: what one kind's sharing calls need from
+ * another's.  ShareObjects bundles a resource with its keyed mutex and sync
+ * object under one NT handle, and OpenResourceFromNtHandle opens all three,
+ * so the resource side (resource_share.c) calls the keyed-mutex side
+ * (keyed_mutex.c) and the sync-object side (syncobj_share.c) through these.
+ *
+ * Every shared object is registered with the session broker
+ * (broker/broker.h); its local object keeps the broker reference and
+ * releases it when its last local handle goes.
+ */
+#ifndef KMTSHIM_SHARE_H
+#define KMTSHIM_SHARE_H
+
+#include "broker/broker.h"
+#include "dxgkrnl.h"
+
+/* The broker object behind a local handle that ShareObjects may name: a
+ * live object of that kind made with NtSecuritySharing (a resource with
+ * CreateShared|NtSecuritySharing, a keyed mutex made with
+ * NtSecuritySharing, a v2 sync object with Shared|NtSecuritySharing).
+ * Anything else (0, another kind, not NT-shareable, destroyed):
+ * STATUS_INVALID_PARAMETER. */
+NTSTATUS dxgk_resource_share_id(D3DKMT_HANDLE h, uint64_t *broker_id);
+NTSTATUS dxgk_keyed_mutex_share_id(D3DKMT_HANDLE h, uint64_t *broker_id);
+NTSTATUS dxgk_syncobj_share_id(D3DKMT_HANDLE h, uint64_t *broker_id);
+
+/* Opens a keyed mutex the broker handed out (from a global or an NT
+ * handle): a new local handle.  runtime/runtime_size follow
+ * OpenKeyedMutex2's rules (runtime_size in: the caller's buffer size, out:
+ * the creator's; the buffer is never written).  takes obj's reference and
+ * fds on success, leaves them to the caller on failure. */
+NTSTATUS dxgk_keyed_mutex_open_object(struct kmt_broker_object *obj, const void *runtime,
+                                      UINT *runtime_size, D3DKMT_HANDLE *out);
+
+/* Opens a sync object the broker handed out: a new local handle.  hDevice
+ * 0: on the process's adapter with the creator's LUID (legacy objects);
+ * otherwise on that device (monitored fences).  Same ownership rule. */
+NTSTATUS dxgk_syncobj_open_object(D3DKMT_HANDLE hDevice, struct kmt_broker_object *obj,
+                                  D3DKMT_HANDLE *out);
+
+/* The name of an NT object in OBJECT_ATTRIBUTES, as UTF-8 for the broker.
+ * attrs NULL or without a name: *name = NULL.  STATUS_INVALID_PARAMETER for
+ * unreadable or malformed attributes; STATUS_NAME_TOO_LONG past
+ * KMT_BROKER_MAX_NAME. */
+NTSTATUS dxgk_nt_name(const void *object_attributes, char *name, size_t size, const char **out);
+
+#endif /* KMTSHIM_SHARE_H */

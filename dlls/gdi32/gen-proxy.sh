@@ -15,8 +15,10 @@
 #                   never a plain export forwarder, which breaks processes
 #                   that load user32 at run time)
 #   routes.h        KMT_ROUTE_HANDLE(Name, offset) / KMT_ROUTE_HANDLE_PTR(Name,
-#                   offset) / KMT_ROUTE_FIRST(Name) / KMT_PROXY_SHIM(Name) /
-#                   KMT_PROXY_SHIM_BOOL(Name) lines
+#                   offset) / KMT_ROUTE_GLOBAL(Name, offset) / KMT_ROUTE_NT(Name) /
+#                   KMT_ROUTE_OBJECTS(Name) / KMT_ROUTE_FIRST(Name) /
+#                   KMT_PROXY_SHIM(Name) / KMT_PROXY_SHIM_BOOL(Name) /
+#                   KMT_PROXY_SHIM_OBJECTS(Name) lines
 #                   for proxy.c
 #   gdi32.def       the proxy's exports: Wine's names with Wine's ordinals,
 #                   then the D3DKMT names only kmtshim has
@@ -75,6 +77,12 @@ END {
                     printf "KMT_ROUTE_HANDLE_PTR(%s, %s)\n", short, substr(r, 11) > routes
                 } else if (r ~ /^luid@[0-9]+$/) {
                     printf "KMT_ROUTE_LUID_AT(%s, %s)\n", short, substr(r, 6) > routes
+                } else if (r ~ /^global@[0-9]+$/) {
+                    printf "KMT_ROUTE_GLOBAL(%s, %s)\n", short, substr(r, 8) > routes
+                } else if (r == "nt") {
+                    printf "KMT_ROUTE_NT(%s)\n", short > routes
+                } else if (r == "objects") {
+                    printf "KMT_ROUTE_OBJECTS(%s)\n", short > routes
                 } else if (r == "first") {
                     printf "KMT_ROUTE_FIRST(%s)\n", short > routes
                 } else if (r == "kmtshim") {
@@ -93,6 +101,8 @@ END {
         if (name in wine_ord) continue
         if (rule[shim[i]] == "bool")
             printf "KMT_PROXY_SHIM_BOOL(%s)\n", shim[i] > routes
+        else if (rule[shim[i]] == "objects")
+            printf "KMT_PROXY_SHIM_OBJECTS(%s)\n", shim[i] > routes
         else
             printf "KMT_PROXY_SHIM(%s)\n", shim[i] > routes
         printf "    %s = shim_%s @%d\n", name, name, ++ord > def

@@ -119,6 +119,39 @@ static inline BOOL shim_owns_ptr(const void *desc, unsigned offset)
     return !handle || __atomic_load_n(&shim_owns_handle, __ATOMIC_ACQUIRE)(handle);
 }
 
+/* The first handle of `array` (ShareObjects' objects) is kmtshim's, or
+ * nobody's (a bad pointer, a zero handle: kmtshim answers). */
+static inline BOOL shim_owns_array(const D3DKMT_HANDLE *array)
+{
+    D3DKMT_HANDLE handle;
+
+    if (!load_shim())
+        return FALSE;
+    if (!desc_ok(array, sizeof(handle)))
+        return TRUE;
+    memcpy(&handle, array, sizeof(handle));
+    return !handle || __atomic_load_n(&shim_owns_handle, __ATOMIC_ACQUIRE)(handle);
+}
+
+/* A non-zero handle at `offset` of a readable descriptor. */
+static inline BOOL foreign_handle(const void *desc, unsigned offset)
+{
+    D3DKMT_HANDLE handle;
+
+    if (!desc_ok(desc, offset + sizeof(handle)))
+        return FALSE;
+    memcpy(&handle, (const char *)desc + offset, sizeof(handle));
+    return handle != 0;
+}
+
+/* kmtshim's answer for an NT handle or name that is not its own: not an
+ * open handle, not one of its NT handles, an unknown name. */
+static inline BOOL not_shims_nt(NTSTATUS status)
+{
+    return status == (NTSTATUS)STATUS_INVALID_HANDLE || status == (NTSTATUS)STATUS_OBJECT_TYPE_MISMATCH ||
+           status == (NTSTATUS)STATUS_OBJECT_NAME_NOT_FOUND;
+}
+
 /* kmtshim has the adapter whose LUID is at `offset` (it opens it and
  * closes it again); a bad descriptor is kmtshim's to answer. */
 static BOOL shim_knows_luid(const void *desc, unsigned offset)
@@ -169,55 +202,86 @@ typedef NTSTATUS (APIENTRY *d3dkmt_fn2)(void *arg0, void *arg1);
         return ((BOOLEAN (APIENTRY *)(void))(void *)fn)();                  \
     }
 
-/* Both have it: the owner of the handle at `offset` decides. */
-#define KMT_ROUTE_HANDLE(name, offset)                                      \
+/* Both have it: kmtshim answers when `shims` holds, else Wine. */
+#define KMT_ROUTE_BY(name, shims)                                           \
     NTSTATUS APIENTRY px_D3DKMT##name(void *desc);                          \
     NTSTATUS APIENTRY route_D3DKMT##name(void *desc);                       \
     NTSTATUS APIENTRY route_D3DKMT##name(void *desc)                        \
     {                                                                       \
         static d3dkmt_fn fn;                                                \
-        if (shim_owns(desc, offset))                                        \
+        if (shims)                                                          \
             return call_shim("D3DKMT" #name, &fn, desc);                    \
         return px_D3DKMT##name(desc);                                       \
     }
 
-/* Both have it: the owner of the first handle of the array at `offset`. */
-#define KMT_ROUTE_HANDLE_PTR(name, offset)                                  \
-    NTSTATUS APIENTRY px_D3DKMT##name(void *desc);                          \
-    NTSTATUS APIENTRY route_D3DKMT##name(void *desc);                       \
-    NTSTATUS APIENTRY route_D3DKMT##name(void *desc)                        \
-    {                                                                       \
-        static d3dkmt_fn fn;                                                \
-        if (shim_owns_ptr(desc, offset))                                    \
-            return call_shim("D3DKMT" #name, &fn, desc);                    \
-        return px_D3DKMT##name(desc);                                       \
-    }
+/* The owner of the handle at `offset` decides. */
+#define KMT_ROUTE_HANDLE(name, offset) KMT_ROUTE_BY(name, shim_owns(desc, offset))
+/* The owner of the first handle of the array at `offset`. */
+#define KMT_ROUTE_HANDLE_PTR(name, offset) KMT_ROUTE_BY(name, shim_owns_ptr(desc, offset))
+/* The owner of the adapter whose LUID is at `offset`. */
+#define KMT_ROUTE_LUID_AT(name, offset) KMT_ROUTE_BY(name, shim_knows_luid(desc, offset))
 
-/* Both have it: the owner of the adapter whose LUID is at `offset`. */
-#define KMT_ROUTE_LUID_AT(name, offset)                                     \
-    NTSTATUS APIENTRY px_D3DKMT##name(void *desc);                          \
-    NTSTATUS APIENTRY route_D3DKMT##name(void *desc);                       \
-    NTSTATUS APIENTRY route_D3DKMT##name(void *desc)                        \
-    {                                                                       \
-        static d3dkmt_fn fn;                                                \
-        if (shim_knows_luid(desc, offset))                                  \
-            return call_shim("D3DKMT" #name, &fn, desc);                    \
-        return px_D3DKMT##name(desc);                                       \
-    }
-
-/* Both have it: kmtshim first, Wine when kmtshim does not succeed on a
- * readable descriptor (a LUID, display, DC or path kmtshim maps to none of
- * its adapters).  A bad descriptor keeps kmtshim's answer. */
-#define KMT_ROUTE_FIRST(name)                                               \
+/* Both have it: kmtshim first; Wine answers when `to_wine` holds for
+ * kmtshim's `status` (the rules below say when). */
+#define KMT_ROUTE_SHIM_FIRST(name, to_wine)                                 \
     NTSTATUS APIENTRY px_D3DKMT##name(void *desc);                          \
     NTSTATUS APIENTRY route_D3DKMT##name(void *desc);                       \
     NTSTATUS APIENTRY route_D3DKMT##name(void *desc)                        \
     {                                                                       \
         static d3dkmt_fn fn;                                                \
         NTSTATUS status = call_shim("D3DKMT" #name, &fn, desc);             \
-        if (!status || !desc_ok(desc, sizeof(LUID)))                        \
+        if (!(to_wine))                                                     \
             return status;                                                  \
         return px_D3DKMT##name(desc);                                       \
+    }
+
+/* Wine when kmtshim does not succeed on a readable descriptor (a LUID,
+ * display, DC or path kmtshim maps to none of its adapters).  A bad
+ * descriptor keeps kmtshim's answer. */
+#define KMT_ROUTE_FIRST(name) \
+    KMT_ROUTE_SHIM_FIRST(name, status && desc_ok(desc, sizeof(LUID)))
+
+/* Opens by a global handle (routing.txt "global@N"): Wine when kmtshim
+ * answers STATUS_INVALID_PARAMETER for a non-zero handle at `offset`,
+ * which is how a global handle kmtshim's session does not know reads. */
+#define KMT_ROUTE_GLOBAL(name, offset) \
+    KMT_ROUTE_SHIM_FIRST(name, status == (NTSTATUS)STATUS_INVALID_PARAMETER && foreign_handle(desc, offset))
+
+/* An NT handle or an NT name (routing.txt "nt"): Wine when kmtshim says the
+ * handle or name is not one of its own. */
+#define KMT_ROUTE_NT(name) \
+    KMT_ROUTE_SHIM_FIRST(name, not_shims_nt(status) && desc_ok(desc, sizeof(HANDLE)))
+
+/* ShareObjects (routing.txt "objects"): five arguments; the first object
+ * handle decides, as for "handle@N". */
+typedef NTSTATUS (APIENTRY *share_objects_fn)(UINT count, const D3DKMT_HANDLE *objects,
+                                              void *attributes, DWORD access, HANDLE *nt_handle);
+
+#define KMT_PROXY_SHIM_OBJECTS(name)                                        \
+    NTSTATUS APIENTRY shim_D3DKMT##name(UINT count, const D3DKMT_HANDLE *objects, \
+                                        void *attributes, DWORD access, HANDLE *nt_handle); \
+    NTSTATUS APIENTRY shim_D3DKMT##name(UINT count, const D3DKMT_HANDLE *objects, \
+                                        void *attributes, DWORD access, HANDLE *nt_handle) \
+    {                                                                       \
+        static d3dkmt_fn slot;                                              \
+        d3dkmt_fn fn = resolve_shim("D3DKMT" #name, &slot);                 \
+        if (!fn)                                                            \
+            return STATUS_NOT_SUPPORTED;                                    \
+        return ((share_objects_fn)(void *)fn)(count, objects, attributes, access, nt_handle); \
+    }
+
+#define KMT_ROUTE_OBJECTS(name)                                             \
+    KMT_PROXY_SHIM_OBJECTS(name)                                            \
+    NTSTATUS APIENTRY px_D3DKMT##name(UINT count, const D3DKMT_HANDLE *objects, \
+                                      void *attributes, DWORD access, HANDLE *nt_handle); \
+    NTSTATUS APIENTRY route_D3DKMT##name(UINT count, const D3DKMT_HANDLE *objects, \
+                                         void *attributes, DWORD access, HANDLE *nt_handle); \
+    NTSTATUS APIENTRY route_D3DKMT##name(UINT count, const D3DKMT_HANDLE *objects, \
+                                         void *attributes, DWORD access, HANDLE *nt_handle) \
+    {                                                                       \
+        if (shim_owns_array(objects))                                       \
+            return shim_D3DKMT##name(count, objects, attributes, access, nt_handle); \
+        return px_D3DKMT##name(count, objects, attributes, access, nt_handle); \
     }
 
 #include "routes.h"

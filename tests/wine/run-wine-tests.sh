@@ -119,29 +119,33 @@ else
 fi
 
 # ---- the proxy's routing of names a newer Wine may have ----------------------------------------
-# Wine 8 has none of the execution and sync-object names, so their routes
-# are generated from Wine 8's list plus three such names, and compiled.
-gen=$run/gen-proxy
-mkdir -p "$gen"
-{ cat "$builddir/dlls/gdi32/gdi32-exports.txt"
-  echo "  00001000  9001 D3DKMTCreateContext"
-  echo "  00001000  9002 D3DKMTSubmitCommand"
-  echo "  00001000  9003 D3DKMTSignalSynchronizationObjectFromGpu2"; } >"$gen/exports.txt"
-if AWK=${AWK:-awk} sh "$KMT_SRCDIR/dlls/gdi32/gen-proxy.sh" "$gen/exports.txt" \
-        "$builddir/dlls/kmtshim/wine/kmtshim.list" "$KMT_SRCDIR/dlls/gdi32/routing.txt" "$gen" >"$logs/gen-proxy.log" 2>&1 &&
+# gen_routes NAME D3DKMT-NAMES...: the proxy generated for Wine 8's gdi32
+# plus those names (ordinals from 9001), in $run/NAME, and compiled; the
+# log in $logs/NAME.log.  The caller then greps $gen/routes.h and gdi32.def.
+gen_routes() {
+    gen=$run/$1 glog=$logs/$1.log
+    shift
+    mkdir -p "$gen"
+    { cat "$builddir/dlls/gdi32/gdi32-exports.txt"
+      ord=9000
+      for name in "$@"; do ord=$((ord + 1)); echo "  00001000  $ord D3DKMT$name"; done; } >"$gen/exports.txt"
+    AWK=${AWK:-awk} sh "$KMT_SRCDIR/dlls/gdi32/gen-proxy.sh" "$gen/exports.txt" \
+        "$builddir/dlls/kmtshim/wine/kmtshim.list" "$KMT_SRCDIR/dlls/gdi32/routing.txt" "$gen" >"$glog" 2>&1 &&
+    "$MINGW_CC" -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -I"$KMT_SRCDIR/include" -I"$gen" \
+        -fsyntax-only "$KMT_SRCDIR/dlls/gdi32/proxy.c" >>"$glog" 2>&1
+}
+# Wine 8 has none of the execution and sync-object names.
+if gen_routes gen-proxy CreateContext SubmitCommand SignalSynchronizationObjectFromGpu2 &&
    grep -qx "KMT_ROUTE_HANDLE(CreateContext, 0)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_HANDLE(SubmitCommand, 28)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_HANDLE_PTR(SignalSynchronizationObjectFromGpu2, 24)" "$gen/routes.h" &&
    grep -q "D3DKMTSubmitCommand = route_D3DKMTSubmitCommand @9002" "$gen/gdi32.def" &&
-   ! grep -q "KMT_PROXY_SHIM(SubmitCommand)" "$gen/routes.h" &&
-   "$MINGW_CC" -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -I"$KMT_SRCDIR/include" -I"$gen" \
-        -fsyntax-only "$KMT_SRCDIR/dlls/gdi32/proxy.c" >>"$logs/gen-proxy.log" 2>&1; then
+   ! grep -q "KMT_PROXY_SHIM(SubmitCommand)" "$gen/routes.h"; then
     tap_ok "gdi32 proxy: a Wine with the execution names routes them by hDevice/hContext (SubmitCommand: BroadcastContext[0], FromGpu2: *BroadcastContextArray)"
 else
-    tap_not_ok "gdi32 proxy routes for the execution names, see $logs/gen-proxy.log"
-    diag "$logs/gen-proxy.log"
+    tap_not_ok "gdi32 proxy routes for the execution names, see $glog"
+    diag "$glog"
 fi
-
 # ---- the sample program -------------------------------------------------------------------
 if [ -f "$builddir/samples/win/kmtdemo.exe" ]; then
     run_exe kmtdemo "$builddir/samples/win/kmtdemo.exe"

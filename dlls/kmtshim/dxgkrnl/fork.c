@@ -24,6 +24,7 @@
 
 #include "base/fd_registry.h"
 #include "dxgkrnl.h"
+#include "keyed_mutex.h"
 #include "sync.h"
 
 static atomic_bool started;              /* the library started in this process or a parent */
@@ -36,6 +37,7 @@ static void child_after_fork(void)
     dxgk_wait_forget();
     dxgk_fence_pool_forget();
     dxgk_priority_forget();
+    dxgk_keyed_mutex_forget();
     dxgk_process_forget();
 }
 

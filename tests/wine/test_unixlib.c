@@ -6,11 +6,14 @@
  * NTSTATUS, never a crash), the ownership query, a full lifecycle on a
  * 256 KiB thread stack (Wine gives the Linux half about 1 MiB), and the
  * event queue the PE half's pump drains (which events are queued, in what
- * order, when kmtshim lets a handle go), with made-up handle values.
+ * order, when kmtshim lets a handle go), with made-up handle values, and
+ * NT handles as Wine handles through a stand-in for Wine's ntdll.so
+ * (tests/wine/fake/ntdll.c).
  * Runs in sanitizer builds too.  Output: TAP.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <pthread.h>
@@ -566,14 +569,136 @@ static void test_events(void)
     test_events_stop();
 }
 
+/* ---- NT handles through a stand-in for Wine's ntdll.so (tests/wine/fake/ntdll.c) ---- */
+
+#define FAKE_EVENT ((HANDLE)(uintptr_t)0x1000)
+
+static int (*fake_close)(HANDLE handle);
+static unsigned (*fake_live)(void);
+
+/* Loads the stand-in where kmtshim.so looks for ntdll.so (by soname, in the
+ * global scope), before kmtshim.so's first NT-handle call. */
+static int load_fake_ntdll(const char *builddir)
+{
+    char path[4096];
+    void *so;
+
+    snprintf(path, sizeof(path), "%s/tests/wine/fake/.libs/ntdll.so", builddir ? builddir : ".");
+    so = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    tap(so != NULL, "dlopen %s (the stand-in for Wine's ntdll.so)%s%s", path, so ? "" : ": ",
+        so ? "" : dlerror());
+    if (!so)
+        return 0;
+    fake_close = (int (*)(HANDLE))dlsym(so, "fake_ntdll_close");
+    fake_live = (unsigned (*)(void))dlsym(so, "fake_ntdll_live");
+    tap(fake_close && fake_live, "the stand-in exports its test calls");
+    return fake_close && fake_live;
+}
+
+static unsigned open_fds(void)
+{
+    unsigned n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+
+    while (d && (e = readdir(d)))
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static NTSTATUS open_keyed_mutex_from(HANDLE nt, D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->hNtHandle = nt;
+    return call_desc(KMT_UNIX_OpenKeyedMutexFromNtHandle, o);
+}
+
+/* A call that takes an NT handle gets the fd behind the program's Wine
+ * handle, closed after the call; the program's descriptor keeps its handle;
+ * handles that are not NT shares get the native path's statuses. */
+static void test_nt_handles_in(void)
+{
+    NTSTATUS (*fd_to_handle)(int, unsigned, unsigned, HANDLE *);
+    D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE o;
+    HANDLE file = NULL;
+    unsigned fds;
+    int pipe_fds[2];
+    NTSTATUS status;
+
+    fd_to_handle = (NTSTATUS (*)(int, unsigned, unsigned, HANDLE *))dlsym(RTLD_DEFAULT, "wine_server_fd_to_handle");
+    if (!fd_to_handle || pipe(pipe_fds)) {
+        tap(0, "nt handles: no wine_server_fd_to_handle or pipe");
+        return;
+    }
+    /* a handle of a file that is no NT share: the broker says so */
+    status = fd_to_handle(pipe_fds[0], 0x1f01ff, 0, &file);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    tap(!status && fake_live() == 1, "nt handles: a Wine handle of a pipe (%#x)", (unsigned)status);
+    status = open_keyed_mutex_from(file, &o);
+    tap(status == STATUS_OBJECT_TYPE_MISMATCH && o.hNtHandle == file && !o.hKeyedMutex,
+        "a file handle that is no NT share: STATUS_OBJECT_TYPE_MISMATCH, the descriptor keeps it (%#x, %p)",
+        (unsigned)status, o.hNtHandle);
+    /* (the first call connected to the broker: one fd for good) */
+    fds = open_fds();
+    open_keyed_mutex_from(file, &o);
+    tap(open_fds() == fds, "the call's fd is closed after it (%u, %u)", open_fds(), fds);
+    status = open_keyed_mutex_from(FAKE_EVENT, &o);
+    tap(status == STATUS_OBJECT_TYPE_MISMATCH && o.hNtHandle == FAKE_EVENT,
+        "a handle of another type (an event): STATUS_OBJECT_TYPE_MISMATCH (%#x)", (unsigned)status);
+    fake_close(file);
+    status = open_keyed_mutex_from(file, &o);
+    tap(status == STATUS_INVALID_HANDLE, "a closed handle: STATUS_INVALID_HANDLE (%#x)", (unsigned)status);
+    status = open_keyed_mutex_from(NULL, &o);
+    tap(status == STATUS_INVALID_HANDLE, "NULL: STATUS_INVALID_HANDLE (%#x)", (unsigned)status);
+    tap(fake_live() == 0 && open_fds() == fds - 1, "no handle or fd left (%u, %u)", fake_live(), open_fds());
+}
+
+/* A broker of this program's own (never the session's), removed at exit. */
+static char broker_dir[64];
+
+static void remove_broker_dir(void)
+{
+    char path[sizeof(broker_dir) + 256];
+    DIR *d = opendir(broker_dir);
+    struct dirent *e;
+
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", broker_dir, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(broker_dir);
+}
+
+static void private_broker(void)
+{
+    snprintf(broker_dir, sizeof(broker_dir), "/tmp/kmtshim-unixlib-XXXXXX");
+    if (!mkdtemp(broker_dir)) {
+        tap(0, "mkdtemp for the broker");
+        return;
+    }
+    setenv("KMTSHIM_BROKER_DIR", broker_dir, 1);
+    setenv("KMTSHIM_BROKER_LINGER_MS", "100", 0);
+    atexit(remove_broker_dir);
+}
+
 int main(void)
 {
     const char *builddir = getenv("KMTSHIM_TEST_BUILDDIR");
     char path[4096];
+    int have_fake_ntdll;
     void *so;
 
     setvbuf(stdout, NULL, _IONBF, 0);
     setenv("KMTSHIM_MINIPORT", "soft", 1);
+    private_broker();
+    have_fake_ntdll = load_fake_ntdll(builddir);
     snprintf(path, sizeof(path), "%s/dlls/kmtshim/wine/tree/x86_64-unix/kmtshim.so", builddir ? builddir : ".");
     so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     tap(so != NULL, "dlopen %s%s%s", path, so ? "" : ": ", so ? "" : dlerror());
@@ -588,6 +713,8 @@ int main(void)
         test_null_args();
         run_on_small_stack();
         test_events();
+        if (have_fake_ntdll)
+            test_nt_handles_in();
     }
     /* kmtshim.so stays loaded, as in Wine: its state is the process's */
     printf("1..%u\n", tap_count);

@@ -45,6 +45,11 @@ harness_env() {
     export KMTSHIM_MINIPORT=soft
     # one VidPn source, as a single-monitor system (VidPn ownership rows)
     export KMTSHIM_SOFT_SOURCES=1
+    # sharing: a session broker of this run's own, never the user's (made
+    # by harness_boot; the broker exits with its last client), started from
+    # the build tree
+    export KMTSHIM_BROKER_DIR="$run/broker"
+    export KMTSHIM_BROKER="$builddir/dlls/kmtshim/broker/daemon/kmtshim-broker"
     unset KMTSHIM_DEBUG
 }
 
@@ -76,6 +81,7 @@ harness_boot() {
     [ -d "$WINEPREFIX" ] && "$WINESERVER" -k >/dev/null 2>&1
     rm -rf "$run"
     mkdir -p "$logs" "$WINEPREFIX" || { echo "1..0 # SKIP cannot create $run"; exit 0; }
+    mkdir -m 700 "$KMTSHIM_BROKER_DIR" || { echo "1..0 # SKIP cannot create $KMTSHIM_BROKER_DIR"; exit 0; }
     trap 'stop_server' EXIT
     trap 'exit 1' INT TERM HUP
     "$WINESERVER" -p >"$logs/wineserver.log" 2>&1

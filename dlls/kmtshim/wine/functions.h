@@ -17,10 +17,19 @@
  *                                         Linux entry unix_<Name>() is written
  *                                         by hand (unix/events.c)
  *     KMT_FUNC_CUSTOM(Name, void)         not one descriptor (no argument, two
- *                                         arguments, a BOOLEAN result): the PE
- *                                         export (pe/custom.c) and the Linux
- *                                         entry (unix/custom.c) are written by
- *                                         hand
+ *                                         or five arguments, a BOOLEAN result):
+ *                                         the PE export (pe/custom.c) and the
+ *                                         Linux entry (unix/custom.c,
+ *                                         unix/nt_handles.c) are written by hand
+ *     KMT_FUNC_NT_IN(Name, DescriptorType)
+ *                                         straight through the PE half; the
+ *                                         generated Linux entry turns the
+ *                                         descriptor's hNtHandle, a Wine handle,
+ *                                         into the core's fd for the call
+ *     KMT_FUNC_NT_OUT(Name, DescriptorType)
+ *                                         the same for a call that returns an NT
+ *                                         handle in hNtHandle: the core's fd
+ *                                         becomes a Wine handle (unix/nt_handles.h)
  *
  * This list drives everything else.  gen-exports.sh makes from it the
  * checked-in files that name each function: the exports D3DKMT<Name> and
@@ -44,6 +53,12 @@
 #endif
 #ifndef KMT_FUNC_CUSTOM
 # define KMT_FUNC_CUSTOM KMT_FUNC
+#endif
+#ifndef KMT_FUNC_NT_IN
+# define KMT_FUNC_NT_IN KMT_FUNC
+#endif
+#ifndef KMT_FUNC_NT_OUT
+# define KMT_FUNC_NT_OUT KMT_FUNC
 #endif
 KMT_FUNC(EnumAdapters, D3DKMT_ENUMADAPTERS)
 KMT_FUNC(EnumAdapters2, D3DKMT_ENUMADAPTERS2)
@@ -104,7 +119,7 @@ KMT_FUNC(CreateKeyedMutex, D3DKMT_CREATEKEYEDMUTEX)
 KMT_FUNC(CreateKeyedMutex2, D3DKMT_CREATEKEYEDMUTEX2)
 KMT_FUNC(OpenKeyedMutex, D3DKMT_OPENKEYEDMUTEX)
 KMT_FUNC(OpenKeyedMutex2, D3DKMT_OPENKEYEDMUTEX2)
-KMT_FUNC(OpenKeyedMutexFromNtHandle, D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE)
+KMT_FUNC_NT_IN(OpenKeyedMutexFromNtHandle, D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE)
 KMT_FUNC(DestroyKeyedMutex, const D3DKMT_DESTROYKEYEDMUTEX)
 KMT_FUNC(AcquireKeyedMutex, D3DKMT_ACQUIREKEYEDMUTEX)
 KMT_FUNC(AcquireKeyedMutex2, D3DKMT_ACQUIREKEYEDMUTEX2)
@@ -115,3 +130,5 @@ KMT_FUNC(ReleaseKeyedMutex2, D3DKMT_RELEASEKEYEDMUTEX2)
 #undef KMT_FUNC_EVENT
 #undef KMT_FUNC_UNIX
 #undef KMT_FUNC_CUSTOM
+#undef KMT_FUNC_NT_IN
+#undef KMT_FUNC_NT_OUT

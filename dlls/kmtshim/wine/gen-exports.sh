@@ -31,7 +31,7 @@ function banner(first, next_, last) {
     print next_ " do not edit; `make refresh-wine-exports` rewrites it." last
 }
 FNR == 1 { file++ }
-file == 1 && /^KMT_FUNC(_PE|_EVENT|_UNIX|_CUSTOM)?\(/ {
+file == 1 && /^KMT_FUNC(_PE|_EVENT|_UNIX|_CUSTOM|_NT_IN|_NT_OUT)?\(/ {
     kind = $0
     sub(/\(.*/, "", kind)
     args = $0
@@ -74,8 +74,9 @@ END {
     } else if (mode == "pe-thunks") {
         banner("/*", " *", "")
         print " * kmtshim.dll'"'"'s D3DKMT functions, one per line of functions.h: KMT_FUNC"
-        print " * and KMT_FUNC_UNIX ones hand the descriptor to the Linux half, KMT_FUNC_PE"
-        print " * and KMT_FUNC_EVENT ones to their wrapper pe_<Name> (thunks.c, events.c);"
+        print " * and KMT_FUNC_UNIX ones (and KMT_FUNC_NT_IN, KMT_FUNC_NT_OUT) hand the"
+        print " * descriptor to the Linux half, KMT_FUNC_PE and KMT_FUNC_EVENT ones to"
+        print " * their wrapper pe_<Name> (thunks.c, events.c);"
         print " * the KMT_FUNC_CUSTOM ones are written by hand (custom.c)."
         print " */"
         print "#include \"pe.h\""
@@ -94,8 +95,10 @@ END {
         banner("/*", " *", "")
         print " * kmtshim.so'"'"'s unix-call entries of the KMT_FUNC and KMT_FUNC_PE lines of"
         print " * functions.h: the caller'"'"'s descriptor out of the args struct, into the"
-        print " * native thunk.  (The KMT_FUNC_EVENT and KMT_FUNC_UNIX entries are in"
-        print " * events.c, the KMT_FUNC_CUSTOM ones in custom.c.)"
+        print " * native thunk; the KMT_FUNC_NT_IN and KMT_FUNC_NT_OUT ones turn the"
+        print " * descriptor'"'"'s NT handle from and into a Wine handle (nt_handles.h).  (The"
+        print " * KMT_FUNC_EVENT and KMT_FUNC_UNIX entries are in events.c, the"
+        print " * KMT_FUNC_CUSTOM ones in custom.c and nt_handles.c.)"
         print " */"
         print "#include \"config.h\""
         print ""
@@ -105,11 +108,17 @@ END {
         print "#include \"unixlib.h\""
         print "#include \"entries.h\""
         print "#include \"events.h\""
+        print "#include \"nt_handles.h\""
         for (i = 1; i <= n_impl; i++) {
             n = order[i]
             if (kinds[n] == "KMT_FUNC_EVENT" || kinds[n] == "KMT_FUNC_UNIX" || kinds[n] == "KMT_FUNC_CUSTOM")
                 continue
             printf "\nNTSTATUS unix_%s(void *args)\n{\n", n
+            if (kinds[n] == "KMT_FUNC_NT_IN" || kinds[n] == "KMT_FUNC_NT_OUT") {
+                printf "    return %s(D3DKMT%s, %s, args);\n}\n", \
+                    kinds[n] == "KMT_FUNC_NT_IN" ? "KMT_NT_IN_CALL" : "KMT_NT_OUT_CALL", n, types[n]
+                continue
+            }
             print "    const struct kmt_desc_params *params = args;"
             print ""
             print "    if (!params)"

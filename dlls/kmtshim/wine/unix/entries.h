@@ -1,7 +1,9 @@
 /*
  * kmtshim.so's unix-call entries, one per D3DKMT function of functions.h:
- * the KMT_FUNC and KMT_FUNC_PE ones are generated (entries_gen.c), the
- * KMT_FUNC_EVENT and KMT_FUNC_UNIX ones written by hand (events.c).
+ * the KMT_FUNC, KMT_FUNC_PE, KMT_FUNC_NT_IN and KMT_FUNC_NT_OUT ones are
+ * generated (entries_gen.c), the KMT_FUNC_EVENT and KMT_FUNC_UNIX ones
+ * written by hand (events.c), the KMT_FUNC_CUSTOM ones too (custom.c,
+ * nt_handles.c).
  * unixlib.c puts them into __wine_unix_call_funcs in unix-call code order.
  */
 #ifndef KMTSHIM_WINE_UNIX_ENTRIES_H

@@ -2,8 +2,10 @@
  * do not edit; `make refresh-wine-exports` rewrites it.
  * kmtshim.so's unix-call entries of the KMT_FUNC and KMT_FUNC_PE lines of
  * functions.h: the caller's descriptor out of the args struct, into the
- * native thunk.  (The KMT_FUNC_EVENT and KMT_FUNC_UNIX entries are in
- * events.c, the KMT_FUNC_CUSTOM ones in custom.c.)
+ * native thunk; the KMT_FUNC_NT_IN and KMT_FUNC_NT_OUT ones turn the
+ * descriptor's NT handle from and into a Wine handle (nt_handles.h).  (The
+ * KMT_FUNC_EVENT and KMT_FUNC_UNIX entries are in events.c, the
+ * KMT_FUNC_CUSTOM ones in custom.c and nt_handles.c.)
  */
 #include "config.h"
 
@@ -13,6 +15,7 @@
 #include "unixlib.h"
 #include "entries.h"
 #include "events.h"
+#include "nt_handles.h"
 
 NTSTATUS unix_EnumAdapters(void *args)
 {
@@ -475,11 +478,7 @@ NTSTATUS unix_OpenKeyedMutex2(void *args)
 
 NTSTATUS unix_OpenKeyedMutexFromNtHandle(void *args)
 {
-    const struct kmt_desc_params *params = args;
-
-    if (!params)
-        return STATUS_INVALID_PARAMETER;
-    return KMT_EVENTS_CALL(D3DKMTOpenKeyedMutexFromNtHandle((D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE *)(uintptr_t)params->desc));
+    return KMT_NT_IN_CALL(D3DKMTOpenKeyedMutexFromNtHandle, D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE, args);
 }
 
 NTSTATUS unix_DestroyKeyedMutex(void *args)

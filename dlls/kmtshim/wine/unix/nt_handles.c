@@ -1,0 +1,114 @@
+/*
+ * kmtshim.so: NT handles as Wine handles (nt_handles.h).
+ *
+ * ntdll.so exports wine_server_fd_to_handle and wine_server_handle_to_fd
+ * to Unix libraries (Wine 8 and Wine 10 alike).  kmtshim.so does not link
+ * against ntdll.so (it also loads natively, for tests/wine/test_unixlib):
+ * it finds the two in the ntdll.so the process has loaded already, by its
+ * soname.  Without one (natively, outside Wine) NT handles stay the core's
+ * file descriptors.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "kmtshim/kmtshim.h"
+#include "base/kmt_debug.h"
+#include "unixlib.h"
+#include "entries.h"
+#include "events.h"
+#include "nt_handles.h"
+
+KMT_DECLARE_DEBUG_CHANNEL(kmtshim);
+
+#define KMT_OBJ_INHERIT 0x00000002u
+
+typedef NTSTATUS (*fd_to_handle_fn)(int fd, unsigned int access, unsigned int attributes,
+                                    HANDLE *handle);
+typedef NTSTATUS (*handle_to_fd_fn)(HANDLE handle, unsigned int access, int *unix_fd,
+                                    unsigned int *options);
+
+static pthread_once_t server_once = PTHREAD_ONCE_INIT;
+static fd_to_handle_fn server_fd_to_handle;
+static handle_to_fd_fn server_handle_to_fd;
+
+static void find_server_calls(void)
+{
+    void *ntdll = dlopen("ntdll.so", RTLD_NOW | RTLD_NOLOAD);
+
+    if (!ntdll) {
+        TRACE_(kmtshim, "no ntdll.so in this process: NT handles are file descriptors\n");
+        return;
+    }
+    server_fd_to_handle = (fd_to_handle_fn)dlsym(ntdll, "wine_server_fd_to_handle");
+    server_handle_to_fd = (handle_to_fd_fn)dlsym(ntdll, "wine_server_handle_to_fd");
+    if (!server_fd_to_handle || !server_handle_to_fd) {
+        ERR_(kmtshim, "ntdll.so lacks wine_server_fd_to_handle/handle_to_fd: NT handles cannot be shared\n");
+        server_fd_to_handle = NULL;
+        server_handle_to_fd = NULL;
+    }
+    /* the reference keeps nothing alive that Wine would unload: ntdll.so
+     * stays for the life of the process */
+    dlclose(ntdll);
+}
+
+static bool have_server(void)
+{
+    pthread_once(&server_once, find_server_calls);
+    return server_handle_to_fd != NULL;
+}
+
+HANDLE kmt_nt_handle_in(HANDLE handle, int *fd)
+{
+    unsigned int options = 0;
+    NTSTATUS status;
+
+    *fd = -1;
+    if (!have_server())
+        return handle;
+    status = server_handle_to_fd(handle, 0, fd, &options);
+    if (!status) {
+        TRACE_(kmtshim, "NT handle %p: fd %d\n", handle, *fd);
+        return (HANDLE)(intptr_t)*fd;
+    }
+    *fd = -1;
+    TRACE_(kmtshim, "NT handle %p: no fd (%s)\n", handle, kmt_debugstr_status(status));
+    if (status == STATUS_INVALID_HANDLE)
+        return (HANDLE)(intptr_t)-1;
+    /* a handle of another type: an fd the broker does not know gives the
+     * native path's STATUS_OBJECT_TYPE_MISMATCH */
+    *fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    return (HANDLE)(intptr_t)*fd;
+}
+
+void kmt_nt_handle_in_done(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+}
+
+NTSTATUS kmt_nt_handle_out(HANDLE *handle, uint32_t access, uint32_t attributes)
+{
+    int fd = (int)(intptr_t)*handle;
+    HANDLE wine_handle = NULL;
+    NTSTATUS status;
+
+    if (!have_server())
+        return STATUS_SUCCESS;
+    /* the wineserver keeps its own copy of the fd */
+    status = server_fd_to_handle(fd, access, attributes & KMT_OBJ_INHERIT, &wine_handle);
+    close(fd);
+    if (status) {
+        WARN_(kmtshim, "fd %d: no Wine handle (%s)\n", fd, kmt_debugstr_status(status));
+        return status;
+    }
+    TRACE_(kmtshim, "fd %d: NT handle %p (access %#x%s)\n", fd, wine_handle, access,
+              attributes & KMT_OBJ_INHERIT ? ", inheritable" : "");
+    *handle = wine_handle;
+    return STATUS_SUCCESS;
+}

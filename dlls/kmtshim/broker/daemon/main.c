@@ -43,7 +43,7 @@ static uint64_t now_ms(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: kmtshim-broker --dir DIR [--foreground]\n"
+    fprintf(f, "Usage: kmtshim-broker --dir DIR [--foreground]\n"
                "kmtshim's session broker; libkmtshim starts it on demand (docs/architecture.md).\n"
                "  --dir DIR      the broker directory (0700, this user's): DIR/socket, DIR/lock\n"
                "  --foreground   do not detach\n");

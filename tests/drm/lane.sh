@@ -79,7 +79,9 @@ run_guest() {   # run_guest LABEL [lane options]
     label=$1; shift
     start=$(date +%s)
     "$lane" --timeout "${KMTSHIM_LANE_TIMEOUT:-110}" --cwd "$builddir" \
-        --env KMTSHIM_DRM_EXPECT=virtio_gpu,vgem --env CK_DEFAULT_TIMEOUT=120 "$@" >"$log" 2>&1
+        --env KMTSHIM_DRM_EXPECT=virtio_gpu,vgem --env CK_DEFAULT_TIMEOUT=120 \
+        --env KMTSHIM_BROKER="$builddir/dlls/kmtshim/broker/daemon/kmtshim-broker" \
+        --env KMTSHIM_BROKER_DIR=/tmp/kmtshim-lane "$@" >"$log" 2>&1
     rc=$?
     if [ $rc -eq 77 ] && ! grep -q '^@@KMT-BEGIN' "$log"; then
         return 77

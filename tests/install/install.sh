@@ -74,6 +74,7 @@ fi
 # promise; nothing else may be installed.
 {
     echo "$bindir/kmtinfo"
+    echo "$pkglibexecdir/kmtshim-broker"
     for h in "$srcdir"/include/kmtshim/*.h; do echo "$includedir/kmtshim/${h##*/}"; done
     for f in libkmtshim.so libkmtshim.so.0 libkmtshim.so.0.0.0 libkmtshim.a libkmtshim.la pkgconfig/kmtshim.pc; do
         echo "$libdir/$f"
@@ -96,7 +97,8 @@ else
 fi
 
 modes_bad=
-for f in "$bin/kmtinfo" "$bin/kmtshim-prefix" "$lib/libkmtshim.so.0.0.0"; do
+broker=$stage$pkglibexecdir/kmtshim-broker
+for f in "$bin/kmtinfo" "$bin/kmtshim-prefix" "$lib/libkmtshim.so.0.0.0" "$broker"; do
     [ "$KMT_HAVE_WINE" = yes ] || [ "$f" != "$bin/kmtshim-prefix" ] || continue
     [ -f "$f" ] && [ -x "$f" ] || modes_bad="$modes_bad $f(not executable)"
 done
@@ -121,7 +123,7 @@ for f in "$bin/kmtshim-prefix" "$lib/pkgconfig/kmtshim.pc" "$lib/libkmtshim.la";
         no_prefix "$f" | grep -q -F "$p" && leaks="$leaks ${f#$stage}:$p"
     done
 done
-for f in "$bin/kmtinfo" "$lib/libkmtshim.so.0.0.0" "$pkglib/x86_64-unix/kmtshim.so"; do
+for f in "$bin/kmtinfo" "$lib/libkmtshim.so.0.0.0" "$pkglib/x86_64-unix/kmtshim.so" "$broker"; do
     [ -f "$f" ] || continue
     rpath=$(readelf -d "$f" 2>/dev/null | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]/\1/p' | no_prefix)
     case ":$rpath:" in *"$builddir"*|*"$srcdir"*|*"$stage"*) leaks="$leaks ${f#$stage}:rpath=$rpath" ;; esac
@@ -242,7 +244,7 @@ fi
 # ---- 4. --help of every tool and script -------------------------------------------------------
 # exit 0, a "Usage:" line on stdout, and no work done (an empty HOME stays empty)
 help_bad= helped=
-for tool in "$bin/kmtinfo" "$bin/kmtshim-prefix" "$srcdir/scripts/check" "$srcdir/scripts/demo" \
+for tool in "$bin/kmtinfo" "$bin/kmtshim-prefix" "$broker" "$srcdir/scripts/check" "$srcdir/scripts/demo" \
             "$srcdir/scripts/demo-wine" "$srcdir/scripts/qemu-drm-lane"; do
     [ "$KMT_HAVE_WINE" = yes ] || [ "$tool" != "$bin/kmtshim-prefix" ] || continue
     name=${tool##*/}
@@ -264,6 +266,14 @@ if [ "$KMT_HAVE_WINE" = yes ]; then
     log=$logs/help-kmtshim-prefix.out
     check "kmtshim-prefix defaults to the configured \$(libdir)/kmtshim ($pkglibdir)" \
         'grep -qF "(default: $pkglibdir)" "$log"'
+fi
+
+# Without $KMTSHIM_BROKER the library starts the broker at the path it was
+# built with: the one make install put it at.
+if grep -qaF "$pkglibexecdir/kmtshim-broker" "$lib/libkmtshim.so.0.0.0" && [ -x "$broker" ]; then
+    tap_ok "libkmtshim.so starts the installed broker ($pkglibexecdir/kmtshim-broker) by default"
+else
+    tap_not_ok "libkmtshim.so does not name the installed broker $pkglibexecdir/kmtshim-broker"
 fi
 
 # ---- 5. make uninstall leaves no file -------------------------------------------------------

@@ -7,7 +7,9 @@
 #     DDI table;
 #   - the Wine halves reach the library through its exports only;
 #   - no file-level call cycle inside a miniport or the allocation
-#     lifecycle: a file's calls go one way.
+#     lifecycle: a file's calls go one way;
+#   - the session broker's client (broker/) is a leaf the core calls, and
+#     the daemon (broker/daemon/) a program of its own, without the core.
 srcdir=${KMTSHIM_TEST_SRCDIR:?}
 builddir=${KMTSHIM_TEST_BUILDDIR:?}
 src=$srcdir/dlls/kmtshim
@@ -17,7 +19,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; printf '%s\n' "$2" | sed 's/^/# /'; }
 check() { if [ -z "$2" ]; then ok "$1"; else not_ok "$1" "$2"; fi; }
 
-echo "1..7"
+echo "1..9"
 
 # 1: quoted includes of the miniports
 bad=$(cd "$src" && grep -rn '^#[[:space:]]*include[[:space:]]*"' miniports |
@@ -74,4 +76,22 @@ cycle_check "the allocation lifecycle (dxgkrnl/allocation_*)" allocation_create 
 # named in ddi.h's list
 bad=$(cd "$src/dxgkrnl" && for f in ddi_*.c; do grep -q "$f" ddi.h || echo "$f not described in ddi.h"; done)
 check "every gateway file is named in ddi.h" "$bad"
+# 8: the broker's client includes only the public headers, base/
+# and broker/, and calls nothing of the core
+bad=$(cd "$src/broker" && { grep -n '^#[[:space:]]*include[[:space:]]*"' *.c *.h |
+          grep -vE '"(kmtshim/[^"]+|base/[^"]+|broker/[^"]+)"'
+      grep -nE '\b(dxgk|hmgr)_[a-z_]+\(' *.c; })
+check "broker/ is a leaf: base/ and its own headers, no call into the core" "$bad"
+
+# 9: the daemon includes the wire format and its own header, and its
+# binary holds nothing of the library
+daemon=$builddir/dlls/kmtshim/broker/daemon/kmtshim-broker
+bad=$(cd "$src/broker/daemon" && grep -n '^#[[:space:]]*include[[:space:]]*"' *.c *.h |
+      grep -vE '"(broker/(broker|protocol|dir|wire)\.h|daemon\.h)"')
+if [ -f "$daemon" ]; then
+    bad="$bad$(nm "$daemon" | grep -E ' [TtDdBbRr] (dxgk_|hmgr_|D3DKMT|Kmt[A-Z]|kmt_fd_|kmt_debug)' | head -5)"
+else
+    bad="$bad no $daemon"
+fi
+check "kmtshim-broker links nothing of the library" "$bad"
 exit $failed

@@ -1,12 +1,27 @@
-# The session broker across processes: the test and the peer program it
-# starts (tests/unit/broker_peer.c).
+# The session broker across processes: the tests and the peer program they
+# start (tests/unit/broker_peer.c).
 
-check_PROGRAMS += tests/unit/test_broker tests/unit/broker_peer
-TESTS += tests/unit/test_broker
+KMT_BROKER_TESTS = \
+	tests/unit/test_broker \
+	tests/unit/test_broker_nt \
+	tests/unit/test_broker_failure
 
-tests_unit_test_broker_SOURCES = tests/unit/test_broker.c
+check_PROGRAMS += $(KMT_BROKER_TESTS) tests/unit/broker_peer
+TESTS += $(KMT_BROKER_TESTS)
+
+KMT_BROKER_TEST_UTIL = tests/unit/broker_util.c tests/unit/broker_util.h
+
+tests_unit_test_broker_SOURCES = tests/unit/test_broker.c $(KMT_BROKER_TEST_UTIL)
 tests_unit_test_broker_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_broker_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_broker_nt_SOURCES = tests/unit/test_broker_nt.c $(KMT_BROKER_TEST_UTIL)
+tests_unit_test_broker_nt_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_broker_nt_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_broker_failure_SOURCES = tests/unit/test_broker_failure.c $(KMT_BROKER_TEST_UTIL)
+tests_unit_test_broker_failure_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_broker_failure_LDADD = $(KMT_UNIT_LDADD)
 
 tests_unit_broker_peer_SOURCES = tests/unit/broker_peer.c
 tests_unit_broker_peer_LDADD = libkmtcore.la $(PTHREAD_LIBS)

@@ -1,167 +1,15 @@
 /*
- * The session broker (dlls/kmtshim/broker/broker.h) across processes: the
- * test and tests/unit/broker_peer, a separate program it starts, share
- * objects through a private broker (kmt_test_private_broker).
+ * The session broker (dlls/kmtshim/broker/broker.h) across processes:
+ * global handles, references and lifetimes, start and exit.  The test and
+ * tests/unit/broker_peer, a separate program it starts, share objects
+ * through a private broker (kmt_test_private_broker).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <linux/futex.h>
-#include <pwd.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <time.h>
+#include <stdlib.h>
 #include <unistd.h>
 
-#include "broker/broker.h"
-#include "broker/protocol.h"
-#include "test_util.h"
-
-extern char **environ;
-
-struct peer {
-    pid_t pid;
-    FILE *out;
-    int in;                              /* its stdin: closing it ends "wait" */
-};
-
-/* Starts broker_peer with argv's steps; inherit: fds the peer gets as
- * fd 10, 11... (their numbers on its command line are the test's job). */
-static void peer_start(struct peer *p, const int *inherit, unsigned inherit_count, const char *const *steps)
-{
-    const char *builddir = getenv("KMTSHIM_TEST_BUILDDIR");
-    char path[PATH_MAX];
-    const char *argv[32];
-    posix_spawn_file_actions_t fa;
-    int out[2], in[2];
-    unsigned n = 0;
-
-    ck_assert_ptr_nonnull(builddir);
-    snprintf(path, sizeof(path), "%s/tests/unit/broker_peer", builddir);
-    argv[n++] = path;
-    while (*steps && n < 31)
-        argv[n++] = *steps++;
-    argv[n] = NULL;
-    ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
-    ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    for (unsigned i = 0; i < inherit_count; i++)
-        posix_spawn_file_actions_adddup2(&fa, inherit[i], 10 + i);
-    ck_assert_int_eq(posix_spawn(&p->pid, path, &fa, NULL, (char *const *)argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    close(out[1]);
-    close(in[0]);
-    p->out = fdopen(out[0], "r");
-    p->in = in[1];
-}
-
-/* The peer's next line, which must start with `prefix`. */
-static char *peer_line(struct peer *p, const char *prefix)
-{
-    static char line[256];
-
-    ck_assert_msg(fgets(line, sizeof(line), p->out), "the peer ended before printing \"%s\"", prefix);
-    line[strcspn(line, "\n")] = 0;
-    ck_assert_msg(!strncmp(line, prefix, strlen(prefix)), "peer printed \"%s\", expected \"%s...\"", line,
-                  prefix);
-    return line + strlen(prefix);
-}
-
-static void peer_finish(struct peer *p)
-{
-    int status;
-
-    close(p->in);
-    ck_assert_int_eq(waitpid(p->pid, &status, 0), p->pid);
-    ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status), "peer status 0x%x", status);
-    fclose(p->out);
-}
-
-static void peer_kill(struct peer *p)
-{
-    int status;
-
-    kill(p->pid, SIGKILL);
-    ck_assert_int_eq(waitpid(p->pid, &status, 0), p->pid);
-    close(p->in);
-    fclose(p->out);
-}
-
-static struct kmt_broker_stats stats(void)
-{
-    struct kmt_broker_stats s;
-
-    ck_assert_status(kmt_broker_query_stats(&s), STATUS_SUCCESS);
-    return s;
-}
-
-/* Waits (at most 10 s) until the broker's live object count is `objects`. */
-static struct kmt_broker_stats wait_objects(uint32_t objects)
-{
-    struct kmt_broker_stats s = stats();
-
-    for (int i = 0; i < 10000 && s.objects != objects; i++) {
-        usleep(1000);
-        s = stats();
-    }
-    ck_assert_uint_eq(s.objects, objects);
-    return s;
-}
-
-static int test_memfd(const char *text)
-{
-    int fd = memfd_create("kmt-broker-test", MFD_CLOEXEC);
-
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(ftruncate(fd, 4096), 0);
-    ck_assert_int_eq(pwrite(fd, text, strlen(text), 0), (ssize_t)strlen(text));
-    return fd;
-}
-
-static uint64_t create(uint32_t kind, bool global, const char *blob, int fd, int32_t holder,
-                       D3DKMT_HANDLE *handle)
-{
-    struct kmt_broker_create c = { kind, global, blob, (uint32_t)strlen(blob), &fd, fd >= 0, holder };
-    uint64_t id = 0;
-
-    ck_assert_status(kmt_broker_create(&c, &id, handle), STATUS_SUCCESS);
-    ck_assert_uint_ne(id, 0);
-    return id;
-}
-
-/* How many of pid's fds are memfds named `name`. */
-static unsigned count_memfds(pid_t pid, const char *name)
-{
-    char dir[64], path[PATH_MAX], target[PATH_MAX], want[128];
-    struct dirent *e;
-    unsigned n = 0;
-    DIR *d;
-
-    snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
-    snprintf(want, sizeof(want), "/memfd:%s ", name);
-    ck_assert_ptr_nonnull(d = opendir(dir));
-    while ((e = readdir(d))) {
-        ssize_t len;
-
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if ((len = readlink(path, target, sizeof(target) - 1)) <= 0)
-            continue;
-        target[len] = 0;
-        n += !strncmp(target, want, strlen(want));
-    }
-    closedir(d);
-    return n;
-}
+#include "broker_util.h"
 
 START_TEST(create_open_release_across_processes)
 {
@@ -173,7 +21,7 @@ START_TEST(create_open_release_across_processes)
 
     kmt_test_private_broker();
     fd = test_memfd("test:bytes");
-    id = create(KMT_BROKER_RESOURCE, true, "desc", fd, -1, &global);
+    id = broker_create(KMT_BROKER_RESOURCE, true, "desc", fd, -1, &global);
     close(fd);
     ck_assert_uint_eq(global & 3, 2);
     ck_assert_uint_eq(global & 0xc0000000u, 0x40000000u);
@@ -183,18 +31,18 @@ START_TEST(create_open_release_across_processes)
     line = peer_line(&p, "open 0x00000000 ");
     ck_assert_str_eq(line, "desc test:bytes");
     line = peer_line(&p, "stats 0x00000000 ");
-    ck_assert_int_eq(strtoul(line, &line, 10), stats().broker_pid);
+    ck_assert_int_eq(strtoul(line, &line, 10), broker_stats().broker_pid);
     ck_assert_int_eq(strtoul(line, &line, 10), 2);    /* clients */
     ck_assert_int_eq(strtoul(line, &line, 10), 1);    /* objects */
     peer_line(&p, "released 0x00000000");
     peer_line(&p, "stats 0x00000000 ");
     peer_line(&p, "open 0xc000000d");                   /* another kind */
     peer_finish(&p);
-    ck_assert_uint_eq(stats().objects, 1);
+    ck_assert_uint_eq(broker_stats().objects, 1);
     ck_assert_status(kmt_broker_release(id), STATUS_SUCCESS);
-    ck_assert_uint_eq(stats().objects, 0);
-    ck_assert_uint_eq(stats().objects_freed, 1);
-    ck_assert_uint_eq(stats().fds, 0);
+    ck_assert_uint_eq(broker_stats().objects, 0);
+    ck_assert_uint_eq(broker_stats().objects_freed, 1);
+    ck_assert_uint_eq(broker_stats().fds, 0);
 }
 END_TEST
 
@@ -248,12 +96,12 @@ START_TEST(killed_last_holder_frees_the_object_and_its_fds)
     strtoull(line, &line, 10);
     global = strtoul(line, NULL, 0);
     peer_line(&p, "ready");
-    s = stats();
+    s = broker_stats();
     ck_assert_uint_eq(s.objects, 1);
     ck_assert_uint_eq(s.fds, 1);
     ck_assert_uint_eq(count_memfds(s.broker_pid, "kmt-broker-peer"), 1);
     peer_kill(&p);
-    s = wait_objects(0);
+    s = broker_wait_objects(0);
     ck_assert_uint_eq(s.fds, 0);
     ck_assert_uint_eq(s.global_handles, 0);
     ck_assert_uint_eq(s.objects_freed, 1);
@@ -271,7 +119,7 @@ START_TEST(bad_handles_and_ids)
     uint64_t id;
 
     kmt_test_private_broker();
-    id = create(KMT_BROKER_SYNCOBJ, true, "s", -1, -1, &global);
+    id = broker_create(KMT_BROKER_SYNCOBJ, true, "s", -1, -1, &global);
     ck_assert_status(kmt_broker_open_global(0, KMT_BROKER_SYNCOBJ, true, &o), STATUS_INVALID_PARAMETER);
     ck_assert_status(kmt_broker_open_global(global & ~3u, KMT_BROKER_SYNCOBJ, true, &o),
                      STATUS_INVALID_PARAMETER);
@@ -291,7 +139,7 @@ START_TEST(bad_handles_and_ids)
     c.holder_offset = 0;                 /* a holder word needs fds[0] */
     ck_assert_status(kmt_broker_create(&c, &id, &global), STATUS_INVALID_PARAMETER);
     ck_assert_status(kmt_broker_create(NULL, &id, &global), STATUS_INVALID_PARAMETER);
-    ck_assert_uint_eq(stats().objects, 1);
+    ck_assert_uint_eq(broker_stats().objects, 1);
 }
 END_TEST
 
@@ -303,7 +151,7 @@ START_TEST(set_blob_is_seen_by_the_next_open)
     uint64_t id;
 
     kmt_test_private_broker();
-    id = create(KMT_BROKER_RESOURCE, true, "old", -1, -1, &global);
+    id = broker_create(KMT_BROKER_RESOURCE, true, "old", -1, -1, &global);
     memset(big, 0x5a, sizeof(big));
     ck_assert_status(kmt_broker_set_blob(id, big, sizeof(big)), STATUS_SUCCESS);
     ck_assert_status(kmt_broker_open_global(global, KMT_BROKER_RESOURCE, false, &o), STATUS_SUCCESS);
@@ -351,16 +199,11 @@ START_TEST(simultaneous_starts_make_one_broker)
         ck_assert_uint_eq(got, pid);
         peer_line(&p[i], "ready");
     }
-    ck_assert_uint_eq(stats().clients, N + 1);
+    ck_assert_uint_eq(broker_stats().clients, N + 1);
     for (int i = 0; i < N; i++)
         peer_finish(&p[i]);
 }
 END_TEST
-
-static bool process_exists(pid_t pid)
-{
-    return !kill(pid, 0) || errno != ESRCH;
-}
 
 START_TEST(broker_exits_after_its_last_client)
 {
@@ -388,7 +231,7 @@ START_TEST(broker_lingers_for_the_next_client)
     peer_start(&p, NULL, 0, (const char *[]){ "stats", NULL });
     pid = strtoul(peer_line(&p, "stats 0x00000000 "), NULL, 10);
     peer_finish(&p);
-    ck_assert_uint_eq(stats().broker_pid, pid);
+    ck_assert_uint_eq(broker_stats().broker_pid, pid);
     kill(pid, SIGKILL);                  /* ours: do not leave it lingering */
 }
 END_TEST

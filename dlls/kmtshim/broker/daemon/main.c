@@ -43,7 +43,7 @@ static uint64_t now_ms(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: kmtshim-broker --dir DIR [--foreground]\n"
+    fprintf(f, "Usage: kmtshim-broker --dir DIR [--foreground]\n"
                "kmtshim's session broker; libkmtshim starts it on demand (docs/architecture.md).\n"
                "  --dir DIR      the broker directory (0700, this user's): DIR/socket, DIR/lock\n"
                "  --foreground   do not detach\n");
@@ -133,6 +133,7 @@ static void serve(unsigned linger_ms)
     for (;;) {
         size_t n = 1, clients;
         int timeout = -1, r;
+        bool was_busy;
 
         for (struct client *c = broker.clients; c; c = c->next)
             n++;
@@ -168,6 +169,7 @@ static void serve(unsigned linger_ms)
             }
             timeout = (int)(idle_since + linger_ms - now);
         }
+        was_busy = broker.clients || broker.shares;
         r = poll(fds, n, timeout);
         if (r < 0 && errno != EINTR) {
             BROKER_ERR("poll: %s\n", strerror(errno));
@@ -199,7 +201,8 @@ static void serve(unsigned linger_ms)
             }
         if (fds[0].revents & POLLIN)
             accept_clients();
-        if (broker.clients || broker.shares)
+        /* the linger counts from when the last one went */
+        if (was_busy || broker.clients || broker.shares)
             idle_since = now_ms();
     }
 }

@@ -1,7 +1,8 @@
 /*
  * Shared resources: CreateAllocation with CreateShared (and
  * NtSecuritySharing), QueryResourceInfo(FromNtHandle), OpenResource(2),
- * OpenResourceFromNtHandle, ShareObjects and OpenNtHandleFromName, row by row of windows-semantics.md, "Sharing"; the other
+ * OpenResourceFromNtHandle, ShareObjects, OpenNtHandleFromName and Wine's
+ * two escapes, row by row of windows-semantics.md, "Sharing"; the other
  * process is share_resource_peer, started with posix_spawn.
  *
  * The program runs its own session broker (KMTSHIM_BROKER_DIR in a fresh
@@ -449,6 +450,63 @@ START_TEST(open_nt_handle_from_name)
 }
 END_TEST
 
+/* ---- Wine's escapes ---------------------------------------------------------------- */
+
+static NTSTATUS wine_escape(D3DKMT_ESCAPETYPE type, D3DKMT_HANDLE context, void *data, UINT size)
+{
+    D3DKMT_ESCAPE e = { 0 };
+
+    e.Type = type;
+    e.hContext = context;
+    e.pPrivateDriverData = data;
+    e.PrivateDriverDataSize = size;
+    return D3DKMTEscape(&e);
+}
+
+START_TEST(escape_update_resource)
+{
+    struct share_test_resource r = create_shared(false);
+    unsigned char desc[40], got[40];
+    struct open_desc d;
+    D3DKMT_QUERYRESOURCEINFO q = { 0 };
+
+    memset(desc, 0xd5, sizeof(desc));
+    ck_assert_status(wine_escape(D3DKMT_ESCAPE_UPDATE_RESOURCE_WINE, r.resource, desc, sizeof(desc)),
+                     STATUS_SUCCESS);
+    q.hDevice = device;
+    q.hGlobalShare = r.global;
+    ck_assert_status(D3DKMTQueryResourceInfo(&q), STATUS_SUCCESS);
+    ck_assert_uint_eq(q.PrivateRuntimeDataSize, sizeof(desc));
+    open_desc_init(&d, r.global);
+    d.o.pPrivateRuntimeData = got;
+    d.o.PrivateRuntimeDataSize = sizeof(got);
+    ck_assert_status(D3DKMTOpenResource(&d.o), STATUS_SUCCESS);
+    ck_assert_mem_eq(got, desc, sizeof(desc));
+    ck_assert_status(share_test_destroy(device, d.o.hResource), STATUS_SUCCESS);
+
+    ck_assert_status(wine_escape(D3DKMT_ESCAPE_UPDATE_RESOURCE_WINE, r.allocation, desc, sizeof(desc)),
+                     STATUS_INVALID_PARAMETER);
+    ck_assert_status(wine_escape(D3DKMT_ESCAPE_UPDATE_RESOURCE_WINE, GARBAGE, desc, sizeof(desc)),
+                     STATUS_INVALID_PARAMETER);
+    ck_assert_status(wine_escape(D3DKMT_ESCAPE_UPDATE_RESOURCE_WINE, r.resource, NULL, 0), STATUS_SUCCESS);
+    ck_assert_status(D3DKMTQueryResourceInfo(&q), STATUS_SUCCESS);
+    ck_assert_uint_eq(q.PrivateRuntimeDataSize, 0);
+    ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
+}
+END_TEST
+
+START_TEST(escape_set_present_rect)
+{
+    LONG rect[4] = { 0, 0, 640, 480 };
+
+    ck_assert_status(wine_escape(D3DKMT_ESCAPE_SET_PRESENT_RECT_WINE, 0x10020, rect, sizeof(rect)), STATUS_SUCCESS);
+    ck_assert_status(wine_escape(D3DKMT_ESCAPE_SET_PRESENT_RECT_WINE, 0x10020, rect, sizeof(rect) - 4),
+                     STATUS_INVALID_PARAMETER);
+    ck_assert_status(wine_escape(D3DKMT_ESCAPE_SET_PRESENT_RECT_WINE, 0, rect, sizeof(rect)),
+                     STATUS_INVALID_PARAMETER);
+}
+END_TEST
+
 /* ---- another process ------------------------------------------------------------------ */
 
 static const char *peer_path(void)
@@ -666,6 +724,12 @@ int main(void)
     tcase_add_test(tc, nt_handle_query_and_open);
     tcase_add_test(tc, open_from_nt_handle_rows);
     tcase_add_test(tc, open_nt_handle_from_name);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("escapes");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, escape_update_resource);
+    tcase_add_test(tc, escape_set_present_rect);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("processes");

@@ -5,8 +5,8 @@
  * two escapes, row by row of windows-semantics.md, "Sharing"; the other
  * process is share_resource_peer, started with posix_spawn.
  *
- * The program runs its own session broker (KMTSHIM_BROKER_DIR in a fresh
- * directory), shared by its cases and no one else.
+ * Every case runs its own session broker (kmt_test_private_broker), which
+ * the peers it starts share.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +30,7 @@ static D3DKMT_HANDLE device;
 
 static void setup(void)
 {
+    kmt_test_private_broker();
     kmt_test_use_miniport("soft");
     device = kmt_test_create_device(NULL);
 }
@@ -695,17 +696,8 @@ END_TEST
 
 int main(void)
 {
-    char dir[] = "/tmp/kmt-share-resource.XXXXXX";
     Suite *s = suite_create("share_resource");
     TCase *tc = tcase_create("global");
-    int rc;
-
-    /* a broker of our own, gone with its last client */
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
-    setenv("KMTSHIM_BROKER_DIR", dir, 1);
 
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, create_shared_gives_global_handle);
@@ -742,7 +734,5 @@ int main(void)
     tcase_add_test(tc, creator_killed_opener_keeps_bytes);
     suite_add_tcase(s, tc);
 
-    rc = kmt_test_run(s);
-    rmdir(dir);
-    return rc;
+    return kmt_test_run(s);
 }

@@ -25,6 +25,7 @@
 #include "base/fd_registry.h"
 #include "broker/broker.h"
 #include "dxgkrnl.h"
+#include "keyed_mutex.h"
 #include "sync.h"
 
 static atomic_bool started;              /* the library started in this process or a parent */
@@ -39,6 +40,7 @@ static void child_after_fork(void)
     dxgk_wait_forget();
     dxgk_fence_pool_forget();
     dxgk_priority_forget();
+    dxgk_keyed_mutex_forget();
     dxgk_process_forget();
 }
 

@@ -8,6 +8,7 @@
 #include "dxgkrnl.h"
 #include "sync.h"
 #include "miracast.h"
+#include "keyed_mutex.h"
 #include "base/kmt_debug.h"
 
 struct dxgk_process dxgk_process = {
@@ -79,6 +80,7 @@ void dxgk_process_shutdown(void)
 
     TRACE_(dxgk, "tearing the process down\n");
     dxgk_miracast_process_shutdown();   /* sessions hold adapters, not devices */
+    dxgk_keyed_mutex_process_shutdown();  /* abandons what this process holds */
     /* Devices first, each with its full cascade, as at process exit. */
     for (;;) {
         D3DKMT_HANDLE h = 0;

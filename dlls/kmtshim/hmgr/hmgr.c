@@ -26,6 +26,7 @@ static const char *type_name(unsigned type)
     case HMGR_TYPE_ALLOCATION: return "allocation";
     case HMGR_TYPE_CONTEXT: return "context";
     case HMGR_TYPE_SYNCOBJECT: return "sync object";
+    case HMGR_TYPE_KEYEDMUTEX: return "keyed mutex";
     case HMGR_TYPE_PAGINGQUEUE: return "paging queue";
     case HMGR_TYPE_MONITOREDFENCE: return "monitored fence";
     case HMGR_TYPE_MIRACAST: return "Miracast session";

@@ -63,6 +63,7 @@ enum hmgr_type {
     HMGR_TYPE_ALLOCATION = 5,
     HMGR_TYPE_CONTEXT = 7,
     HMGR_TYPE_SYNCOBJECT = 8,
+    HMGR_TYPE_KEYEDMUTEX = 9,
     HMGR_TYPE_PAGINGQUEUE = 10,
     HMGR_TYPE_MONITOREDFENCE = 32,
     HMGR_TYPE_MIRACAST = 40,             /* kmtshim: a Miracast session, no dxgkrnl twin */

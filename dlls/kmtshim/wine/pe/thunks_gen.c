@@ -296,3 +296,53 @@ NTSTATUS APIENTRY D3DKMTOpenNtHandleFromName(D3DKMT_OPENNTHANDLEFROMNAME *desc)
 {
     return kmt_call_desc(KMT_UNIX_OpenNtHandleFromName, desc);
 }
+
+NTSTATUS APIENTRY D3DKMTCreateKeyedMutex(D3DKMT_CREATEKEYEDMUTEX *desc)
+{
+    return kmt_call_desc(KMT_UNIX_CreateKeyedMutex, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTCreateKeyedMutex2(D3DKMT_CREATEKEYEDMUTEX2 *desc)
+{
+    return kmt_call_desc(KMT_UNIX_CreateKeyedMutex2, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTOpenKeyedMutex(D3DKMT_OPENKEYEDMUTEX *desc)
+{
+    return kmt_call_desc(KMT_UNIX_OpenKeyedMutex, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTOpenKeyedMutex2(D3DKMT_OPENKEYEDMUTEX2 *desc)
+{
+    return kmt_call_desc(KMT_UNIX_OpenKeyedMutex2, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTOpenKeyedMutexFromNtHandle(D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE *desc)
+{
+    return kmt_call_desc(KMT_UNIX_OpenKeyedMutexFromNtHandle, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTDestroyKeyedMutex(const D3DKMT_DESTROYKEYEDMUTEX *desc)
+{
+    return kmt_call_desc(KMT_UNIX_DestroyKeyedMutex, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTAcquireKeyedMutex(D3DKMT_ACQUIREKEYEDMUTEX *desc)
+{
+    return kmt_call_desc(KMT_UNIX_AcquireKeyedMutex, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTAcquireKeyedMutex2(D3DKMT_ACQUIREKEYEDMUTEX2 *desc)
+{
+    return kmt_call_desc(KMT_UNIX_AcquireKeyedMutex2, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTReleaseKeyedMutex(D3DKMT_RELEASEKEYEDMUTEX *desc)
+{
+    return kmt_call_desc(KMT_UNIX_ReleaseKeyedMutex, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTReleaseKeyedMutex2(D3DKMT_RELEASEKEYEDMUTEX2 *desc)
+{
+    return kmt_call_desc(KMT_UNIX_ReleaseKeyedMutex2, desc);
+}

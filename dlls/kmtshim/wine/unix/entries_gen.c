@@ -490,3 +490,93 @@ NTSTATUS unix_OpenNtHandleFromName(void *args)
         return STATUS_INVALID_PARAMETER;
     return KMT_EVENTS_CALL(D3DKMTOpenNtHandleFromName((D3DKMT_OPENNTHANDLEFROMNAME *)(uintptr_t)params->desc));
 }
+
+NTSTATUS unix_CreateKeyedMutex(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTCreateKeyedMutex((D3DKMT_CREATEKEYEDMUTEX *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_CreateKeyedMutex2(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTCreateKeyedMutex2((D3DKMT_CREATEKEYEDMUTEX2 *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_OpenKeyedMutex(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenKeyedMutex((D3DKMT_OPENKEYEDMUTEX *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_OpenKeyedMutex2(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenKeyedMutex2((D3DKMT_OPENKEYEDMUTEX2 *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_OpenKeyedMutexFromNtHandle(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenKeyedMutexFromNtHandle((D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_DestroyKeyedMutex(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTDestroyKeyedMutex((const D3DKMT_DESTROYKEYEDMUTEX *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_AcquireKeyedMutex(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTAcquireKeyedMutex((D3DKMT_ACQUIREKEYEDMUTEX *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_AcquireKeyedMutex2(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTAcquireKeyedMutex2((D3DKMT_ACQUIREKEYEDMUTEX2 *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_ReleaseKeyedMutex(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTReleaseKeyedMutex((D3DKMT_RELEASEKEYEDMUTEX *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_ReleaseKeyedMutex2(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTReleaseKeyedMutex2((D3DKMT_RELEASEKEYEDMUTEX2 *)(uintptr_t)params->desc));
+}

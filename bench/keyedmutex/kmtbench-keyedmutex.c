@@ -1,0 +1,206 @@
+/*
+ * kmtbench-keyedmutex: what a keyed mutex costs next to the raw futex code
+ * it is built on, measured in the same run.
+ *
+ *   uncontended  AcquireKeyedMutex + ReleaseKeyedMutex on one handle, next
+ *                to a futex lock/unlock pair on a MAP_SHARED page (one
+ *                compare-and-swap, one exchange, no system call); goal 1.2x
+ *   ping-pong    a keyed mutex handed back and forth between two processes
+ *                (key 0 to the parent, key 1 to a fork()ed child that opened
+ *                the global handle), next to a raw futex turn word handed
+ *                back and forth the same way; one row is a round trip (two
+ *                hand-overs, each a wake of a sleeping process); goal 1.2x
+ */
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/bench_util.h"
+
+static D3DKMT_HANDLE keyed_mutex, global_handle;
+
+static void futex_wait(atomic_uint *word, unsigned value)
+{
+    syscall(SYS_futex, word, FUTEX_WAIT, value, NULL, NULL, 0);
+}
+
+static void futex_wake(atomic_uint *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* ---- uncontended ---------------------------------------------------------- */
+
+/* Acquire `take`, release to `give`: uncontended when both are 0, one
+ * side of the ping-pong when they differ. */
+struct keyed_loop {
+    UINT64 take, give;
+};
+
+static void keyed_body(void *arg, unsigned ops)
+{
+    const struct keyed_loop *l = arg;
+    D3DKMT_ACQUIREKEYEDMUTEX a = { .hKeyedMutex = keyed_mutex, .Key = l->take };
+    D3DKMT_RELEASEKEYEDMUTEX r = { .hKeyedMutex = keyed_mutex, .Key = l->give };
+    NTSTATUS s;
+
+    for (unsigned i = 0; i < ops; i++) {
+        if ((s = D3DKMTAcquireKeyedMutex(&a)))
+            bench_die("D3DKMTAcquireKeyedMutex", s);
+        r.FenceValue = i;
+        if ((s = D3DKMTReleaseKeyedMutex(&r)))
+            bench_die("D3DKMTReleaseKeyedMutex", s);
+    }
+}
+
+/* The classic three-state futex mutex (0 free, 1 held, 2 held with
+ * sleepers), shared between processes. */
+static void raw_lock(atomic_uint *m)
+{
+    unsigned expected = 0;
+
+    if (atomic_compare_exchange_strong_explicit(m, &expected, 1, memory_order_acquire, memory_order_relaxed))
+        return;
+    while (atomic_exchange_explicit(m, 2, memory_order_acquire))
+        futex_wait(m, 2);
+}
+
+static void raw_unlock(atomic_uint *m)
+{
+    if (atomic_exchange_explicit(m, 0, memory_order_release) == 2)
+        futex_wake(m);
+}
+
+static void raw_body(void *arg, unsigned ops)
+{
+    atomic_uint *m = arg;
+
+    for (unsigned i = 0; i < ops; i++) {
+        raw_lock(m);
+        raw_unlock(m);
+    }
+}
+
+/* ---- ping-pong between two processes ------------------------------------------- */
+
+/* The child's side: `rounds` times, take key 1 and give key 0 back, on
+ * its own handle (a fork() child starts the library afresh). */
+static _Noreturn void keyed_child(unsigned rounds)
+{
+    static const struct keyed_loop child = { 1, 0 };
+    D3DKMT_OPENKEYEDMUTEX o = { .hSharedHandle = global_handle };
+    NTSTATUS s;
+
+    if ((s = D3DKMTOpenKeyedMutex(&o)))
+        bench_die("child: D3DKMTOpenKeyedMutex", s);
+    keyed_mutex = o.hKeyedMutex;
+    keyed_body((void *)&child, rounds);
+    _exit(0);
+}
+
+/* A turn word: 0 the parent's turn, 1 the child's; whoever waits sleeps
+ * in the kernel, whoever hands over wakes it. */
+static void raw_take(atomic_uint *turn, unsigned me)
+{
+    unsigned t;
+
+    while ((t = atomic_load_explicit(turn, memory_order_acquire)) != me)
+        futex_wait(turn, t);
+}
+
+static void raw_give(atomic_uint *turn, unsigned other)
+{
+    atomic_store_explicit(turn, other, memory_order_release);
+    futex_wake(turn);
+}
+
+static _Noreturn void raw_child(atomic_uint *turn, unsigned rounds)
+{
+    for (unsigned i = 0; i < rounds; i++) {
+        raw_take(turn, 1);
+        raw_give(turn, 0);
+    }
+    _exit(0);
+}
+
+static void raw_pingpong_body(void *arg, unsigned ops)
+{
+    atomic_uint *turn = arg;
+
+    for (unsigned i = 0; i < ops; i++) {
+        raw_take(turn, 0);
+        raw_give(turn, 1);
+    }
+}
+
+static void reap(pid_t pid)
+{
+    int status;
+
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+        bench_die("the other process", status);
+}
+
+int main(int argc, char **argv)
+{
+    struct bench_options o = { false, 5, 1.0 };
+    D3DKMT_CREATEKEYEDMUTEX c = { 0 };
+    D3DKMT_DESTROYKEYEDMUTEX d;
+    atomic_uint *shared;
+    unsigned ops, rounds;
+    NTSTATUS s;
+    pid_t pid;
+
+    bench_parse_options(argc, argv,
+                        "Times an uncontended AcquireKeyedMutex + ReleaseKeyedMutex pair next to a raw\n"
+                        "futex lock/unlock pair on shared memory, and a keyed mutex handed back and forth\n"
+                        "between two processes next to a raw futex ping-pong, in the same run.\n", &o);
+    ops = bench_scaled(&o, 1000000);
+    rounds = bench_scaled(&o, 20000);
+    shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED)
+        bench_die("mmap", 0);
+    setenv("KMTSHIM_MINIPORT", "soft", 1);
+    if ((s = D3DKMTCreateKeyedMutex(&c)))
+        bench_die("D3DKMTCreateKeyedMutex", s);
+    keyed_mutex = c.hKeyedMutex;
+    global_handle = c.hSharedHandle;
+
+    bench_record("keyed_uncontended", "AcquireKeyedMutex + ReleaseKeyedMutex, uncontended",
+                 bench_timed(&o, ops, keyed_body, &(struct keyed_loop){ 0, 0 }), 1);
+    atomic_store(&shared[0], 0);
+    bench_record("raw_uncontended", "raw futex lock + unlock on a MAP_SHARED page",
+                 bench_timed(&o, ops, raw_body, &shared[0]), 1);
+
+    /* the child does as many rounds as the warm-up and every repetition */
+    if ((pid = fork()) < 0)
+        bench_die("fork", 0);
+    if (!pid)
+        keyed_child(rounds * (o.reps + 1));
+    bench_record("keyed_pingpong", "keyed mutex round trip between two processes",
+                 bench_timed(&o, rounds, keyed_body, &(struct keyed_loop){ 0, 1 }), 2);
+    reap(pid);
+    atomic_store(&shared[16], 0);
+    if ((pid = fork()) < 0)
+        bench_die("fork", 0);
+    if (!pid)
+        raw_child(&shared[16], rounds * (o.reps + 1));
+    bench_record("raw_pingpong", "raw futex round trip between two processes",
+                 bench_timed(&o, rounds, raw_pingpong_body, &shared[16]), 2);
+    reap(pid);
+
+    d.hKeyedMutex = keyed_mutex;
+    if ((s = D3DKMTDestroyKeyedMutex(&d)))
+        bench_die("D3DKMTDestroyKeyedMutex", s);
+    KmtProcessShutdown();
+    if (KmtLiveObjectCount())
+        bench_die("leak check", KmtLiveObjectCount());
+    bench_print(&o);
+    return 0;
+}

@@ -1,0 +1,431 @@
+/*
+ * Keyed mutexes: handles, lifetimes and sharing (keyed_mutex.h).
+ *
+ * Every keyed mutex is a broker object of kind KMT_BROKER_KEYED_MUTEX:
+ * fds[0] is the memfd of its shared page (keyed_mutex_page.h), with the
+ * holder word at offset 0, and the blob says how big the page is and holds
+ * the creator's runtime data.  It gets a global handle unless it was made
+ * with NtSecuritySharing.  Each local handle, in any process, is its own
+ * object with its own mapping and its own broker reference; the broker
+ * frees the object (and invalidates the global handle) when the last
+ * reference goes, including when its holders' processes die.
+ *
+ * Ownership belongs to a handle: the page's holder word names the process,
+ * `held` the handle of that process that acquired it.  Destroying that
+ * handle while it holds the mutex abandons the mutex, as the broker does
+ * when the owner's process dies.
+ */
+#define _GNU_SOURCE                      /* memfd_create, file seals */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "keyed_mutex.h"
+#include "keyed_mutex_page.h"
+#include "share.h"
+#include "base/kmt_debug.h"
+#include "base/kmt_list.h"
+
+#define BLOB_MAGIC 0x4b4d4258u           /* "XBMK" */
+#define BLOB_NT_SHARING 0x1u
+
+/* The broker blob: this header, then runtime_size bytes of runtime data. */
+struct km_blob {
+    uint32_t magic;
+    uint32_t flags;                      /* BLOB_* */
+    uint32_t runtime_size;               /* also the page's data capacity */
+    uint32_t page_size;
+};
+
+struct dxgk_keyed_mutex {
+    struct kmt_object obj;
+    struct dxgk_km_page *page;
+    size_t map_size;
+    uint64_t broker_id;                  /* our reference */
+    uint32_t me;                         /* this process's client id */
+    uint32_t runtime_size;               /* the creator's, and the Acquire2/Release2 size */
+    bool nt_shareable;
+    atomic_bool held;                    /* this handle owns the mutex */
+    D3DKMT_HANDLE handle;
+    struct list entry;                   /* live_mutexes, under live_lock */
+};
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct list live_mutexes = LIST_INIT(live_mutexes);
+
+/* The handle holds the mutex and is going away: abandon it, once. */
+static void abandon_if_held(struct dxgk_keyed_mutex *km)
+{
+    if (atomic_exchange_explicit(&km->held, false, memory_order_relaxed) &&
+        dxgk_km_page_abandon(km->page, km->me))
+        TRACE_(dxgk, "keyed mutex %#x destroyed while held: abandoned\n", km->handle);
+}
+
+static void keyed_mutex_release(struct kmt_object *obj)
+{
+    struct dxgk_keyed_mutex *km = (struct dxgk_keyed_mutex *)obj;
+
+    if (km->page) {
+        /* an acquire on this handle that raced with its destroy finished
+         * before the last reference went: it holds the mutex now */
+        abandon_if_held(km);
+        munmap(km->page, km->map_size);
+    }
+    if (km->broker_id) {
+        NTSTATUS status = kmt_broker_release(km->broker_id);
+
+        if (status)
+            WARN_(dxgk, "keyed mutex %#x: broker release: %s\n", km->handle,
+                  kmt_debugstr_status(status));
+    }
+    dxgk_count_object(-1);
+    free(km);
+}
+
+static struct dxgk_keyed_mutex *keyed_mutex_new(void)
+{
+    struct dxgk_keyed_mutex *km = calloc(1, sizeof(*km));
+
+    if (!km)
+        return NULL;
+    kmt_object_init(&km->obj, HMGR_TYPE_KEYEDMUTEX, keyed_mutex_release);
+    list_init(&km->entry);
+    dxgk_count_object(1);
+    return km;
+}
+
+static struct dxgk_keyed_mutex *keyed_mutex_lookup(D3DKMT_HANDLE h)
+{
+    return (struct dxgk_keyed_mutex *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_KEYEDMUTEX);
+}
+
+static void keyed_mutex_put(struct dxgk_keyed_mutex *km)
+{
+    kmt_object_put(&km->obj);
+}
+
+/* Reserves a handle, then publishes km under it and writes it to *out. */
+static NTSTATUS keyed_mutex_publish(struct dxgk_keyed_mutex *km, D3DKMT_HANDLE *out)
+{
+    D3DKMT_HANDLE h = hmgr_alloc(&dxgk_process.handles);
+
+    if (!h)
+        return STATUS_NO_MEMORY;
+    km->handle = h;
+    *out = h;
+    pthread_mutex_lock(&live_lock);
+    list_add_tail(&live_mutexes, &km->entry);
+    pthread_mutex_unlock(&live_lock);
+    hmgr_publish(&dxgk_process.handles, h, &km->obj);
+    return STATUS_SUCCESS;
+}
+
+/* The client id the holder word names this process by. */
+static NTSTATUS client_id(uint32_t *me)
+{
+    *me = kmt_broker_client_id();
+    return *me ? STATUS_SUCCESS : STATUS_UNSUCCESSFUL;  /* the broker said why */
+}
+
+NTSTATUS dxgk_create_keyed_mutex(UINT64 initial_key, const void *runtime, UINT runtime_size,
+                                 bool nt_sharing, D3DKMT_HANDLE *out, D3DKMT_HANDLE *global)
+{
+    struct kmt_broker_create c = { .kind = KMT_BROKER_KEYED_MUTEX, .global = !nt_sharing,
+                                   .holder_offset = DXGK_KM_HOLDER_OFFSET };
+    struct dxgk_keyed_mutex *km;
+    struct km_blob *blob = NULL;
+    D3DKMT_HANDLE global_handle = 0;
+    NTSTATUS status;
+    int fd = -1;
+
+    if (runtime_size > DXGK_KEYED_MUTEX_MAX_RUNTIME)
+        return STATUS_INVALID_PARAMETER;
+    if (!(km = keyed_mutex_new()))
+        return STATUS_NO_MEMORY;
+    km->runtime_size = runtime_size;
+    km->nt_shareable = nt_sharing;
+    km->map_size = dxgk_km_page_size(runtime_size);
+    status = STATUS_NO_MEMORY;
+    if (!(blob = malloc(sizeof(*blob) + runtime_size)))
+        goto fail;
+    *blob = (struct km_blob){ BLOB_MAGIC, nt_sharing ? BLOB_NT_SHARING : 0, runtime_size,
+                              (uint32_t)km->map_size };
+    if (runtime_size)
+        memcpy(blob + 1, runtime, runtime_size);
+    status = STATUS_INSUFFICIENT_RESOURCES;
+    if ((fd = memfd_create("kmtshim-keyed-mutex", MFD_CLOEXEC | MFD_ALLOW_SEALING)) < 0)
+        goto fail;
+    if (ftruncate(fd, (off_t)km->map_size))
+        goto fail;
+    /* no process can shrink it under the others' mappings */
+    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+    km->page = mmap(NULL, km->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (km->page == MAP_FAILED) {
+        km->page = NULL;
+        status = STATUS_NO_MEMORY;
+        goto fail;
+    }
+    dxgk_km_page_init(km->page, initial_key, runtime_size);
+
+    c.blob = blob;
+    c.blob_size = sizeof(*blob) + runtime_size;
+    c.fds = &fd;
+    c.fd_count = 1;
+    if ((status = kmt_broker_create(&c, &km->broker_id, &global_handle)))
+        goto fail;
+    if ((status = client_id(&km->me)) || (status = keyed_mutex_publish(km, out)))
+        goto fail;
+    close(fd);
+    free(blob);
+    *global = nt_sharing ? 0 : global_handle;
+    TRACE_(dxgk, "keyed mutex %#x, global %#x, key %#llx, %u bytes of runtime data\n", *out,
+           *global, (unsigned long long)initial_key, runtime_size);
+    return STATUS_SUCCESS;
+
+fail:
+    if (fd >= 0)
+        close(fd);
+    free(blob);
+    keyed_mutex_put(km);                 /* unmaps, drops the broker reference */
+    return status;
+}
+
+/* A broker object's blob and page, checked: what a keyed mutex needs. */
+static NTSTATUS check_object(const struct kmt_broker_object *obj, const struct km_blob **blob)
+{
+    const struct km_blob *b = obj->blob;
+    struct stat st;
+
+    if (obj->kind != KMT_BROKER_KEYED_MUTEX)
+        return STATUS_OBJECT_TYPE_MISMATCH;
+    if (obj->blob_size < sizeof(*b) || b->magic != BLOB_MAGIC ||
+        b->runtime_size > DXGK_KEYED_MUTEX_MAX_RUNTIME ||
+        obj->blob_size != sizeof(*b) + b->runtime_size ||
+        b->page_size != dxgk_km_page_size(b->runtime_size) || obj->fd_count < 1 ||
+        fstat(obj->fds[0], &st) || (uint64_t)st.st_size < b->page_size) {
+        ERR_(dxgk, "broker object %llu is not a keyed mutex this library made\n",
+             (unsigned long long)obj->id);
+        return STATUS_INVALID_PARAMETER;
+    }
+    *blob = b;
+    return STATUS_SUCCESS;
+}
+
+/* OpenKeyedMutex2's runtime data: size 0, or a buffer of at least the
+ * creator's size (Windows reads, never writes it). */
+static bool runtime_args_ok(const void *runtime, UINT size, UINT creator_size)
+{
+    return !size || (runtime && size >= creator_size);
+}
+
+NTSTATUS dxgk_keyed_mutex_open_object(struct kmt_broker_object *obj, const void *runtime,
+                                      UINT *runtime_size, D3DKMT_HANDLE *out)
+{
+    const struct km_blob *blob;
+    struct dxgk_keyed_mutex *km;
+    NTSTATUS status;
+
+    if ((status = check_object(obj, &blob)))
+        return status;
+    if (!runtime_args_ok(runtime, *runtime_size, blob->runtime_size))
+        return STATUS_INVALID_PARAMETER;
+    if (!(km = keyed_mutex_new()))
+        return STATUS_NO_MEMORY;
+    km->runtime_size = blob->runtime_size;
+    km->nt_shareable = blob->flags & BLOB_NT_SHARING;
+    km->map_size = blob->page_size;
+    km->page = mmap(NULL, km->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, obj->fds[0], 0);
+    if (km->page == MAP_FAILED) {
+        km->page = NULL;
+        keyed_mutex_put(km);
+        return STATUS_NO_MEMORY;
+    }
+    if ((status = client_id(&km->me)) || (status = keyed_mutex_publish(km, out))) {
+        keyed_mutex_put(km);             /* km holds no broker reference yet */
+        return status;
+    }
+    /* the reference is ours now, the fds are not needed past the mapping */
+    km->broker_id = obj->id;
+    obj->id = 0;
+    for (unsigned i = 0; i < obj->fd_count; i++)
+        close(obj->fds[i]);
+    obj->fd_count = 0;
+    *runtime_size = blob->runtime_size;
+    TRACE_(dxgk, "keyed mutex %#x opened (global %#x)\n", *out, obj->global_handle);
+    return STATUS_SUCCESS;
+}
+
+/* Opens what the broker handed out; drops the reference on failure. */
+static NTSTATUS open_taken(struct kmt_broker_object *obj, const void *runtime, UINT runtime_size,
+                           D3DKMT_HANDLE *out)
+{
+    NTSTATUS status = dxgk_keyed_mutex_open_object(obj, runtime, &runtime_size, out);
+
+    if (status && obj->id)
+        kmt_broker_release(obj->id);
+    kmt_broker_object_free(obj);
+    return status;
+}
+
+NTSTATUS dxgk_open_keyed_mutex(D3DKMT_HANDLE global, const void *runtime, UINT runtime_size,
+                               D3DKMT_HANDLE *out)
+{
+    struct kmt_broker_object obj;
+    NTSTATUS status;
+
+    if (!global || (global & 0x3f) != 2)
+        return STATUS_INVALID_PARAMETER;  /* 0, or a local handle: never global */
+    /* a NULL buffer with a size fails before any broker call */
+    if (runtime_size && !runtime)
+        return STATUS_INVALID_PARAMETER;
+    if ((status = kmt_broker_open_global(global, KMT_BROKER_KEYED_MUTEX, true, &obj)))
+        return status;
+    return open_taken(&obj, runtime, runtime_size, out);
+}
+
+NTSTATUS dxgk_open_keyed_mutex_from_nt(int nt_fd, const void *runtime, UINT runtime_size,
+                                       D3DKMT_HANDLE *out)
+{
+    struct kmt_broker_object obj[KMT_BROKER_MAX_NT_OBJECTS];
+    unsigned count = 0;
+    NTSTATUS status;
+
+    if (runtime_size && !runtime)
+        return STATUS_INVALID_PARAMETER;
+    status = kmt_broker_open_nt(nt_fd, KMT_BROKER_KEYED_MUTEX, true, obj, 1, &count);
+    if (status)
+        return status;
+    if (count != 1) {
+        for (unsigned i = 0; i < count; i++) {
+            if (obj[i].id)
+                kmt_broker_release(obj[i].id);
+            kmt_broker_object_free(&obj[i]);
+        }
+        return STATUS_OBJECT_TYPE_MISMATCH;
+    }
+    return open_taken(&obj[0], runtime, runtime_size, out);
+}
+
+NTSTATUS dxgk_keyed_mutex_share_id(D3DKMT_HANDLE h, uint64_t *broker_id)
+{
+    struct dxgk_keyed_mutex *km = keyed_mutex_lookup(h);
+    NTSTATUS status = STATUS_INVALID_PARAMETER;
+
+    if (!km)
+        return status;
+    if (km->nt_shareable) {
+        *broker_id = km->broker_id;
+        status = STATUS_SUCCESS;
+    }
+    keyed_mutex_put(km);
+    return status;
+}
+
+NTSTATUS dxgk_destroy_keyed_mutex(D3DKMT_HANDLE h)
+{
+    struct dxgk_keyed_mutex *km =
+        (struct dxgk_keyed_mutex *)hmgr_remove(&dxgk_process.handles, h, HMGR_TYPE_KEYEDMUTEX);
+
+    if (!km)
+        return STATUS_INVALID_PARAMETER;
+    pthread_mutex_lock(&live_lock);
+    list_remove(&km->entry);
+    list_init(&km->entry);
+    pthread_mutex_unlock(&live_lock);
+    abandon_if_held(km);
+    keyed_mutex_put(km);                 /* the table's reference */
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS dxgk_acquire_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, const LONGLONG *timeout,
+                                  UINT64 *fence, void *data, UINT size)
+{
+    struct dxgk_keyed_mutex *km = keyed_mutex_lookup(h);
+    struct timespec deadline;
+    bool timed;
+    NTSTATUS status;
+
+    if (!km)
+        return STATUS_INVALID_PARAMETER;
+    if (size && size != km->runtime_size) {
+        keyed_mutex_put(km);
+        return STATUS_INVALID_PARAMETER;
+    }
+    timed = dxgk_km_deadline(timeout, &deadline);
+    status = dxgk_km_page_acquire(km->page, km->me, key, timed ? &deadline : NULL);
+    if (status == STATUS_SUCCESS) {
+        /* a destroy of this handle racing with us may miss this: then the
+         * object's release, after our reference, abandons it */
+        atomic_store_explicit(&km->held, true, memory_order_relaxed);
+        *fence = atomic_load_explicit(&km->page->fence, memory_order_relaxed);
+        if (size) {
+            UINT stored = km->page->data_size;
+
+            memcpy(data, km->page->data, stored <= size ? stored : size);
+            if (stored < size)
+                memset((char *)data + stored, 0, size - stored);
+        }
+    } else {
+        *fence = 0;
+    }
+    keyed_mutex_put(km);
+    return status;
+}
+
+NTSTATUS dxgk_release_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, UINT64 fence, const void *data,
+                                  UINT size)
+{
+    struct dxgk_keyed_mutex *km = keyed_mutex_lookup(h);
+    NTSTATUS status = STATUS_INVALID_PARAMETER;
+
+    if (!km)
+        return status;
+    if ((!size || size == km->runtime_size) &&
+        atomic_load_explicit(&km->held, memory_order_relaxed) &&
+        atomic_load_explicit(&km->page->holder, memory_order_relaxed) == km->me) {
+        bool mine = true;
+
+        /* two releases (or a release and a destroy) of one handle: one wins */
+        if (atomic_compare_exchange_strong_explicit(&km->held, &mine, false, memory_order_relaxed,
+                                                    memory_order_relaxed)) {
+            if (size)
+                memcpy(km->page->data, data, size);
+            km->page->data_size = size;
+            dxgk_km_page_release(km->page, key, fence);
+            status = STATUS_SUCCESS;
+        }
+    }
+    keyed_mutex_put(km);
+    return status;
+}
+
+void dxgk_keyed_mutex_process_shutdown(void)
+{
+    for (;;) {
+        D3DKMT_HANDLE h = 0;
+
+        pthread_mutex_lock(&live_lock);
+        if (!list_empty(&live_mutexes))
+            h = LIST_ENTRY(live_mutexes.next, struct dxgk_keyed_mutex, entry)->handle;
+        pthread_mutex_unlock(&live_lock);
+        if (!h)
+            return;
+        if (dxgk_destroy_keyed_mutex(h)) {
+            /* lost a race with a DestroyKeyedMutex call: wait for its unlink */
+            pthread_mutex_lock(&live_lock);
+            pthread_mutex_unlock(&live_lock);
+        }
+    }
+}
+
+void dxgk_keyed_mutex_forget(void)
+{
+    /* the parent's objects stay as they are (another thread may have held
+     * the lock at the fork): the child starts with none */
+    live_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    list_init(&live_mutexes);
+}

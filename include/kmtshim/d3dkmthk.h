@@ -1903,7 +1903,142 @@ KMT_CHECK_OFFSET_I386(D3DKMT_RELEASEKEYEDMUTEX2, PrivateRuntimeDataSize, 0x1c);
 
 /* ---- sharing: resources, ShareObjects, NT names --------------------------- */
 
+typedef struct _D3DKMT_QUERYRESOURCEINFO {
+    D3DKMT_HANDLE hDevice;
+    D3DKMT_HANDLE hGlobalShare;
+    VOID *pPrivateRuntimeData;          /* never written */
+    UINT PrivateRuntimeDataSize;        /* out: the creator's */
+    UINT TotalPrivateDriverDataSize;    /* out: buffer OpenResource needs */
+    UINT ResourcePrivateDriverDataSize; /* out */
+    UINT NumAllocations;                /* out */
+} D3DKMT_QUERYRESOURCEINFO;
+KMT_CHECK_SIZE(D3DKMT_QUERYRESOURCEINFO, 0x20);
+KMT_CHECK_OFFSET(D3DKMT_QUERYRESOURCEINFO, pPrivateRuntimeData, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_QUERYRESOURCEINFO, PrivateRuntimeDataSize, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_QUERYRESOURCEINFO, TotalPrivateDriverDataSize, 0x14);
+KMT_CHECK_OFFSET(D3DKMT_QUERYRESOURCEINFO, ResourcePrivateDriverDataSize, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_QUERYRESOURCEINFO, NumAllocations, 0x1c);
+KMT_CHECK_SIZE_I386(D3DKMT_QUERYRESOURCEINFO, 0x1c);
+KMT_CHECK_OFFSET_I386(D3DKMT_QUERYRESOURCEINFO, PrivateRuntimeDataSize, 0x0c);
+KMT_CHECK_OFFSET_I386(D3DKMT_QUERYRESOURCEINFO, NumAllocations, 0x18);
 
+/* OpenResource (pOpenAllocationInfo) and OpenResource2 (pOpenAllocationInfo2). */
+typedef struct _D3DKMT_OPENRESOURCE {
+    D3DKMT_HANDLE hDevice;
+    D3DKMT_HANDLE hGlobalShare;
+    UINT NumAllocations;                /* exactly the resource's */
+    union {
+        D3DDDI_OPENALLOCATIONINFO *pOpenAllocationInfo;
+        D3DDDI_OPENALLOCATIONINFO2 *pOpenAllocationInfo2;
+    };
+    VOID *pPrivateRuntimeData;          /* out */
+    UINT PrivateRuntimeDataSize;        /* exactly the creator's */
+    VOID *pResourcePrivateDriverData;   /* out */
+    UINT ResourcePrivateDriverDataSize; /* exactly the creator's */
+    VOID *pTotalPrivateDriverDataBuffer;
+    UINT TotalPrivateDriverDataBufferSize;
+    D3DKMT_HANDLE hResource;            /* out */
+} D3DKMT_OPENRESOURCE;
+KMT_CHECK_SIZE(D3DKMT_OPENRESOURCE, 0x48);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCE, NumAllocations, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCE, pOpenAllocationInfo, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCE, pOpenAllocationInfo2, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCE, pPrivateRuntimeData, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCE, PrivateRuntimeDataSize, 0x20);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCE, pResourcePrivateDriverData, 0x28);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCE, ResourcePrivateDriverDataSize, 0x30);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCE, pTotalPrivateDriverDataBuffer, 0x38);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCE, TotalPrivateDriverDataBufferSize, 0x40);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCE, hResource, 0x44);
+KMT_CHECK_SIZE_I386(D3DKMT_OPENRESOURCE, 0x2c);
+KMT_CHECK_OFFSET_I386(D3DKMT_OPENRESOURCE, pOpenAllocationInfo, 0x0c);
+KMT_CHECK_OFFSET_I386(D3DKMT_OPENRESOURCE, pTotalPrivateDriverDataBuffer, 0x20);
+KMT_CHECK_OFFSET_I386(D3DKMT_OPENRESOURCE, hResource, 0x28);
+
+/* D3DKMTShareObjects' arguments, as one descriptor. */
+typedef struct _D3DKMT_SHAREOBJECTS {
+    UINT ObjectCount;
+    const D3DKMT_HANDLE *ObjectHandleArray;
+    PVOID pObjectAttributes;            /* OBJECT_ATTRIBUTES */
+    DWORD DesiredAccess;
+    HANDLE *pSharedNtHandle;            /* out */
+} D3DKMT_SHAREOBJECTS;
+KMT_CHECK_SIZE(D3DKMT_SHAREOBJECTS, 0x28);
+KMT_CHECK_OFFSET(D3DKMT_SHAREOBJECTS, ObjectHandleArray, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_SHAREOBJECTS, pObjectAttributes, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_SHAREOBJECTS, DesiredAccess, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_SHAREOBJECTS, pSharedNtHandle, 0x20);
+KMT_CHECK_SIZE_I386(D3DKMT_SHAREOBJECTS, 0x14);
+KMT_CHECK_OFFSET_I386(D3DKMT_SHAREOBJECTS, pSharedNtHandle, 0x10);
+
+typedef struct _D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE {
+    D3DKMT_HANDLE hDevice;
+    HANDLE hNtHandle;
+    VOID *pPrivateRuntimeData;          /* never written */
+    UINT PrivateRuntimeDataSize;        /* out */
+    UINT TotalPrivateDriverDataSize;    /* out */
+    UINT ResourcePrivateDriverDataSize; /* out */
+    UINT NumAllocations;                /* out */
+} D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE;
+KMT_CHECK_SIZE(D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE, 0x28);
+KMT_CHECK_OFFSET(D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE, hNtHandle, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE, pPrivateRuntimeData, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE, PrivateRuntimeDataSize, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE, NumAllocations, 0x24);
+KMT_CHECK_SIZE_I386(D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE, 0x1c);
+KMT_CHECK_OFFSET_I386(D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE, PrivateRuntimeDataSize, 0x0c);
+KMT_CHECK_OFFSET_I386(D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE, NumAllocations, 0x18);
+
+typedef struct _D3DKMT_OPENRESOURCEFROMNTHANDLE {
+    D3DKMT_HANDLE hDevice;
+    HANDLE hNtHandle;
+    UINT NumAllocations;
+    D3DDDI_OPENALLOCATIONINFO2 *pOpenAllocationInfo2;
+    UINT PrivateRuntimeDataSize;
+    VOID *pPrivateRuntimeData;
+    UINT ResourcePrivateDriverDataSize;
+    VOID *pResourcePrivateDriverData;
+    UINT TotalPrivateDriverDataBufferSize;
+    VOID *pTotalPrivateDriverDataBuffer;
+    D3DKMT_HANDLE hResource;            /* out */
+    D3DKMT_HANDLE hKeyedMutex;          /* out: 0 without one */
+    VOID *pKeyedMutexPrivateRuntimeData;
+    UINT KeyedMutexPrivateRuntimeDataSize; /* in: buffer size, out: the creator's */
+    D3DKMT_HANDLE hSyncObject;          /* out: 0 without one */
+} D3DKMT_OPENRESOURCEFROMNTHANDLE;
+KMT_CHECK_SIZE(D3DKMT_OPENRESOURCEFROMNTHANDLE, 0x68);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, hNtHandle, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, NumAllocations, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, pOpenAllocationInfo2, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, PrivateRuntimeDataSize, 0x20);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, pPrivateRuntimeData, 0x28);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, ResourcePrivateDriverDataSize, 0x30);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, pResourcePrivateDriverData, 0x38);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, TotalPrivateDriverDataBufferSize, 0x40);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, pTotalPrivateDriverDataBuffer, 0x48);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, hResource, 0x50);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, hKeyedMutex, 0x54);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, pKeyedMutexPrivateRuntimeData, 0x58);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, KeyedMutexPrivateRuntimeDataSize, 0x60);
+KMT_CHECK_OFFSET(D3DKMT_OPENRESOURCEFROMNTHANDLE, hSyncObject, 0x64);
+KMT_CHECK_SIZE_I386(D3DKMT_OPENRESOURCEFROMNTHANDLE, 0x3c);
+KMT_CHECK_OFFSET_I386(D3DKMT_OPENRESOURCEFROMNTHANDLE, pTotalPrivateDriverDataBuffer, 0x24);
+KMT_CHECK_OFFSET_I386(D3DKMT_OPENRESOURCEFROMNTHANDLE, hResource, 0x28);
+KMT_CHECK_OFFSET_I386(D3DKMT_OPENRESOURCEFROMNTHANDLE, hSyncObject, 0x38);
+
+typedef struct _D3DKMT_OPENNTHANDLEFROMNAME {
+    DWORD dwDesiredAccess;
+    OBJECT_ATTRIBUTES *pObjAttrib;
+    HANDLE hNtHandle;                   /* out */
+} D3DKMT_OPENNTHANDLEFROMNAME;
+KMT_CHECK_SIZE(D3DKMT_OPENNTHANDLEFROMNAME, 0x18);
+KMT_CHECK_OFFSET(D3DKMT_OPENNTHANDLEFROMNAME, pObjAttrib, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_OPENNTHANDLEFROMNAME, hNtHandle, 0x10);
+KMT_CHECK_SIZE_I386(D3DKMT_OPENNTHANDLEFROMNAME, 0x0c);
+KMT_CHECK_OFFSET_I386(D3DKMT_OPENNTHANDLEFROMNAME, hNtHandle, 0x08);
+
+/* Access rights of a DxgkSharedResource NT handle. */
+#define DXGK_SHARED_RESOURCE_MODIFY_STATE 0x0001u
 
 /* ---- sharing: sync objects -------------------------------------------------- */
 
@@ -1911,7 +2046,20 @@ KMT_CHECK_OFFSET_I386(D3DKMT_RELEASEKEYEDMUTEX2, PrivateRuntimeDataSize, 0x1c);
 
 /* ---- sharing: escapes of Wine's D3D-over-Vulkan layers ------------------------ */
 
-
+/* D3DKMT_ESCAPE.Type values Wine defines for DXVK, vkd3d-proton and DXMT.
+ * Neither needs hAdapter.
+ *   UPDATE_RESOURCE_WINE   hContext: a local resource handle; the payload
+ *                          (0 to D3DKMT_WINE_RUNTIME_DATA_MAX bytes) replaces
+ *                          the resource's runtime data, which QueryResourceInfo
+ *                          and OpenResource report from then on, in every
+ *                          process.
+ *   SET_PRESENT_RECT_WINE  hContext: a window (HWND value); the payload is a
+ *                          RECT (four LONGs: left, top, right, bottom), the
+ *                          part of the window the swap chain presents to. */
+#define D3DKMT_ESCAPE_UPDATE_RESOURCE_WINE ((D3DKMT_ESCAPETYPE)0x80000000u)
+#define D3DKMT_ESCAPE_SET_PRESENT_RECT_WINE ((D3DKMT_ESCAPETYPE)0x80000001u)
+#define D3DKMT_WINE_RUNTIME_DATA_MAX 0x1000u
+#define D3DKMT_WINE_PRESENT_RECT_SIZE 16u
 
 #ifndef KMTAPI
 # if defined(_WIN32)
@@ -1995,8 +2143,15 @@ KMTAPI NTSTATUS APIENTRY D3DKMTReleaseKeyedMutex2(D3DKMT_RELEASEKEYEDMUTEX2 *des
 
 
 /* sharing: resources, ShareObjects, NT names */
-
-
+KMTAPI NTSTATUS APIENTRY D3DKMTQueryResourceInfo(D3DKMT_QUERYRESOURCEINFO *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTOpenResource(D3DKMT_OPENRESOURCE *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTOpenResource2(D3DKMT_OPENRESOURCE *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTShareObjects(UINT count, const D3DKMT_HANDLE *objects,
+                                            OBJECT_ATTRIBUTES *attributes, DWORD access,
+                                            HANDLE *nt_handle);
+KMTAPI NTSTATUS APIENTRY D3DKMTQueryResourceInfoFromNtHandle(D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTOpenResourceFromNtHandle(D3DKMT_OPENRESOURCEFROMNTHANDLE *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTOpenNtHandleFromName(D3DKMT_OPENNTHANDLEFROMNAME *desc);
 
 /* sharing: sync objects */
 

@@ -60,6 +60,25 @@ typedef union _LARGE_INTEGER {
     LONGLONG QuadPart;
 } LARGE_INTEGER, PHYSICAL_ADDRESS;
 
+/* Names of NT objects (ShareObjects, OpenNtHandleFromName): counted UTF-16,
+ * Length and MaximumLength in bytes. */
+typedef struct _UNICODE_STRING {
+    USHORT Length;
+    USHORT MaximumLength;
+    WCHAR *Buffer;
+} UNICODE_STRING, *PUNICODE_STRING;
+
+typedef struct _OBJECT_ATTRIBUTES {
+    ULONG Length;                       /* sizeof(OBJECT_ATTRIBUTES) */
+    HANDLE RootDirectory;
+    UNICODE_STRING *ObjectName;
+    ULONG Attributes;                   /* OBJ_* */
+    PVOID SecurityDescriptor;
+    PVOID SecurityQualityOfService;
+} OBJECT_ATTRIBUTES, *POBJECT_ATTRIBUTES;
+
+# define OBJ_CASE_INSENSITIVE 0x00000040L
+
 # ifndef TRUE
 #  define TRUE 1
 #  define FALSE 0
@@ -127,5 +146,19 @@ typedef union _LARGE_INTEGER {
 # define KMT_CHECK_SIZE_I386(type, size)
 # define KMT_CHECK_OFFSET_I386(type, field, off)
 #endif
+
+KMT_CHECK_SIZE(UNICODE_STRING, 0x10);
+KMT_CHECK_OFFSET(UNICODE_STRING, Buffer, 0x08);
+KMT_CHECK_SIZE_I386(UNICODE_STRING, 0x08);
+KMT_CHECK_OFFSET_I386(UNICODE_STRING, Buffer, 0x04);
+KMT_CHECK_SIZE(OBJECT_ATTRIBUTES, 0x30);
+KMT_CHECK_OFFSET(OBJECT_ATTRIBUTES, RootDirectory, 0x08);
+KMT_CHECK_OFFSET(OBJECT_ATTRIBUTES, ObjectName, 0x10);
+KMT_CHECK_OFFSET(OBJECT_ATTRIBUTES, Attributes, 0x18);
+KMT_CHECK_OFFSET(OBJECT_ATTRIBUTES, SecurityDescriptor, 0x20);
+KMT_CHECK_OFFSET(OBJECT_ATTRIBUTES, SecurityQualityOfService, 0x28);
+KMT_CHECK_SIZE_I386(OBJECT_ATTRIBUTES, 0x18);
+KMT_CHECK_OFFSET_I386(OBJECT_ATTRIBUTES, ObjectName, 0x08);
+KMT_CHECK_OFFSET_I386(OBJECT_ATTRIBUTES, SecurityQualityOfService, 0x14);
 
 #endif /* KMTSHIM_KMT_WINTYPES_H */

@@ -4,7 +4,7 @@
  *
  * All or nothing, in five steps: reserve (object memory and handles, before
  * the miniport is called), DDI create, DDI open (the binding to the
- * creating device), copy out (the driver's answer in the private data),
+ * creating device; a shared resource then registers with the broker), copy out (the driver's answer in the private data),
  * and publish (the handles become valid).  A failure at any step before
  * publish rolls every earlier step back, so a failed call leaves no handle,
  * no miniport object and no memory behind, and hands out no handle value.
@@ -15,6 +15,7 @@
 
 #include "dxgkrnl.h"
 #include "ddi.h"
+#include "resource_share.h"
 #include "base/kmt_debug.h"
 #include "base/user_memory.h"
 
@@ -32,6 +33,12 @@ struct dxgk_allocation *dxgk_allocation_find_creating(D3DKMT_HANDLE h)
         if (creating[i]->handle == h)
             return creating[i];
     return NULL;
+}
+
+void dxgk_allocation_set_creating(struct dxgk_allocation **allocs, UINT count)
+{
+    creating = allocs;
+    creating_count = count;
 }
 
 /* One call on its way: what it made so far, for the roll-back. */
@@ -56,7 +63,7 @@ static struct dxgk_resource *call_owner(const struct create_call *c)
 
 /* One block for the object and its private data: one malloc and one free
  * per allocation, not two (these are the hottest objects there are). */
-static struct dxgk_allocation *allocation_new(struct dxgk_device *device, const struct dxgk_alloc_request *req)
+struct dxgk_allocation *dxgk_allocation_new(struct dxgk_device *device, const struct dxgk_alloc_request *req)
 {
     struct dxgk_allocation *alloc = malloc(sizeof(*alloc) + req->private_data_size);
 
@@ -89,7 +96,7 @@ static void *dup_blob(const void *data, UINT size)
     return copy;
 }
 
-static struct dxgk_resource *resource_new(struct dxgk_device *device, const struct dxgk_create_allocation *a)
+struct dxgk_resource *dxgk_resource_new(struct dxgk_device *device, const struct dxgk_create_allocation *a)
 {
     struct dxgk_resource *res = calloc(1, sizeof(*res));
 
@@ -227,14 +234,11 @@ static NTSTATUS reserve(struct create_call *c)
     const struct dxgk_create_allocation *a = c->a;
 
     if (a->flags.CreateResource) {
-        if (!(c->res = resource_new(c->device, a)) || !(c->res->handle = hmgr_alloc(&dxgk_process.handles)))
-            return STATUS_NO_MEMORY;
-        if (a->flags.CreateShared && !a->flags.NtSecuritySharing &&
-            !(c->global = hmgr_alloc(&dxgk_process.global_handles)))
+        if (!(c->res = dxgk_resource_new(c->device, a)) || !(c->res->handle = hmgr_alloc(&dxgk_process.handles)))
             return STATUS_NO_MEMORY;
     }
     for (UINT i = 0; i < a->count; i++) {
-        if (!(c->allocs[i] = allocation_new(c->device, &a->allocs[i])) ||
+        if (!(c->allocs[i] = dxgk_allocation_new(c->device, &a->allocs[i])) ||
             !(c->allocs[i]->handle = hmgr_alloc(&dxgk_process.handles)))
             return STATUS_NO_MEMORY;
     }
@@ -326,6 +330,15 @@ static NTSTATUS ddi_open(struct create_call *c)
                                      owner ? owner->driver_data_size : 0);
 }
 
+/* Step 3b: CreateShared registers the resource with the session broker,
+ * which hands out its global handle (none with NtSecuritySharing). */
+static NTSTATUS share(struct create_call *c)
+{
+    if (!c->res || !c->a->flags.CreateShared)
+        return STATUS_SUCCESS;
+    return dxgk_resource_share_register(c->res, c->allocs, c->a->count, c->a->flags.NtSecuritySharing);
+}
+
 /* Step 4: per-allocation private data is in/out (DXGK_OPENALLOCATIONINFO:
  * the UMD sees what the driver changed), but the caller's buffer is
  * written only where the driver changed it: private data the driver left
@@ -357,6 +370,17 @@ static NTSTATUS copy_out(struct create_call *c)
     return STATUS_SUCCESS;
 }
 
+void dxgk_allocation_account(struct dxgk_allocation *alloc)
+{
+    struct dxgk_adapter *adapter = alloc->device->adapter;
+
+    if (alloc->sysmem)
+        return;                          /* the program's memory, not the adapter's */
+    alloc->segment_group = D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL;
+    atomic_fetch_add_explicit(&adapter->usage[alloc->segment_group], alloc->size, memory_order_relaxed);
+    atomic_fetch_add_explicit(&adapter->allocations[alloc->segment_group], 1, memory_order_relaxed);
+}
+
 /* Step 5: the handles become valid, unless the resource joined was
  * destroyed meanwhile.  A published object is another thread's to destroy
  * at once: what the call reports is written before publishing. */
@@ -365,7 +389,6 @@ static NTSTATUS publish(struct create_call *c)
     struct dxgk_create_allocation *a = c->a;
     struct dxgk_resource *owner = call_owner(c);
     struct dxgk_device *device = c->device;
-    struct dxgk_adapter *adapter = device->adapter;
 
     kmt_mutex_lock(&device->list_lock);
     if (c->existing && c->existing->destroying) {
@@ -377,11 +400,6 @@ static NTSTATUS publish(struct create_call *c)
         kmt_object_get(&device->obj);
         list_add_tail(&device->resources, &c->res->entry);
         hmgr_publish(&dxgk_process.handles, c->res->handle, &c->res->obj);
-        if (c->global) {
-            kmt_object_get(&c->res->obj);
-            c->res->global_handle = c->global;
-            hmgr_publish(&dxgk_process.global_handles, c->global, &c->res->obj);
-        }
     }
     for (UINT i = 0; i < a->count; i++) {
         struct dxgk_allocation *alloc = c->allocs[i];
@@ -394,18 +412,32 @@ static NTSTATUS publish(struct create_call *c)
         } else {
             list_add_tail(&device->allocations, &alloc->entry);
         }
-        if (!alloc->sysmem) {
-            alloc->segment_group = D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL;
-            atomic_fetch_add_explicit(&adapter->usage[alloc->segment_group], alloc->size, memory_order_relaxed);
-            atomic_fetch_add_explicit(&adapter->allocations[alloc->segment_group], 1, memory_order_relaxed);
-        }
+        dxgk_allocation_account(alloc);
         a->allocs[i].hAllocation = alloc->handle;
         a->allocs[i].gpu_va = alloc->gpu_va;
         hmgr_publish(&dxgk_process.handles, alloc->handle, &alloc->obj);
     }
     kmt_mutex_unlock(&device->list_lock);
-    a->hGlobalShare = c->global;
+    a->hGlobalShare = c->res ? c->res->global_handle : 0;
     return STATUS_SUCCESS;
+}
+
+void dxgk_unreserve(struct dxgk_resource *res, struct dxgk_allocation **allocs, UINT count)
+{
+    /* handles in the reverse of their reservation, so each cancel gives
+     * its value back: a refused call hands out nothing */
+    for (UINT i = count; allocs && i--;) {
+        if (!allocs[i])
+            continue;
+        if (allocs[i]->handle)
+            hmgr_cancel(&dxgk_process.handles, allocs[i]->handle);
+        dxgk_allocation_free(allocs[i]);
+    }
+    if (res) {
+        if (res->handle)
+            hmgr_cancel(&dxgk_process.handles, res->handle);
+        dxgk_resource_free(res);
+    }
 }
 
 /* Undoes every step before publish, in reverse. */
@@ -425,22 +457,7 @@ static void roll_back(struct create_call *c)
         if (c->existing)
             joined_resource_end(c, h);
     }
-    /* handles in the reverse of their reservation, so each cancel gives
-     * its value back: a refused call hands out nothing */
-    for (UINT i = count; i--;) {
-        if (!c->allocs[i])
-            continue;
-        if (c->allocs[i]->handle)
-            hmgr_cancel(&dxgk_process.handles, c->allocs[i]->handle);
-        dxgk_allocation_free(c->allocs[i]);
-    }
-    if (c->global)
-        hmgr_cancel(&dxgk_process.global_handles, c->global);
-    if (c->res) {
-        if (c->res->handle)
-            hmgr_cancel(&dxgk_process.handles, c->res->handle);
-        dxgk_resource_free(c->res);
-    }
+    dxgk_unreserve(c->res, c->allocs, count);
 }
 
 NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
@@ -454,7 +471,8 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *a)
         goto out;
     if ((status = arrays_get(&c)))
         goto out_arrays;                  /* nothing made yet, and allocs may be NULL */
-    if ((status = reserve(&c)) || (status = ddi_create(&c)) || (status = ddi_open(&c)))
+    if ((status = reserve(&c)) || (status = ddi_create(&c)) || (status = ddi_open(&c)) ||
+        (status = share(&c)))
         goto roll_back;
     creating = NULL;
     creating_count = 0;

@@ -76,11 +76,6 @@ static UINT unpublish_resource(struct dxgk_resource *res, struct dxgk_allocation
 
     res->destroying = true;
     hmgr_remove(&dxgk_process.handles, res->handle, HMGR_TYPE_RESOURCE);
-    if (res->global_handle) {
-        hmgr_remove(&dxgk_process.global_handles, res->global_handle, HMGR_TYPE_RESOURCE);
-        res->global_handle = 0;
-        kmt_object_put(&res->obj);   /* the global table's reference; never the last */
-    }
     LIST_FOR_EACH_ENTRY(alloc, &res->allocations, struct dxgk_allocation, entry) {
         if (alloc->destroyed)
             continue;

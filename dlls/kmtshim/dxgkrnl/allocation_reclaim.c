@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "dxgkrnl.h"
+#include "resource_share.h"
 #include "ddi.h"
 
 /* ---- SynchronousDestroy's wait ---------------------------------------------- */
@@ -71,6 +72,8 @@ void dxgk_allocation_free(struct dxgk_allocation *alloc)
 
 void dxgk_resource_free(struct dxgk_resource *res)
 {
+    if (res->share)
+        dxgk_resource_share_free(res->share);   /* the broker reference goes last */
     kmt_mutex_destroy(&res->ddi_lock);
     free(res->runtime_data);
     free(res->driver_data);

@@ -107,6 +107,11 @@ void dxgk_ddi_close_allocations(struct dxgk_device *device, struct dxgk_allocati
  * frees the resource with them. */
 void dxgk_ddi_destroy_allocations(struct dxgk_adapter *adapter, struct dxgk_allocation **allocs, UINT count,
                                   HANDLE *resource, bool destroy_resource);
+/* Sharing across processes (1.6): an fd naming an allocation's memory
+ * (O_CLOEXEC, the caller's), and an allocation of the adapter over one;
+ * STATUS_NOT_SUPPORTED where the miniport has no such DDI or cannot. */
+NTSTATUS dxgk_ddi_export_allocation(struct dxgk_adapter *adapter, HANDLE allocation, int *fd);
+NTSTATUS dxgk_ddi_import_allocation(struct dxgk_adapter *adapter, KMTARG_IMPORTALLOCATION *args);
 /* STATUS_NOT_SUPPORTED without DxgkDdiLock; an unlock without
  * DxgkDdiUnlock has nothing to do. */
 NTSTATUS dxgk_ddi_lock(struct dxgk_adapter *adapter, DXGKARG_LOCK *args);

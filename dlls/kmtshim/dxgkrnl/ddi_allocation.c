@@ -210,6 +210,45 @@ void dxgk_ddi_destroy_allocations(struct dxgk_adapter *adapter, struct dxgk_allo
     handle_list_free(list, small);
 }
 
+NTSTATUS dxgk_ddi_export_allocation(struct dxgk_adapter *adapter, HANDLE allocation, int *fd)
+{
+    NTSTATUS status;
+
+    *fd = -1;
+    if (!adapter->ddi->KmtDdiExportAllocation)
+        return STATUS_NOT_SUPPORTED;
+    if (dxgk_ddi_adapter_gone(adapter, "KmtDdiExportAllocation"))
+        return STATUS_INVALID_DEVICE_STATE;
+    status = adapter->ddi->KmtDdiExportAllocation(adapter->ctx, allocation, fd);
+    DXGK_DDI_TRACE(adapter, "KmtDdiExportAllocation", status, "%p -> fd %d", allocation, *fd);
+    if (!status && *fd < 0) {
+        ERR_(dxgk, "%s: KmtDdiExportAllocation returned no fd\n", adapter->miniport->name);
+        return STATUS_UNSUCCESSFUL;
+    }
+    if (status)
+        *fd = -1;
+    return status;
+}
+
+NTSTATUS dxgk_ddi_import_allocation(struct dxgk_adapter *adapter, KMTARG_IMPORTALLOCATION *args)
+{
+    NTSTATUS status;
+
+    args->hAllocation = NULL;
+    if (!adapter->ddi->KmtDdiImportAllocation)
+        return STATUS_NOT_SUPPORTED;
+    if (dxgk_ddi_adapter_gone(adapter, "KmtDdiImportAllocation"))
+        return STATUS_INVALID_DEVICE_STATE;
+    status = adapter->ddi->KmtDdiImportAllocation(adapter->ctx, args);
+    DXGK_DDI_TRACE(adapter, "KmtDdiImportAllocation", status, "fd %d, %llu bytes -> %p", args->Fd,
+                   (unsigned long long)args->Size, args->hAllocation);
+    if (!status && !args->hAllocation) {
+        ERR_(dxgk, "%s: KmtDdiImportAllocation returned no handle\n", adapter->miniport->name);
+        return STATUS_UNSUCCESSFUL;
+    }
+    return status;
+}
+
 NTSTATUS dxgk_ddi_lock(struct dxgk_adapter *adapter, DXGKARG_LOCK *args)
 {
     NTSTATUS status;

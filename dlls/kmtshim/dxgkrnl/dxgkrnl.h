@@ -36,6 +36,7 @@
 #include "base/kmt_list.h"
 
 struct dxgk_sched;
+struct dxgk_resource_share;
 struct dxgk_miracast;
 
 /* Most VidPn sources an adapter's ownership state covers (vidpn.c): ids
@@ -144,7 +145,8 @@ struct dxgk_resource {
     struct kmt_object obj;
     struct list entry;                   /* device->resources */
     D3DKMT_HANDLE handle;
-    D3DKMT_HANDLE global_handle;         /* CreateShared without NT sharing */
+    D3DKMT_HANDLE global_handle;         /* CreateShared without NT sharing (the broker's) */
+    struct dxgk_resource_share *share;   /* CreateShared or opened: resource_share.h */
     struct dxgk_device *device;          /* referenced */
     HANDLE driver_resource;              /* DXGKARG_CREATEALLOCATION.hResource */
     void *runtime_data;
@@ -374,6 +376,14 @@ NTSTATUS dxgk_create_allocation(struct dxgk_create_allocation *args);
 /* An allocation this thread is creating, not yet published, for
  * DxgkCbGetHandleData inside the create and open DDIs. */
 struct dxgk_allocation *dxgk_allocation_find_creating(D3DKMT_HANDLE h);
+void dxgk_allocation_set_creating(struct dxgk_allocation **allocs, UINT count);
+/* Unpublished objects for a create or an open (resource_open.c). */
+struct dxgk_allocation *dxgk_allocation_new(struct dxgk_device *device, const struct dxgk_alloc_request *req);
+struct dxgk_resource *dxgk_resource_new(struct dxgk_device *device, const struct dxgk_create_allocation *a);
+/* Frees reserved, unpublished objects and gives their handles back. */
+void dxgk_unreserve(struct dxgk_resource *res, struct dxgk_allocation **allocs, UINT count);
+/* Counts a published allocation in its adapter's usage (QueryStatistics). */
+void dxgk_allocation_account(struct dxgk_allocation *alloc);
 
 NTSTATUS dxgk_destroy_allocation(D3DKMT_HANDLE device, D3DKMT_HANDLE resource,
                                  const D3DKMT_HANDLE *list, UINT count,

@@ -1,10 +1,12 @@
 /*
- * Escape: driver-private requests routed to DxgkDdiEscape.
+ * Escape: driver-private requests routed to DxgkDdiEscape, and Wine's own
+ * escapes (escape_wine.c).
  */
 #include "dxgkrnl.h"
 #include "vidsch.h"
 #include "base/kmt_debug.h"
 #include "ddi.h"
+#include "resource_share.h"
 
 NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data)
 {
@@ -14,6 +16,14 @@ NTSTATUS dxgk_escape(const D3DKMT_ESCAPE *desc, void *data)
     DXGKARG_ESCAPE args = { 0 };
     NTSTATUS status;
 
+    /* Wine's own escapes name their object in hContext, with no adapter */
+    if (desc->Type == D3DKMT_ESCAPE_UPDATE_RESOURCE_WINE || desc->Type == D3DKMT_ESCAPE_SET_PRESENT_RECT_WINE) {
+        if (adapter)
+            dxgk_adapter_put(adapter);
+        return desc->Type == D3DKMT_ESCAPE_UPDATE_RESOURCE_WINE
+            ? dxgk_update_resource_runtime(desc->hContext, data, desc->PrivateDriverDataSize)
+            : dxgk_set_present_rect(desc->hContext, data, desc->PrivateDriverDataSize);
+    }
     if (!adapter)
         return STATUS_INVALID_PARAMETER;
     if (!data || !desc->PrivateDriverDataSize || desc->PrivateDriverDataSize > DXGK_MAX_PRIVATE_DATA) {

@@ -17,6 +17,9 @@ NTSTATUS APIENTRY D3DKMTEscape(const D3DKMT_ESCAPE *desc)
     TRACE_(d3dkmt, "hAdapter %#x, hDevice %#x, Type %d, Flags %#x, data %p/%u, hContext %#x\n",
            k.hAdapter, k.hDevice, k.Type, k.Flags.Value, k.pPrivateDriverData,
            k.PrivateDriverDataSize, k.hContext);
+    /* a runtime may clear a resource's runtime data with an empty update */
+    if (k.Type == D3DKMT_ESCAPE_UPDATE_RESOURCE_WINE && !k.PrivateDriverDataSize)
+        THUNK_RETURN(dxgk_escape(&k, NULL));
     if (!k.PrivateDriverDataSize || k.PrivateDriverDataSize > DXGK_MAX_PRIVATE_DATA ||
         !kmt_user_ptr_ok(k.pPrivateDriverData, k.PrivateDriverDataSize))
         THUNK_RETURN(STATUS_INVALID_PARAMETER);

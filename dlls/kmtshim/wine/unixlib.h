@@ -60,6 +60,16 @@ struct kmt_priority_params {
 };
 KMT_STATIC_ASSERT(sizeof(struct kmt_priority_params) == 16, "kmt_priority_params layout");
 
+/* D3DKMTShareObjects' five arguments. */
+struct kmt_share_objects_params {
+    uint64_t count;
+    uint64_t handles;                    /* const D3DKMT_HANDLE * */
+    uint64_t attributes;                 /* OBJECT_ATTRIBUTES * */
+    uint64_t access;
+    uint64_t nt_handle;                  /* HANDLE *, out */
+};
+KMT_STATIC_ASSERT(sizeof(struct kmt_share_objects_params) == 40, "kmt_share_objects_params layout");
+
 /* The KMT_FUNC_EVENT calls: the descriptor, and the event inside it that
  * the PE half duplicated (0: none).  With `owned` 1 the Linux half kept the
  * duplicate: it comes back through KMT_UNIX_EVENTS_TAKE with

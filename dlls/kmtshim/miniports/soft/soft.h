@@ -98,6 +98,13 @@ struct soft_context {
 void soft_trace(struct soft_adapter *a, KMT_TRACE_LEVEL level, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* soft_allocation.c: gives an allocation whose size and memory are set its
+ * GPU VA and counts it (false: out of memory, and it is freed); frees one. */
+bool soft_allocation_place(struct soft_adapter *a, struct soft_allocation *s);
+void soft_allocation_free(struct soft_adapter *a, struct soft_allocation *s);
+/* soft_share.c: the memfd of an allocation, for another process. */
+NTSTATUS APIENTRY soft_export_allocation(HANDLE hAdapter, HANDLE hAllocation, int *pFd);
+NTSTATUS APIENTRY soft_import_allocation(HANDLE hAdapter, KMTARG_IMPORTALLOCATION *pImport);
 NTSTATUS APIENTRY soft_create_allocation(HANDLE hAdapter, DXGKARG_CREATEALLOCATION *args);
 NTSTATUS APIENTRY soft_destroy_allocation(HANDLE hAdapter, const DXGKARG_DESTROYALLOCATION *args);
 NTSTATUS APIENTRY soft_open_allocation(HANDLE hDevice, const DXGKARG_OPENALLOCATION *args);

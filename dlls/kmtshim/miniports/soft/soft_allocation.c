@@ -29,7 +29,7 @@ static int memfd_of_size(UINT64 size)
     return fd;
 }
 
-static void free_allocation(struct soft_adapter *a, struct soft_allocation *s)
+void soft_allocation_free(struct soft_adapter *a, struct soft_allocation *s)
 {
     void *view;
 
@@ -44,6 +44,18 @@ static void free_allocation(struct soft_adapter *a, struct soft_allocation *s)
     }
     atomic_fetch_sub(&a->allocations, 1);
     free(s);
+}
+
+bool soft_allocation_place(struct soft_adapter *a, struct soft_allocation *s)
+{
+    s->gpu_va = soft_va_reserve(&a->va, s->size);
+    atomic_fetch_add(&a->allocations, 1);
+    if (soft_va_insert(&a->va, s->gpu_va, s->size, s, NULL)) {
+        s->gpu_va = 0;
+        soft_allocation_free(a, s);
+        return false;
+    }
+    return true;
 }
 
 static NTSTATUS create_one(struct soft_adapter *a, DXGK_ALLOCATIONINFO *info, struct soft_allocation **out)
@@ -84,14 +96,8 @@ static NTSTATUS create_one(struct soft_adapter *a, DXGK_ALLOCATIONINFO *info, st
     } else {
         atomic_fetch_add(&a->bytes, size);
     }
-    s->gpu_va = soft_va_reserve(&a->va, size);
-    if (soft_va_insert(&a->va, s->gpu_va, size, s, NULL)) {
-        s->gpu_va = 0;
-        atomic_fetch_add(&a->allocations, 1);
-        free_allocation(a, s);
+    if (!soft_allocation_place(a, s))
         return STATUS_NO_MEMORY;
-    }
-    atomic_fetch_add(&a->allocations, 1);
     info->KmtGpuVirtualAddress = s->gpu_va;
     info->Size = size;
     info->Alignment = SOFT_PAGE_SIZE;
@@ -122,7 +128,7 @@ NTSTATUS APIENTRY soft_create_allocation(HANDLE hAdapter, DXGKARG_CREATEALLOCATI
     }
     if (status) {
         while (i--) {
-            free_allocation(a, args->pAllocationInfo[i].hAllocation);
+            soft_allocation_free(a, args->pAllocationInfo[i].hAllocation);
             args->pAllocationInfo[i].hAllocation = NULL;
         }
         free(res);
@@ -150,7 +156,7 @@ NTSTATUS APIENTRY soft_destroy_allocation(HANDLE hAdapter, const DXGKARG_DESTROY
         if (opens)
             soft_trace(a, KMT_TRACE_ERR, __func__,
                        "contract violation: allocation %p destroyed with %u open bindings\n", s, opens);
-        free_allocation(a, s);
+        soft_allocation_free(a, s);
     }
     if (args->Flags.DestroyResource && args->hResource) {
         free(args->hResource);

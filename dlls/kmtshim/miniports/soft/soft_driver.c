@@ -269,6 +269,8 @@ NTSTATUS APIENTRY KmtSoftMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KM
         .DxgkDdiResetEngine = soft_reset_engine,
         .DxgkDdiCalibrateGpuClock = soft_calibrate_gpu_clock,
         .KmtDdiMapSystemMemory = soft_map_system_memory,
+        .KmtDdiExportAllocation = soft_export_allocation,
+        .KmtDdiImportAllocation = soft_import_allocation,
         .KmtDdiUnmapSystemMemory = soft_unmap_system_memory,
         .DxgkDdiMiracastCreateContext = soft_miracast_create_context,
         .DxgkDdiMiracastDestroyContext = soft_miracast_destroy_context,

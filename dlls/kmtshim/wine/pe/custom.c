@@ -40,3 +40,17 @@ NTSTATUS APIENTRY D3DKMTGetProcessSchedulingPriorityClass(HANDLE process,
     params.priority = (uint64_t)(uintptr_t)priority;   /* the core checks it */
     return kmt_unix_call(KMT_UNIX_GetProcessSchedulingPriorityClass, &params);
 }
+
+NTSTATUS APIENTRY D3DKMTShareObjects(UINT count, const D3DKMT_HANDLE *objects, OBJECT_ATTRIBUTES *attributes,
+                                     DWORD access, HANDLE *nt_handle)
+{
+    struct kmt_share_objects_params params = {
+        .count = count,
+        .handles = (uint64_t)(uintptr_t)objects,
+        .attributes = (uint64_t)(uintptr_t)attributes,
+        .access = access,
+        .nt_handle = (uint64_t)(uintptr_t)nt_handle,
+    };
+
+    return kmt_unix_call(KMT_UNIX_ShareObjects, &params);
+}

@@ -268,6 +268,36 @@ NTSTATUS APIENTRY D3DKMTPollDisplayChildren(const D3DKMT_POLLDISPLAYCHILDREN *de
     return kmt_call_desc(KMT_UNIX_PollDisplayChildren, desc);
 }
 
+NTSTATUS APIENTRY D3DKMTQueryResourceInfo(D3DKMT_QUERYRESOURCEINFO *desc)
+{
+    return kmt_call_desc(KMT_UNIX_QueryResourceInfo, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTOpenResource(D3DKMT_OPENRESOURCE *desc)
+{
+    return kmt_call_desc(KMT_UNIX_OpenResource, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTOpenResource2(D3DKMT_OPENRESOURCE *desc)
+{
+    return kmt_call_desc(KMT_UNIX_OpenResource2, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTQueryResourceInfoFromNtHandle(D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE *desc)
+{
+    return kmt_call_desc(KMT_UNIX_QueryResourceInfoFromNtHandle, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTOpenResourceFromNtHandle(D3DKMT_OPENRESOURCEFROMNTHANDLE *desc)
+{
+    return kmt_call_desc(KMT_UNIX_OpenResourceFromNtHandle, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTOpenNtHandleFromName(D3DKMT_OPENNTHANDLEFROMNAME *desc)
+{
+    return kmt_call_desc(KMT_UNIX_OpenNtHandleFromName, desc);
+}
+
 NTSTATUS APIENTRY D3DKMTCreateKeyedMutex(D3DKMT_CREATEKEYEDMUTEX *desc)
 {
     return kmt_call_desc(KMT_UNIX_CreateKeyedMutex, desc);

@@ -440,6 +440,60 @@ NTSTATUS unix_PollDisplayChildren(void *args)
     return KMT_EVENTS_CALL(D3DKMTPollDisplayChildren((const D3DKMT_POLLDISPLAYCHILDREN *)(uintptr_t)params->desc));
 }
 
+NTSTATUS unix_QueryResourceInfo(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTQueryResourceInfo((D3DKMT_QUERYRESOURCEINFO *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_OpenResource(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenResource((D3DKMT_OPENRESOURCE *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_OpenResource2(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenResource2((D3DKMT_OPENRESOURCE *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_QueryResourceInfoFromNtHandle(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTQueryResourceInfoFromNtHandle((D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_OpenResourceFromNtHandle(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenResourceFromNtHandle((D3DKMT_OPENRESOURCEFROMNTHANDLE *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_OpenNtHandleFromName(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenNtHandleFromName((D3DKMT_OPENNTHANDLEFROMNAME *)(uintptr_t)params->desc));
+}
+
 NTSTATUS unix_CreateKeyedMutex(void *args)
 {
     const struct kmt_desc_params *params = args;

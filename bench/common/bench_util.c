@@ -185,3 +185,29 @@ void bench_print(const struct bench_options *o)
         printf("%-24s %7u %12.1f %14.0f  %s\n", results[i].name, results[i].threads, results[i].ns_per_op,
                results[i].threads * 1e9 / results[i].ns_per_op, results[i].what);
 }
+
+void bench_cpu_signal(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
+{
+    D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = { 0 };
+    NTSTATUS status;
+
+    s.hDevice = device;
+    s.ObjectCount = 1;
+    s.ObjectHandleArray = &fence;
+    s.FenceValueArray = &value;
+    if ((status = D3DKMTSignalSynchronizationObjectFromCpu(&s)))
+        bench_die("D3DKMTSignalSynchronizationObjectFromCpu", status);
+}
+
+void bench_cpu_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
+{
+    D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = { 0 };
+    NTSTATUS status;
+
+    w.hDevice = device;
+    w.ObjectCount = 1;
+    w.ObjectHandleArray = &fence;
+    w.FenceValueArray = &value;
+    if ((status = D3DKMTWaitForSynchronizationObjectFromCpu(&w)))
+        bench_die("D3DKMTWaitForSynchronizationObjectFromCpu", status);
+}

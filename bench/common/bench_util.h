@@ -50,6 +50,11 @@ void bench_parse_counts(int argc, char **argv, const char *usage, unsigned n, un
  * device on it; exits on failure. */
 D3DKMT_HANDLE bench_open_soft_device(void);
 
+/* One monitored fence signalled, or waited for (blocking), from the CPU;
+ * exits on failure. */
+void bench_cpu_signal(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value);
+void bench_cpu_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value);
+
 /* Adds a row to the result table (at most 32). */
 void bench_record(const char *name, const char *what, double ns_per_op, unsigned threads);
 

@@ -175,32 +175,6 @@ static void fence_destroy(D3DKMT_HANDLE h)
     D3DKMTDestroySynchronizationObject(&d);
 }
 
-static void kmt_signal(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
-{
-    D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = { 0 };
-    NTSTATUS st;
-
-    s.hDevice = device;
-    s.ObjectCount = 1;
-    s.ObjectHandleArray = &fence;
-    s.FenceValueArray = &value;
-    if ((st = D3DKMTSignalSynchronizationObjectFromCpu(&s)))
-        bench_die("D3DKMTSignalSynchronizationObjectFromCpu", st);
-}
-
-static void kmt_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
-{
-    D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = { 0 };
-    NTSTATUS st;
-
-    w.hDevice = device;
-    w.ObjectCount = 1;
-    w.ObjectHandleArray = &fence;
-    w.FenceValueArray = &value;
-    if ((st = D3DKMTWaitForSynchronizationObjectFromCpu(&w)))
-        bench_die("D3DKMTWaitForSynchronizationObjectFromCpu", st);
-}
-
 /* ---- signal+wait, one thread ----------------------------------------------------------- */
 
 static double raw_signal_wait_block(const struct target *t, UINT32 syncobj, UINT64 *next)
@@ -221,8 +195,8 @@ static double kmt_signal_wait_block(const struct target *t, struct fence *f)
 
     for (unsigned i = 0; i < fence_block; i++) {
         UINT64 v = ++f->next;
-        kmt_signal(t->device, f->handle, v);
-        kmt_wait(t->device, f->handle, v);
+        bench_cpu_signal(t->device, f->handle, v);
+        bench_cpu_wait(t->device, f->handle, v);
     }
     return (bench_now_ns() - t0) / fence_block;
 }
@@ -243,7 +217,7 @@ static void pp_signal(struct pong *p, int which, UINT64 v)
     if (p->raw)
         raw_signal(p->t->umd.DrmFd, p->syncobj[which], v);
     else
-        kmt_signal(p->t->device, p->fence[which], v);
+        bench_cpu_signal(p->t->device, p->fence[which], v);
 }
 
 static void pp_wait(struct pong *p, int which, UINT64 v)
@@ -251,7 +225,7 @@ static void pp_wait(struct pong *p, int which, UINT64 v)
     if (p->raw)
         raw_wait(p->t->umd.DrmFd, p->syncobj[which], v);
     else
-        kmt_wait(p->t->device, p->fence[which], v);
+        bench_cpu_wait(p->t->device, p->fence[which], v);
 }
 
 static void *ponger(void *arg)
@@ -391,7 +365,7 @@ static double kmt_submit_block(const struct target *t, D3DKMT_HANDLE ctx, struct
         s.MonitoredFenceValueArray = &v;
         if ((st = D3DKMTSignalSynchronizationObjectFromGpu(&s)))
             bench_die("D3DKMTSignalSynchronizationObjectFromGpu", st);
-        kmt_wait(t->device, f->handle, v);
+        bench_cpu_wait(t->device, f->handle, v);
     }
     return (bench_now_ns() - t0) / submit_block;
 }
@@ -413,7 +387,7 @@ static double kmt_submit_signals_block(const struct target *t, D3DKMT_HANDLE ctx
     for (unsigned i = 0; i < submit_block; i++) {
         d.Signals[0].Point = ++f->next;
         kmt_submit(ctx, &d);
-        kmt_wait(t->device, f->handle, f->next);
+        bench_cpu_wait(t->device, f->handle, f->next);
     }
     return (bench_now_ns() - t0) / submit_block;
 }

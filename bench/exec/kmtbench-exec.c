@@ -132,19 +132,6 @@ static void destroy_syncobj(D3DKMT_HANDLE h)
         bench_die("D3DKMTDestroySynchronizationObject", s);
 }
 
-static void signal_fence(D3DKMT_HANDLE h, UINT64 value)
-{
-    D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU sig = { 0 };
-    NTSTATUS s;
-
-    sig.hDevice = device;
-    sig.ObjectCount = 1;
-    sig.ObjectHandleArray = &h;
-    sig.FenceValueArray = &value;
-    if ((s = D3DKMTSignalSynchronizationObjectFromCpu(&sig)))
-        bench_die("D3DKMTSignalSynchronizationObjectFromCpu", s);
-}
-
 /* Blocks (event NULL) or arms an async wait on `event`. */
 static void wait_fence(D3DKMT_HANDLE h, UINT64 value, HANDLE event)
 {
@@ -181,7 +168,7 @@ static void fence_signal_wait_body(void *arg, unsigned ops)
     struct counted_fence *f = arg;
 
     for (unsigned i = 0; i < ops; i++) {
-        signal_fence(f->fence.handle, ++f->value);
+        bench_cpu_signal(device, f->fence.handle, ++f->value);
         wait_fence(f->fence.handle, f->value, NULL);
     }
 }
@@ -204,7 +191,7 @@ static void fence_ping(void *state, unsigned i)
 {
     struct fence_pair *p = state;
 
-    signal_fence(p->ping.handle, i);
+    bench_cpu_signal(device, p->ping.handle, i);
     if (p->ping_fd < 0) {
         wait_fence(p->pong.handle, i, NULL);
     } else {
@@ -223,7 +210,7 @@ static void fence_pong(void *state, unsigned i)
         wait_fence(p->ping.handle, i, (HANDLE)(intptr_t)p->pong_fd);
         wait_eventfd(p->pong_fd);
     }
-    signal_fence(p->pong.handle, i);
+    bench_cpu_signal(device, p->pong.handle, i);
 }
 
 static void bench_fence_pingpong(const struct bench_options *o, bool async)

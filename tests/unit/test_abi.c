@@ -37,6 +37,8 @@ static const char *const exported[] = {
     "D3DKMTWaitForSynchronizationObject2", "D3DKMTSignalSynchronizationObjectFromCpu",
     "D3DKMTWaitForSynchronizationObjectFromCpu", "D3DKMTSignalSynchronizationObjectFromGpu",
     "D3DKMTSignalSynchronizationObjectFromGpu2", "D3DKMTWaitForSynchronizationObjectFromGpu",
+    "D3DKMTOpenSynchronizationObject", "D3DKMTOpenSyncObjectFromNtHandle",
+    "D3DKMTOpenSyncObjectFromNtHandle2", "D3DKMTOpenSyncObjectNtHandleFromName",
     "D3DKMTSetVidPnSourceOwner", "D3DKMTSetVidPnSourceOwner1", "D3DKMTSetVidPnSourceOwner2",
     "D3DKMTCheckVidPnExclusiveOwnership", "D3DKMTCheckExclusiveOwnership", "D3DKMTCheckOcclusion",
     "D3DKMTGetOverlayState", "D3DKMTSetQueuedLimit", "D3DKMTSetProcessSchedulingPriorityClass",

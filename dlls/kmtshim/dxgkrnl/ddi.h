@@ -142,6 +142,11 @@ NTSTATUS dxgk_ddi_create_fence(struct dxgk_adapter *adapter, KMTARG_CREATEFENCE 
 void dxgk_ddi_destroy_fence(struct dxgk_adapter *adapter, HANDLE fence);
 /* A signal cannot fail: a miniport error is only reported. */
 void dxgk_ddi_signal_fence(struct dxgk_adapter *adapter, HANDLE fence, UINT64 value);
+/* Fences that cross processes (1.6): both DDIs or neither.  Export gives
+ * a new fd (-1 on failure); import makes a driver fence over one. */
+bool dxgk_ddi_has_fence_sharing(const struct dxgk_adapter *adapter);
+NTSTATUS dxgk_ddi_export_fence(struct dxgk_adapter *adapter, HANDLE fence, int *fd);
+NTSTATUS dxgk_ddi_import_fence(struct dxgk_adapter *adapter, KMTARG_IMPORTFENCE *args);
 
 /* ---- Miracast (ddi_miracast.c) ----------------------------------------------------- */
 

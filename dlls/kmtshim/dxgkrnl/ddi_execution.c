@@ -142,3 +142,39 @@ void dxgk_ddi_signal_fence(struct dxgk_adapter *adapter, HANDLE fence, UINT64 va
         WARN_(dxgk, "%s: KmtDdiSignalFence(%#llx) -> %s\n", adapter->miniport->name,
               (unsigned long long)value, kmt_debugstr_status(status));
 }
+
+bool dxgk_ddi_has_fence_sharing(const struct dxgk_adapter *adapter)
+{
+    const DRIVER_INITIALIZATION_DATA *ddi = adapter->ddi;
+
+    return dxgk_ddi_has_fences(adapter) && ddi->KmtDdiExportFence && ddi->KmtDdiImportFence;
+}
+
+NTSTATUS dxgk_ddi_export_fence(struct dxgk_adapter *adapter, HANDLE fence, int *fd)
+{
+    NTSTATUS status;
+
+    *fd = -1;
+    if (!fence || !dxgk_ddi_has_fence_sharing(adapter))
+        return STATUS_NOT_SUPPORTED;
+    if (dxgk_ddi_adapter_gone(adapter, "KmtDdiExportFence"))
+        return STATUS_INVALID_DEVICE_STATE;
+    status = adapter->ddi->KmtDdiExportFence(adapter->ctx, fence, fd);
+    DXGK_DDI_TRACE(adapter, "KmtDdiExportFence", status, "%p -> fd %d", fence, *fd);
+    if (status)
+        *fd = -1;
+    return status;
+}
+
+NTSTATUS dxgk_ddi_import_fence(struct dxgk_adapter *adapter, KMTARG_IMPORTFENCE *args)
+{
+    NTSTATUS status;
+
+    if (!dxgk_ddi_has_fence_sharing(adapter))
+        return STATUS_NOT_SUPPORTED;
+    if (dxgk_ddi_adapter_gone(adapter, "KmtDdiImportFence"))
+        return STATUS_INVALID_DEVICE_STATE;
+    status = adapter->ddi->KmtDdiImportFence(adapter->ctx, args);
+    DXGK_DDI_TRACE(adapter, "KmtDdiImportFence", status, "fd %d", args->Fd);
+    return status;
+}

@@ -26,6 +26,7 @@
 #include "broker/broker.h"
 #include "dxgkrnl.h"
 #include "keyed_mutex.h"
+#include "shared_fence.h"
 #include "sync.h"
 
 static atomic_bool started;              /* the library started in this process or a parent */
@@ -38,6 +39,7 @@ static void child_after_fork(void)
         return;                          /* nothing to forget */
     kmt_fd_close_all_tracked();
     dxgk_wait_forget();
+    dxgk_shared_fence_watch_forget();
     dxgk_fence_pool_forget();
     dxgk_priority_forget();
     dxgk_keyed_mutex_forget();

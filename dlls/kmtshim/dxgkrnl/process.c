@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dxgkrnl.h"
+#include "shared_fence.h"
 #include "sync.h"
 #include "miracast.h"
 #include "keyed_mutex.h"
@@ -101,6 +102,7 @@ void dxgk_process_shutdown(void)
     }
     dxgk_process_cancel_async_waits();
     dxgk_process_destroy_syncobjs();  /* the adapter-level ones outlive devices */
+    dxgk_shared_fence_watch_stop();   /* no shared fence is left to watch */
     dxgk_stop_adapters();           /* closes the remaining adapter handles too */
     dxgk_unload_miniports();
 

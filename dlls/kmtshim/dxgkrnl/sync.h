@@ -20,6 +20,7 @@
 #include "dxgkrnl.h"
 
 struct dxgk_context;
+struct dxgk_shared_fence;
 
 struct dxgk_syncobj {
     struct kmt_object obj;
@@ -27,6 +28,9 @@ struct dxgk_syncobj {
     struct list fence_entry;             /* adapter->fences (monitored fences) */
     D3DKMT_HANDLE handle;
     D3DKMT_HANDLE global_handle;         /* Flags.Shared without NT sharing */
+    uint64_t broker_id;                  /* Flags.Shared: the broker reference, 0 when none */
+    bool v2;                             /* made by CreateSynchronizationObject2 or opened */
+    struct dxgk_shared_fence *shared_fence; /* a Shared monitored fence's page, else NULL */
     D3DDDI_SYNCHRONIZATIONOBJECT_TYPE type;
     D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags;
     struct dxgk_adapter *adapter;        /* referenced */
@@ -82,6 +86,11 @@ struct dxgk_cpu_wait {
     struct list async_entry;             /* dxgk_process.async_waits */
     pthread_mutex_t mutex;
     pthread_cond_t cond;
+    /* A blocking wait on shared fences sleeps on this word and their wake
+     * words instead of cond; a completion bumps it (under mutex). */
+    bool sleeps_on_words;
+    _Atomic uint32_t word;
+    atomic_bool word_sleeping;           /* in futex_waitv on it: a completion wakes it */
     int state;                           /* enum dxgk_wait_state, under mutex */
     /* Async waits: the creating thread still links and checks it, so
      * whoever finishes it meanwhile leaves the freeing to the creator. */
@@ -93,6 +102,26 @@ struct dxgk_cpu_wait {
 NTSTATUS dxgk_create_syncobj(D3DKMT_HANDLE hDevice, const D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info,
                              bool v1, D3DKMT_HANDLE *out, D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info_out);
 NTSTATUS dxgk_destroy_syncobj(D3DKMT_HANDLE h);
+/* How a monitored fence's value gets memory (syncobj_share.c opens
+ * shared ones with it too). */
+struct dxgk_fence_init {
+    UINT64 initial;
+    bool no_gpu_access;
+    bool shared;                         /* a page of its own, not a pool slot */
+    int page_fd;                         /* shared: map this page; -1: make one */
+    int driver_fd;                       /* KmtDdiImportFence's fd, or -1 */
+};
+/* A new object of the adapter, before it has a handle (a monitored fence
+ * is typed D3DDDI_FENCE until dxgk_syncobj_init_monitored succeeds). */
+struct dxgk_syncobj *dxgk_syncobj_alloc(struct dxgk_adapter *adapter, D3DDDI_SYNCHRONIZATIONOBJECT_TYPE type,
+                                        D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags);
+/* *new_page_fd: the page made for a new shared fence (the caller closes it). */
+NTSTATUS dxgk_syncobj_init_monitored(struct dxgk_syncobj *obj, const struct dxgk_fence_init *init,
+                                     int *new_page_fd);
+/* Gives a new object its local handle and links it (obj->device, if set,
+ * must be referenced); on failure the caller aborts it. */
+NTSTATUS dxgk_syncobj_publish(struct dxgk_syncobj *obj, D3DKMT_HANDLE *out);
+void dxgk_syncobj_abort(struct dxgk_syncobj *obj);
 /* Looks up a live sync object of the adapter; referenced. */
 struct dxgk_syncobj *dxgk_syncobj_lookup(D3DKMT_HANDLE h, struct dxgk_adapter *adapter);
 void dxgk_syncobj_put(struct dxgk_syncobj *obj);

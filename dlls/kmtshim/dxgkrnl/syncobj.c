@@ -6,8 +6,12 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "share.h"
+#include "shared_fence.h"
 #include "sync.h"
+#include "syncobj_share.h"
 #include "vidsch.h"
 #include "base/kmt_debug.h"
 #include "ddi.h"
@@ -68,8 +72,13 @@ static void syncobj_release(struct kmt_object *o)
         /* first: the miniport stops writing the value before its slot goes */
         dxgk_ddi_destroy_fence(adapter, obj->monitored.driver_fence);
         dxgk_ddi_unmap_system_memory(adapter, obj->monitored.gpu_va);
-        dxgk_fence_slot_free(obj->monitored.slot);
+        if (obj->shared_fence)
+            dxgk_shared_fence_free(obj->shared_fence);
+        else
+            dxgk_fence_slot_free(obj->monitored.slot);
     }
+    if (obj->broker_id)
+        kmt_broker_release(obj->broker_id);  /* creation or opening failed late */
     pthread_mutex_destroy(&obj->lock);
     if (obj->device)
         dxgk_device_put(obj->device);
@@ -146,38 +155,146 @@ static NTSTATUS validate_info(const D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info, boo
     return STATUS_SUCCESS;
 }
 
-static NTSTATUS init_monitored(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info)
+/* The value's memory: a slot of the process's fence pool, or for a shared
+ * fence a page of its own (a new one, or the one `page_fd` names). */
+static NTSTATUS monitored_memory(struct dxgk_syncobj *obj, const struct dxgk_fence_init *init,
+                                 int *new_page_fd)
+{
+    NTSTATUS status;
+
+    if (!init->shared) {
+        status = dxgk_fence_slot_alloc(&obj->monitored.value, &obj->monitored.cpu_va, &obj->monitored.slot);
+        if (!status)
+            atomic_store(obj->monitored.value, init->initial);
+        return status;
+    }
+    if (init->page_fd >= 0)
+        status = dxgk_shared_fence_map(init->page_fd, &obj->shared_fence);
+    else
+        status = dxgk_shared_fence_create(init->initial, &obj->shared_fence, new_page_fd);
+    if (status)
+        return status;
+    obj->monitored.value = &obj->shared_fence->rw->value;
+    obj->monitored.cpu_va = (void *)obj->shared_fence->ro;
+    return STATUS_SUCCESS;
+}
+
+static void monitored_memory_free(struct dxgk_syncobj *obj)
+{
+    if (obj->shared_fence)
+        dxgk_shared_fence_free(obj->shared_fence);
+    else
+        dxgk_fence_slot_free(obj->monitored.slot);
+    obj->shared_fence = NULL;
+}
+
+/* The miniport's fence over the value: imported from another process's
+ * (driver_fd) where the miniport can, else a new one. */
+static NTSTATUS monitored_driver_fence(struct dxgk_syncobj *obj, const struct dxgk_fence_init *init)
 {
     struct dxgk_adapter *adapter = obj->adapter;
     NTSTATUS status;
 
-    status = dxgk_fence_slot_alloc(&obj->monitored.value, &obj->monitored.cpu_va, &obj->monitored.slot);
-    if (status)
-        return status;
-    atomic_store(obj->monitored.value, info->MonitoredFence.InitialFenceValue);
-    if (!info->Flags.NoGPUAccess && dxgk_ddi_has_system_memory_mapping(adapter)) {
-        status = dxgk_ddi_map_system_memory(adapter, (void *)obj->monitored.value, sizeof(UINT64),
-                                            &obj->monitored.gpu_va);
-        if (status) {
-            dxgk_fence_slot_free(obj->monitored.slot);
+    if (init->driver_fd >= 0 && dxgk_ddi_has_fence_sharing(adapter)) {
+        KMTARG_IMPORTFENCE args = { .Fd = init->driver_fd, .pValue = obj->monitored.value };
+
+        if ((status = dxgk_ddi_import_fence(adapter, &args)))
             return status;
-        }
+        obj->monitored.driver_fence = args.hDriverFence;
+        return STATUS_SUCCESS;
     }
     if (dxgk_ddi_has_fences(adapter)) {
         KMTARG_CREATEFENCE args = {
             .pValue = obj->monitored.value,
-            .InitialValue = info->MonitoredFence.InitialFenceValue,
+            .InitialValue = dxgk_fence_value(obj),
         };
 
-        status = dxgk_ddi_create_fence(adapter, &args);
-        if (status) {
-            dxgk_ddi_unmap_system_memory(adapter, obj->monitored.gpu_va);
-            obj->monitored.gpu_va = 0;
-            dxgk_fence_slot_free(obj->monitored.slot);
+        if ((status = dxgk_ddi_create_fence(adapter, &args)))
             return status;
-        }
         obj->monitored.driver_fence = args.hDriverFence;   /* NULL: memory only */
     }
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS dxgk_syncobj_init_monitored(struct dxgk_syncobj *obj, const struct dxgk_fence_init *init,
+                                     int *new_page_fd)
+{
+    struct dxgk_adapter *adapter = obj->adapter;
+    NTSTATUS status;
+
+    if ((status = monitored_memory(obj, init, new_page_fd)))
+        return status;
+    if (!init->no_gpu_access && dxgk_ddi_has_system_memory_mapping(adapter)) {
+        status = dxgk_ddi_map_system_memory(adapter, (void *)obj->monitored.value, sizeof(UINT64),
+                                            &obj->monitored.gpu_va);
+        if (status) {
+            monitored_memory_free(obj);
+            return status;
+        }
+    }
+    if ((status = monitored_driver_fence(obj, init))) {
+        dxgk_ddi_unmap_system_memory(adapter, obj->monitored.gpu_va);
+        obj->monitored.gpu_va = 0;
+        monitored_memory_free(obj);
+        return status;
+    }
+    return STATUS_SUCCESS;
+}
+
+struct dxgk_syncobj *dxgk_syncobj_alloc(struct dxgk_adapter *adapter, D3DDDI_SYNCHRONIZATIONOBJECT_TYPE type,
+                                        D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags)
+{
+    struct dxgk_syncobj *obj = calloc(1, sizeof(*obj));
+
+    if (!obj)
+        return NULL;
+    kmt_object_init(&obj->obj, HMGR_TYPE_SYNCOBJECT, syncobj_release);
+    pthread_mutex_init(&obj->lock, NULL);
+    list_init(&obj->waiters);
+    list_init(&obj->entry);
+    list_init(&obj->fence_entry);
+    /* a monitored fence becomes one once its value has memory */
+    obj->type = type == D3DDDI_MONITORED_FENCE ? D3DDDI_FENCE : type;
+    obj->flags = flags;
+    obj->adapter = adapter;
+    kmt_object_get(&adapter->obj);
+    dxgk_count_object(+1);
+    return obj;
+}
+
+void dxgk_syncobj_abort(struct dxgk_syncobj *obj)
+{
+    syncobj_release(&obj->obj);
+}
+
+NTSTATUS dxgk_syncobj_publish(struct dxgk_syncobj *obj, D3DKMT_HANDLE *out)
+{
+    D3DKMT_HANDLE h;
+    NTSTATUS status;
+
+    if (!(h = hmgr_alloc(&dxgk_process.handles)))
+        return STATUS_NO_MEMORY;
+    if (obj->shared_fence && (status = dxgk_shared_fence_watch(obj->shared_fence, obj))) {
+        hmgr_cancel(&dxgk_process.handles, h);
+        return status;
+    }
+    obj->handle = h;
+    if (obj->device) {
+        kmt_mutex_lock(&obj->device->list_lock);
+        list_add_tail(&obj->device->syncobjs, &obj->entry);
+        kmt_mutex_unlock(&obj->device->list_lock);
+    } else {
+        pthread_mutex_lock(&dxgk_process.lock);
+        list_add_tail(&dxgk_process.syncobjs, &obj->entry);
+        pthread_mutex_unlock(&dxgk_process.lock);
+    }
+    if (obj->type == D3DDDI_MONITORED_FENCE) {
+        pthread_mutex_lock(&obj->adapter->fence_lock);
+        list_add_tail(&obj->adapter->fences, &obj->fence_entry);
+        pthread_mutex_unlock(&obj->adapter->fence_lock);
+    }
+    hmgr_publish(&dxgk_process.handles, h, &obj->obj);
+    *out = h;
     return STATUS_SUCCESS;
 }
 
@@ -186,27 +303,19 @@ NTSTATUS dxgk_create_syncobj(D3DKMT_HANDLE hDevice, const D3DDDI_SYNCHRONIZATION
 {
     struct dxgk_device *device = dxgk_device_acquire(hDevice);
     struct dxgk_syncobj *obj;
-    D3DKMT_HANDLE h, global = 0;
+    int page_fd = -1;
+    D3DKMT_HANDLE h;
     NTSTATUS status;
 
     if (!device)
         return STATUS_INVALID_PARAMETER;
     if ((status = validate_info(info, v1, device->adapter)))
         goto out;
-    if (!(obj = calloc(1, sizeof(*obj)))) {
+    if (!(obj = dxgk_syncobj_alloc(device->adapter, info->Type, info->Flags))) {
         status = STATUS_NO_MEMORY;
         goto out;
     }
-    kmt_object_init(&obj->obj, HMGR_TYPE_SYNCOBJECT, syncobj_release);
-    pthread_mutex_init(&obj->lock, NULL);
-    list_init(&obj->waiters);
-    list_init(&obj->entry);
-    list_init(&obj->fence_entry);
-    obj->type = info->Type;
-    obj->flags = info->Flags;
-    obj->adapter = device->adapter;
-    kmt_object_get(&obj->adapter->obj);
-    dxgk_count_object(+1);
+    obj->v2 = !v1;
 
     switch (info->Type) {
     case D3DDDI_SYNCHRONIZATION_MUTEX:
@@ -222,61 +331,45 @@ NTSTATUS dxgk_create_syncobj(D3DKMT_HANDLE hDevice, const D3DDDI_SYNCHRONIZATION
     case D3DDDI_CPU_NOTIFICATION:
         obj->cpu.event = info->CPUNotification.Event;
         break;
-    case D3DDDI_MONITORED_FENCE:
+    case D3DDDI_MONITORED_FENCE: {
+        struct dxgk_fence_init init = {
+            .initial = info->MonitoredFence.InitialFenceValue,
+            .no_gpu_access = info->Flags.NoGPUAccess,
+            .shared = info->Flags.Shared,
+            .page_fd = -1,
+            .driver_fd = -1,
+        };
+
         obj->device = device;
         kmt_object_get(&device->obj);
-        status = init_monitored(obj, info);
+        if (!(status = dxgk_syncobj_init_monitored(obj, &init, &page_fd)))
+            obj->type = D3DDDI_MONITORED_FENCE;
         break;
+    }
     default:
         status = STATUS_INVALID_PARAMETER;
         break;
     }
+    if (!status && info->Flags.Shared)
+        status = dxgk_syncobj_register_shared(obj, info, page_fd);
+    if (page_fd >= 0)
+        close(page_fd);                  /* the broker and our mapping keep the page */
+    if (!status)
+        status = dxgk_syncobj_publish(obj, &h);
     if (status) {
-        if (obj->type == D3DDDI_MONITORED_FENCE)
-            obj->type = D3DDDI_FENCE;        /* nothing of the fence to undo */
-        syncobj_release(&obj->obj);
+        dxgk_syncobj_abort(obj);
         goto out;
     }
-
-    if (!(h = hmgr_alloc(&dxgk_process.handles)) ||
-        (info->Flags.Shared && !info->Flags.NtSecuritySharing &&
-         !(global = hmgr_alloc(&dxgk_process.global_handles)))) {
-        if (h)
-            hmgr_cancel(&dxgk_process.handles, h);
-        syncobj_release(&obj->obj);
-        status = STATUS_NO_MEMORY;
-        goto out;
-    }
-    obj->handle = h;
-
-    if (obj->device) {
-        kmt_mutex_lock(&device->list_lock);
-        list_add_tail(&device->syncobjs, &obj->entry);
-        kmt_mutex_unlock(&device->list_lock);
-        pthread_mutex_lock(&obj->adapter->fence_lock);
-        list_add_tail(&obj->adapter->fences, &obj->fence_entry);
-        pthread_mutex_unlock(&obj->adapter->fence_lock);
-    } else {
-        pthread_mutex_lock(&dxgk_process.lock);
-        list_add_tail(&dxgk_process.syncobjs, &obj->entry);
-        pthread_mutex_unlock(&dxgk_process.lock);
-    }
-    if (global) {
-        obj->global_handle = global;
-        kmt_object_get(&obj->obj);
-        hmgr_publish(&dxgk_process.global_handles, global, &obj->obj);
-    }
-    hmgr_publish(&dxgk_process.handles, h, &obj->obj);
 
     *out = h;
     if (info_out) {
-        info_out->SharedHandle = global;
+        info_out->SharedHandle = obj->global_handle;
         if (obj->type == D3DDDI_MONITORED_FENCE) {
             info_out->MonitoredFence.FenceValueCPUVirtualAddress = obj->monitored.cpu_va;
             info_out->MonitoredFence.FenceValueGPUVirtualAddress = obj->monitored.gpu_va;
         }
     }
-    TRACE_(dxgk, "sync object %#x type %d\n", h, obj->type);
+    TRACE_(dxgk, "sync object %#x type %d global %#x\n", h, obj->type, obj->global_handle);
 out:
     dxgk_device_release(device);
     return status;
@@ -288,22 +381,27 @@ out:
  * return STATUS_ABANDONED) and let the scheduler re-check GPU waits on it. */
 static void syncobj_retire(struct dxgk_syncobj *obj)
 {
-    if (obj->global_handle) {
-        hmgr_remove(&dxgk_process.global_handles, obj->global_handle, HMGR_TYPE_SYNCOBJECT);
-        obj->global_handle = 0;
-        dxgk_syncobj_put(obj);            /* the global table's reference */
-    }
+    uint64_t broker_id;
+
+    /* This process's reference goes with the handle: the broker frees the
+     * object (and its global handle dies) after the last one. */
+    if ((broker_id = __atomic_exchange_n(&obj->broker_id, 0, __ATOMIC_ACQ_REL)))
+        kmt_broker_release(broker_id);
+    if (obj->shared_fence)
+        dxgk_shared_fence_unwatch(obj->shared_fence);
     if (obj->device) {
         kmt_mutex_lock(&obj->device->list_lock);
         list_remove(&obj->entry);
         kmt_mutex_unlock(&obj->device->list_lock);
-        pthread_mutex_lock(&obj->adapter->fence_lock);
-        list_remove(&obj->fence_entry);
-        pthread_mutex_unlock(&obj->adapter->fence_lock);
     } else {
         pthread_mutex_lock(&dxgk_process.lock);
         list_remove(&obj->entry);
         pthread_mutex_unlock(&dxgk_process.lock);
+    }
+    if (obj->type == D3DDDI_MONITORED_FENCE) {
+        pthread_mutex_lock(&obj->adapter->fence_lock);
+        list_remove(&obj->fence_entry);
+        pthread_mutex_unlock(&obj->adapter->fence_lock);
     }
     pthread_mutex_lock(&obj->lock);
     obj->destroyed = true;
@@ -401,8 +499,11 @@ void dxgk_syncobj_signal(struct dxgk_syncobj *obj, UINT64 value, bool allow_rewi
         break;
     case D3DDDI_MONITORED_FENCE:
         /* Monotonic unless rewinding is allowed: a lower value is ignored. */
-        if (fence_store(obj, value, allow_rewind))
+        if (fence_store(obj, value, allow_rewind)) {
             driver_fence_signal(obj, value);
+            if (obj->shared_fence)
+                dxgk_shared_fence_stored(obj->shared_fence);
+        }
         dxgk_wake_waiters_locked(obj, false);
         break;
     default:
@@ -467,6 +568,10 @@ bool dxgk_syncobj_try_wait(struct dxgk_syncobj **objs, const UINT64 *values, UIN
     }
     for (UINT i = n; i-- > 0;)
         pthread_mutex_unlock(&sorted[i]->lock);
+    if (!ok)
+        for (UINT i = 0; i < n; i++)
+            if (sorted[i]->shared_fence)
+                dxgk_shared_fence_gpu_blocked(sorted[i]->shared_fence);  /* another process may signal it */
     return ok;
 }
 
@@ -480,6 +585,8 @@ void dxgk_fences_changed(struct dxgk_adapter *adapter)
         if (!list_empty(&obj->waiters))
             dxgk_wake_waiters_locked(obj, false);
         pthread_mutex_unlock(&obj->lock);
+        if (obj->shared_fence)
+            dxgk_shared_fence_changed(obj->shared_fence);
     }
     pthread_mutex_unlock(&adapter->fence_lock);
     dxgk_reap_async_waits();
@@ -495,8 +602,11 @@ void dxgk_device_fences_to_max(struct dxgk_device *device)
         if (obj->flags.NoSignalMaxValueOnTdr)
             continue;
         pthread_mutex_lock(&obj->lock);
-        if (fence_store(obj, UINT64_MAX, false))
+        if (fence_store(obj, UINT64_MAX, false)) {
             driver_fence_signal(obj, UINT64_MAX);
+            if (obj->shared_fence)
+                dxgk_shared_fence_stored(obj->shared_fence);
+        }
         dxgk_wake_waiters_locked(obj, false);
         pthread_mutex_unlock(&obj->lock);
     }

@@ -9,11 +9,16 @@
  * second, both under the object's lock.
  */
 #include <errno.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
 #include <time.h>
 
+#include "shared_fence.h"
 #include "sync.h"
 #include "vidsch.h"
 #include "base/kmt_debug.h"
@@ -52,8 +57,16 @@ static bool wait_complete(struct dxgk_cpu_wait *w, int state)
     if (w->state == DXGK_WAIT_PENDING) {
         w->state = state;
         done = true;
-        if (!w->async_event)
+        if (w->sleeps_on_words) {
+            /* under the mutex: the waiter's frame outlives it.  A system
+             * call only for a waiter that sleeps (it looks at the word
+             * after saying so). */
+            atomic_fetch_add(&w->word, 1);
+            if (atomic_load(&w->word_sleeping))
+                syscall(SYS_futex, &w->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        } else if (!w->async_event) {
             pthread_cond_signal(&w->cond);
+        }
     }
     pthread_mutex_unlock(&w->mutex);
     return done;
@@ -134,6 +147,14 @@ void dxgk_reap_async_waits(void)
     }
 }
 
+static bool waits_on_shared(const struct dxgk_cpu_wait *w)
+{
+    for (UINT i = 0; i < w->count; i++)
+        if (w->objs[i]->shared_fence)
+            return true;
+    return false;
+}
+
 /* Looks up `count` monitored fences of the device's adapter. */
 static NTSTATUS lookup_fences(struct dxgk_device *device, const D3DKMT_HANDLE *handles, UINT count,
                               struct dxgk_syncobj **objs, bool for_signal)
@@ -207,6 +228,57 @@ NTSTATUS dxgk_signal_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handle
     return STATUS_SUCCESS;
 }
 
+/* A blocking wait on shared fences: sleeps on its own word (bumped by a
+ * completion in this process) and on the fences' wake words, which a
+ * signal in any process bumps while it counts as a watcher.  It counts
+ * itself first and looks at the values second, as the watcher does. */
+static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
+{
+    struct dxgk_shared_fence *sfs[D3DDDI_MAX_OBJECT_WAITED_ON];
+    uint32_t seqs[D3DDDI_MAX_OBJECT_WAITED_ON];
+    struct timespec deadline;
+    unsigned n = 0;
+
+    if (timeout_ms >= 0)
+        deadline = kmt_deadline_after((uint64_t)timeout_ms);
+    for (UINT i = 0; i < w->count; i++) {
+        struct dxgk_shared_fence *sf = w->objs[i]->shared_fence;
+        bool seen = false;
+
+        for (unsigned j = 0; j < n; j++)
+            seen |= sfs[j] == sf;
+        if (sf && !seen) {
+            dxgk_shared_fence_arm(sf);
+            sfs[n++] = sf;
+        }
+    }
+    for (;;) {
+        uint32_t word = atomic_load(&w->word);
+        int state;
+
+        for (unsigned j = 0; j < n; j++)
+            seqs[j] = dxgk_shared_fence_seq(sfs[j]);
+        pthread_mutex_lock(&w->mutex);
+        state = w->state;
+        pthread_mutex_unlock(&w->mutex);
+        if (state != DXGK_WAIT_PENDING)
+            break;
+        if (wait_satisfied(w)) {
+            wait_complete(w, DXGK_WAIT_SATISFIED);
+            break;
+        }
+        atomic_store(&w->word_sleeping, true);
+        if (atomic_load(&w->word) == word &&
+            !dxgk_shared_fence_sleep(&w->word, word, sfs, seqs, n, timeout_ms < 0 ? NULL : &deadline)) {
+            atomic_store(&w->word_sleeping, false);
+            break;
+        }
+        atomic_store(&w->word_sleeping, false);
+    }
+    for (unsigned j = 0; j < n; j++)
+        dxgk_shared_fence_disarm(sfs[j]);
+}
+
 NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
                             const UINT64 *values, UINT count, bool any, HANDLE async_event,
                             int timeout_ms)
@@ -238,6 +310,7 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
     w->count = count;
     w->any = any;
     w->async_event = async_event;
+    w->sleeps_on_words = !async_event && waits_on_shared(w);
     memcpy(w->values, values, count * sizeof(*values));
     pthread_mutex_init(&w->mutex, NULL);
     kmt_cond_init_monotonic(&w->cond);
@@ -268,6 +341,8 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
     /* ... then look at the values */
     if (wait_satisfied(w) && wait_complete(w, DXGK_WAIT_SATISFIED) && async_event)
         async_finished(w);
+    else if (async_event && waits_on_shared(w))
+        dxgk_shared_fence_cpu_blocked();     /* another process may signal them */
 
     if (async_event) {
         bool finished;
@@ -283,7 +358,11 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
     }
 
     pthread_mutex_lock(&w->mutex);
-    if (timeout_ms < 0) {
+    if (w->sleeps_on_words && w->state == DXGK_WAIT_PENDING) {
+        pthread_mutex_unlock(&w->mutex);
+        sleep_on_words(w, timeout_ms);
+        pthread_mutex_lock(&w->mutex);
+    } else if (timeout_ms < 0) {
         while (w->state == DXGK_WAIT_PENDING)
             pthread_cond_wait(&w->cond, &w->mutex);
     } else {

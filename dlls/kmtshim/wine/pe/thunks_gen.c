@@ -213,6 +213,26 @@ NTSTATUS APIENTRY D3DKMTWaitForSynchronizationObjectFromGpu(const D3DKMT_WAITFOR
     return kmt_call_desc(KMT_UNIX_WaitForSynchronizationObjectFromGpu, desc);
 }
 
+NTSTATUS APIENTRY D3DKMTOpenSynchronizationObject(D3DKMT_OPENSYNCHRONIZATIONOBJECT *desc)
+{
+    return kmt_call_desc(KMT_UNIX_OpenSynchronizationObject, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTOpenSyncObjectFromNtHandle(D3DKMT_OPENSYNCOBJECTFROMNTHANDLE *desc)
+{
+    return kmt_call_desc(KMT_UNIX_OpenSyncObjectFromNtHandle, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTOpenSyncObjectFromNtHandle2(D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 *desc)
+{
+    return kmt_call_desc(KMT_UNIX_OpenSyncObjectFromNtHandle2, desc);
+}
+
+NTSTATUS APIENTRY D3DKMTOpenSyncObjectNtHandleFromName(D3DKMT_OPENSYNCOBJECTNTHANDLEFROMNAME *desc)
+{
+    return kmt_call_desc(KMT_UNIX_OpenSyncObjectNtHandleFromName, desc);
+}
+
 NTSTATUS APIENTRY D3DKMTSetVidPnSourceOwner(const D3DKMT_SETVIDPNSOURCEOWNER *desc)
 {
     return kmt_call_desc(KMT_UNIX_SetVidPnSourceOwner, desc);

@@ -341,6 +341,42 @@ NTSTATUS unix_WaitForSynchronizationObjectFromGpu(void *args)
     return KMT_EVENTS_CALL(D3DKMTWaitForSynchronizationObjectFromGpu((const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU *)(uintptr_t)params->desc));
 }
 
+NTSTATUS unix_OpenSynchronizationObject(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenSynchronizationObject((D3DKMT_OPENSYNCHRONIZATIONOBJECT *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_OpenSyncObjectFromNtHandle(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenSyncObjectFromNtHandle((D3DKMT_OPENSYNCOBJECTFROMNTHANDLE *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_OpenSyncObjectFromNtHandle2(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenSyncObjectFromNtHandle2((D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 *)(uintptr_t)params->desc));
+}
+
+NTSTATUS unix_OpenSyncObjectNtHandleFromName(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTOpenSyncObjectNtHandleFromName((D3DKMT_OPENSYNCOBJECTNTHANDLEFROMNAME *)(uintptr_t)params->desc));
+}
+
 NTSTATUS unix_SetVidPnSourceOwner(void *args)
 {
     const struct kmt_desc_params *params = args;

@@ -42,17 +42,6 @@ NTSTATUS unix_GetProcessSchedulingPriorityClass(void *args)
         (D3DKMT_SCHEDULINGPRIORITYCLASS *)(uintptr_t)params->priority);
 }
 
-NTSTATUS unix_ShareObjects(void *args)
-{
-    const struct kmt_share_objects_params *params = args;
-
-    if (!params)
-        return STATUS_INVALID_PARAMETER;
-    return D3DKMTShareObjects((UINT)params->count, (const D3DKMT_HANDLE *)(uintptr_t)params->handles,
-                              (OBJECT_ATTRIBUTES *)(uintptr_t)params->attributes, (DWORD)params->access,
-                              (HANDLE *)(uintptr_t)params->nt_handle);
-}
-
 NTSTATUS unix_open_device_path(void *args)
 {
     struct kmt_device_path_params *params = args;

@@ -352,29 +352,17 @@ NTSTATUS unix_OpenSynchronizationObject(void *args)
 
 NTSTATUS unix_OpenSyncObjectFromNtHandle(void *args)
 {
-    const struct kmt_desc_params *params = args;
-
-    if (!params)
-        return STATUS_INVALID_PARAMETER;
-    return KMT_EVENTS_CALL(D3DKMTOpenSyncObjectFromNtHandle((D3DKMT_OPENSYNCOBJECTFROMNTHANDLE *)(uintptr_t)params->desc));
+    return KMT_NT_IN_CALL(D3DKMTOpenSyncObjectFromNtHandle, D3DKMT_OPENSYNCOBJECTFROMNTHANDLE, args);
 }
 
 NTSTATUS unix_OpenSyncObjectFromNtHandle2(void *args)
 {
-    const struct kmt_desc_params *params = args;
-
-    if (!params)
-        return STATUS_INVALID_PARAMETER;
-    return KMT_EVENTS_CALL(D3DKMTOpenSyncObjectFromNtHandle2((D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 *)(uintptr_t)params->desc));
+    return KMT_NT_IN_CALL(D3DKMTOpenSyncObjectFromNtHandle2, D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2, args);
 }
 
 NTSTATUS unix_OpenSyncObjectNtHandleFromName(void *args)
 {
-    const struct kmt_desc_params *params = args;
-
-    if (!params)
-        return STATUS_INVALID_PARAMETER;
-    return KMT_EVENTS_CALL(D3DKMTOpenSyncObjectNtHandleFromName((D3DKMT_OPENSYNCOBJECTNTHANDLEFROMNAME *)(uintptr_t)params->desc));
+    return KMT_NT_OUT_CALL(D3DKMTOpenSyncObjectNtHandleFromName, D3DKMT_OPENSYNCOBJECTNTHANDLEFROMNAME, args);
 }
 
 NTSTATUS unix_SetVidPnSourceOwner(void *args)
@@ -505,29 +493,17 @@ NTSTATUS unix_OpenResource2(void *args)
 
 NTSTATUS unix_QueryResourceInfoFromNtHandle(void *args)
 {
-    const struct kmt_desc_params *params = args;
-
-    if (!params)
-        return STATUS_INVALID_PARAMETER;
-    return KMT_EVENTS_CALL(D3DKMTQueryResourceInfoFromNtHandle((D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE *)(uintptr_t)params->desc));
+    return KMT_NT_IN_CALL(D3DKMTQueryResourceInfoFromNtHandle, D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE, args);
 }
 
 NTSTATUS unix_OpenResourceFromNtHandle(void *args)
 {
-    const struct kmt_desc_params *params = args;
-
-    if (!params)
-        return STATUS_INVALID_PARAMETER;
-    return KMT_EVENTS_CALL(D3DKMTOpenResourceFromNtHandle((D3DKMT_OPENRESOURCEFROMNTHANDLE *)(uintptr_t)params->desc));
+    return KMT_NT_IN_CALL(D3DKMTOpenResourceFromNtHandle, D3DKMT_OPENRESOURCEFROMNTHANDLE, args);
 }
 
 NTSTATUS unix_OpenNtHandleFromName(void *args)
 {
-    const struct kmt_desc_params *params = args;
-
-    if (!params)
-        return STATUS_INVALID_PARAMETER;
-    return KMT_EVENTS_CALL(D3DKMTOpenNtHandleFromName((D3DKMT_OPENNTHANDLEFROMNAME *)(uintptr_t)params->desc));
+    return KMT_NT_OUT_CALL(D3DKMTOpenNtHandleFromName, D3DKMT_OPENNTHANDLEFROMNAME, args);
 }
 
 NTSTATUS unix_CreateKeyedMutex(void *args)

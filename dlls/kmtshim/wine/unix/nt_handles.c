@@ -1,5 +1,6 @@
 /*
- * kmtshim.so: NT handles as Wine handles (nt_handles.h).
+ * kmtshim.so: NT handles as Wine handles (nt_handles.h), and the unix
+ * entry of ShareObjects.
  *
  * ntdll.so exports wine_server_fd_to_handle and wine_server_handle_to_fd
  * to Unix libraries (Wine 8 and Wine 10 alike).  kmtshim.so does not link
@@ -111,4 +112,37 @@ NTSTATUS kmt_nt_handle_out(HANDLE *handle, uint32_t access, uint32_t attributes)
               attributes & KMT_OBJ_INHERIT ? ", inheritable" : "");
     *handle = wine_handle;
     return STATUS_SUCCESS;
+}
+
+uint32_t kmt_nt_attributes(const OBJECT_ATTRIBUTES *attr)
+{
+    if (!kmt_wine_ptr_ok(attr, sizeof(*attr)))
+        return 0;
+    return attr->Attributes;
+}
+
+/* ShareObjects returns its NT handle through a pointer: the core writes
+ * the fd into a local, which becomes the program's Wine handle.  A NULL or
+ * bad pointer reaches the core as it is, which answers it. */
+NTSTATUS unix_ShareObjects(void *args)
+{
+    const struct kmt_share_objects_params *params = args;
+    OBJECT_ATTRIBUTES *attr;
+    HANDLE *out, fd_handle = NULL;
+    NTSTATUS status;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    out = (HANDLE *)(uintptr_t)params->nt_handle;
+    attr = (OBJECT_ATTRIBUTES *)(uintptr_t)params->attributes;
+    status = KMT_EVENTS_CALL(D3DKMTShareObjects((UINT)params->count,
+                                                (const D3DKMT_HANDLE *)(uintptr_t)params->handles, attr,
+                                                (DWORD)params->access,
+                                                kmt_wine_ptr_ok(out, sizeof(*out)) ? &fd_handle : out));
+    if (status || !kmt_wine_ptr_ok(out, sizeof(*out)))
+        return status;
+    status = kmt_nt_handle_out(&fd_handle, (uint32_t)params->access, kmt_nt_attributes(attr));
+    if (!status)
+        *out = fd_handle;
+    return status;
 }

@@ -69,4 +69,24 @@ static inline void *kmt_nt_desc(const void *args)
         status_;                                                            \
     })
 
+/* OBJECT_ATTRIBUTES.Attributes of `attr` (the caller's), 0 for NULL. */
+uint32_t kmt_nt_attributes(const OBJECT_ATTRIBUTES *attr);
+
+/* The unix entry of a KMT_FUNC_NT_OUT line (a descriptor with
+ * dwDesiredAccess, pObjAttrib and hNtHandle): the fd the core returns
+ * becomes a Wine handle with the access asked for.  The program's
+ * descriptor is written only on success. */
+#define KMT_NT_OUT_CALL(fn, type, args)                                     \
+    ({                                                                      \
+        KMT_NT_DESC_OR_RETURN(fn, type, args, desc_);                       \
+        type copy_ = *desc_;                                                \
+        NTSTATUS status_ = KMT_EVENTS_CALL(fn(&copy_));                     \
+        if (!status_)                                                       \
+            status_ = kmt_nt_handle_out(&copy_.hNtHandle, copy_.dwDesiredAccess, \
+                                        kmt_nt_attributes(copy_.pObjAttrib)); \
+        if (!status_)                                                       \
+            *desc_ = copy_;                                                 \
+        status_;                                                            \
+    })
+
 #endif /* KMTSHIM_WINE_UNIX_NT_HANDLES_H */

@@ -23,6 +23,7 @@ struct kmt_api {
     BOOLEAN (APIENTRY *CheckExclusiveOwnership)(void);
     NTSTATUS (APIENTRY *SetProcessSchedulingPriorityClass)(HANDLE, D3DKMT_SCHEDULINGPRIORITYCLASS);
     NTSTATUS (APIENTRY *GetProcessSchedulingPriorityClass)(HANDLE, D3DKMT_SCHEDULINGPRIORITYCLASS *);
+    NTSTATUS (APIENTRY *ShareObjects)(UINT, const D3DKMT_HANDLE *, OBJECT_ATTRIBUTES *, DWORD, HANDLE *);
 };
 
 /* The table the conformance subtests call through; set by each program. */
@@ -64,6 +65,11 @@ void kmt_destroy_device(D3DKMT_HANDLE device);
 NTSTATUS create_soft_allocation(D3DKMT_HANDLE device, UINT64 size, D3DKMT_HANDLE *out);
 /* The soft adapter's live objects (its private GET_STATS escape). */
 KMT_SOFT_ESCAPE kmt_soft_stats(D3DKMT_HANDLE adapter);
+
+/* A monitored fence's CPU signal, and its CPU wait (event NULL: blocks
+ * until the fence reaches `value`; else returns and sets the event then). */
+NTSTATUS kmt_cpu_signal(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value);
+NTSTATUS kmt_cpu_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value, HANDLE event);
 
 /* The subtests. */
 void kmtc_enum_adapters2(void);
@@ -109,6 +115,12 @@ void kmtc_enqueue_cpu_event(void);
 void kmtc_destroy_sets_event(void);
 void kmtc_event_closed_early(void);
 void kmtc_producer_consumer(void);
+/* conformance_share.c: sharing between Windows processes (the programs
+ * that list these run kmtc_share_child() for "PROG share-child ...") */
+void kmtc_share_nt_handles(void);
+void kmtc_share_processes(void);
+int kmtc_share_child(int argc, char **argv);
+#define KMT_SHARE_CHILD_ARG "share-child"
 
 #define KMT_CONFORMANCE_TESTS                                   \
     { "enum_adapters2", kmtc_enum_adapters2 },                  \
@@ -153,5 +165,9 @@ void kmtc_producer_consumer(void);
     { "destroy_sets_event", kmtc_destroy_sets_event },          \
     { "event_closed_early", kmtc_event_closed_early },          \
     { "producer_consumer", kmtc_producer_consumer }
+
+#define KMT_CONFORMANCE_SHARE_TESTS                             \
+    { "share_nt_handles", kmtc_share_nt_handles },              \
+    { "share_processes", kmtc_share_processes }
 
 #endif /* KMTSHIM_CONFORMANCE_H */

@@ -247,7 +247,7 @@ static NTSTATUS syncobj_destroy(D3DKMT_HANDLE h)
     return kmt_api.DestroySynchronizationObject(&d);
 }
 
-static NTSTATUS cpu_signal(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
+NTSTATUS kmt_cpu_signal(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
 {
     D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = { 0 };
 
@@ -259,7 +259,7 @@ static NTSTATUS cpu_signal(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 val
 }
 
 /* event NULL: blocks until the fence reaches `value`. */
-static NTSTATUS cpu_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value, HANDLE event)
+NTSTATUS kmt_cpu_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value, HANDLE event)
 {
     D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = { 0 };
 
@@ -401,7 +401,7 @@ void kmtc_device_state(void)
     ring.used = 0;
     expect_status(fence_create(f.device, 0, &canary), STATUS_SUCCESS);
     event = new_event(TRUE);
-    expect_status(cpu_wait(f.device, canary.handle, 1, event), STATUS_SUCCESS);
+    expect_status(kmt_cpu_wait(f.device, canary.handle, 1, event), STATUS_SUCCESS);
     cmd_fill(&c, BAD_VA + 0x40, 64, 1);
     expect_status(submit(ctx, &ring, &c), STATUS_SUCCESS);
     ok(WaitForSingleObject(event, WAIT_MS) == WAIT_OBJECT_0, "the fault released no waiter\n");
@@ -443,7 +443,7 @@ void kmtc_device_hang(void)
     expect_status(fence_create(f.device, 0, &never), STATUS_SUCCESS);
     expect_status(fence_create(f.device, 0, &canary), STATUS_SUCCESS);
     event = new_event(TRUE);
-    expect_status(cpu_wait(f.device, canary.handle, 1, event), STATUS_SUCCESS);
+    expect_status(kmt_cpu_wait(f.device, canary.handle, 1, event), STATUS_SUCCESS);
     cmd_fence(&c, KMT_SOFT_OP_WAIT_FENCE, never.gpu, 1);
     cmd_fence(&c, KMT_SOFT_OP_SIGNAL_FENCE, canary.gpu, 1);
     start = GetTickCount();
@@ -504,7 +504,7 @@ void kmtc_submit(void)
     cmd_copy(&c, y.va, x.va + 64, 256);
     cmd_fence(&c, KMT_SOFT_OP_SIGNAL_FENCE, fence.gpu, 1);
     event = new_event(TRUE);
-    expect_status(cpu_wait(f.device, fence.handle, 1, event), STATUS_SUCCESS);
+    expect_status(kmt_cpu_wait(f.device, fence.handle, 1, event), STATUS_SUCCESS);
     expect_status(submit(ctx, &ring, &c), STATUS_SUCCESS);
     ok(WaitForSingleObject(event, WAIT_MS) == WAIT_OBJECT_0, "the fence never signaled\n");
     /* the GPU's write, seen through the read-only CPU mapping */
@@ -610,7 +610,7 @@ void kmtc_render(void)
     r.PatchLocationCount = 1;
     bad = r;
     event = new_event(FALSE);
-    expect_status(cpu_wait(f.device, fence.handle, 7, event), STATUS_SUCCESS);
+    expect_status(kmt_cpu_wait(f.device, fence.handle, 7, event), STATUS_SUCCESS);
     expect_status(kmt_api.Render(&r), STATUS_SUCCESS);
     /* the same buffers serve the next batch */
     ok(r.pNewCommandBuffer == cc.pCommandBuffer && r.NewCommandBufferSize == cc.CommandBufferSize,
@@ -783,7 +783,7 @@ static DWORD WINAPI signal_later(void *arg)
 
     Sleep(s->delay_ms);
     InterlockedExchange(&s->signaled, 1);
-    s->status = cpu_signal(s->device, s->fence, s->value);
+    s->status = kmt_cpu_signal(s->device, s->fence, s->value);
     return 0;
 }
 
@@ -798,7 +798,7 @@ void kmtc_cpu_wait_blocking(void)
         return;
     expect_status(fence_create(f.device, 3, &fence), STATUS_SUCCESS);
     /* satisfied already: returns at once */
-    expect_status(cpu_wait(f.device, fence.handle, 3, NULL), STATUS_SUCCESS);
+    expect_status(kmt_cpu_wait(f.device, fence.handle, 3, NULL), STATUS_SUCCESS);
     /* another Windows thread signals; the wait returns after it did */
     s.device = f.device;
     s.fence = fence.handle;
@@ -806,19 +806,19 @@ void kmtc_cpu_wait_blocking(void)
     s.delay_ms = 100;
     thread = CreateThread(NULL, 0, signal_later, &s, 0, NULL);
     ok(thread != NULL, "CreateThread failed\n");
-    expect_status(cpu_wait(f.device, fence.handle, 5, NULL), STATUS_SUCCESS);
+    expect_status(kmt_cpu_wait(f.device, fence.handle, 5, NULL), STATUS_SUCCESS);
     ok(s.signaled && *fence.cpu == 5, "the wait returned before the signal (value %llu)\n",
        (unsigned long long)*fence.cpu);
     ok(WaitForSingleObject(thread, WAIT_MS) == WAIT_OBJECT_0, "the signaler did not end\n");
     expect_status(s.status, STATUS_SUCCESS);
     CloseHandle(thread);
     /* a lower value without AllowFenceRewind is refused: the fence is monotonic */
-    expect_status(cpu_signal(f.device, fence.handle, 4), STATUS_INVALID_PARAMETER);
+    expect_status(kmt_cpu_signal(f.device, fence.handle, 4), STATUS_INVALID_PARAMETER);
     ok(*fence.cpu == 5, "fence value %llu after signaling 4\n", (unsigned long long)*fence.cpu);
     /* bad arguments */
-    expect_status(cpu_wait(0, fence.handle, 1, NULL), STATUS_INVALID_PARAMETER);
-    expect_status(cpu_wait(f.device, f.device, 1, NULL), STATUS_INVALID_PARAMETER);
-    expect_status(cpu_signal(f.device, f.adapter, 1), STATUS_INVALID_PARAMETER);
+    expect_status(kmt_cpu_wait(0, fence.handle, 1, NULL), STATUS_INVALID_PARAMETER);
+    expect_status(kmt_cpu_wait(f.device, f.device, 1, NULL), STATUS_INVALID_PARAMETER);
+    expect_status(kmt_cpu_signal(f.device, f.adapter, 1), STATUS_INVALID_PARAMETER);
     expect_status(syncobj_destroy(fence.handle), STATUS_SUCCESS);
     exec_close(&f);
 }
@@ -839,24 +839,24 @@ void kmtc_cpu_wait_async(void)
     event = new_event(TRUE);
 
     /* returns at once; the event waits for the fence */
-    expect_status(cpu_wait(f.device, a.handle, 2, event), STATUS_SUCCESS);
+    expect_status(kmt_cpu_wait(f.device, a.handle, 2, event), STATUS_SUCCESS);
     ok(WaitForSingleObject(event, 50) == WAIT_TIMEOUT, "the event was set before the signal\n");
-    expect_status(cpu_signal(f.device, a.handle, 1), STATUS_SUCCESS);
+    expect_status(kmt_cpu_signal(f.device, a.handle, 1), STATUS_SUCCESS);
     ok(WaitForSingleObject(event, 50) == WAIT_TIMEOUT, "the event was set at value 1\n");
-    expect_status(cpu_signal(f.device, a.handle, 2), STATUS_SUCCESS);
+    expect_status(kmt_cpu_signal(f.device, a.handle, 2), STATUS_SUCCESS);
     /* set by the time the satisfying signal returned */
     ok(WaitForSingleObject(event, 0) == WAIT_OBJECT_0, "not set when the signal returned\n");
     ok(WaitForSingleObject(event, WAIT_MS) == WAIT_OBJECT_0, "never set\n");
 
     /* a wait satisfied already sets its event before it returns */
     ResetEvent(event);
-    expect_status(cpu_wait(f.device, a.handle, 2, event), STATUS_SUCCESS);
+    expect_status(kmt_cpu_wait(f.device, a.handle, 2, event), STATUS_SUCCESS);
     ok(WaitForSingleObject(event, 0) == WAIT_OBJECT_0, "a satisfied wait did not set its event\n");
 
     /* an auto-reset event is set once: one waiter wakes */
     autoreset = new_event(FALSE);
-    expect_status(cpu_wait(f.device, a.handle, 3, autoreset), STATUS_SUCCESS);
-    expect_status(cpu_signal(f.device, a.handle, 3), STATUS_SUCCESS);
+    expect_status(kmt_cpu_wait(f.device, a.handle, 3, autoreset), STATUS_SUCCESS);
+    expect_status(kmt_cpu_signal(f.device, a.handle, 3), STATUS_SUCCESS);
     ok(WaitForSingleObject(autoreset, WAIT_MS) == WAIT_OBJECT_0, "auto-reset event not set\n");
     ok(WaitForSingleObject(autoreset, 50) == WAIT_TIMEOUT, "auto-reset event set twice\n");
 
@@ -873,25 +873,25 @@ void kmtc_cpu_wait_async(void)
     w.hAsyncEvent = event;
     w.Flags.WaitAny = 1;
     expect_status(kmt_api.WaitForSynchronizationObjectFromCpu(&w), STATUS_SUCCESS);
-    expect_status(cpu_signal(f.device, b.handle, 1), STATUS_SUCCESS);
+    expect_status(kmt_cpu_signal(f.device, b.handle, 1), STATUS_SUCCESS);
     ok(WaitForSingleObject(event, WAIT_MS) == WAIT_OBJECT_0, "WaitAny: not set by the second fence\n");
     ResetEvent(event);
     w.Flags.WaitAny = 0;
     expect_status(kmt_api.WaitForSynchronizationObjectFromCpu(&w), STATUS_SUCCESS);
     ok(WaitForSingleObject(event, 50) == WAIT_TIMEOUT, "wait-all: set with one fence short\n");
-    expect_status(cpu_signal(f.device, a.handle, 10), STATUS_SUCCESS);
+    expect_status(kmt_cpu_signal(f.device, a.handle, 10), STATUS_SUCCESS);
     ok(WaitForSingleObject(event, WAIT_MS) == WAIT_OBJECT_0, "wait-all: never set\n");
 
     /* handles that are no events: STATUS_INVALID_HANDLE, and nothing set */
     mutex = CreateMutexW(NULL, FALSE, NULL);
     closed = new_event(TRUE);
     CloseHandle(closed);
-    expect_status(cpu_wait(f.device, a.handle, 100, mutex), STATUS_INVALID_HANDLE);
-    expect_status(cpu_wait(f.device, a.handle, 100, GetCurrentProcess()), STATUS_INVALID_HANDLE);
-    expect_status(cpu_wait(f.device, a.handle, 100, NOT_AN_EVENT), STATUS_INVALID_HANDLE);
-    expect_status(cpu_wait(f.device, a.handle, 100, closed), STATUS_INVALID_HANDLE);
+    expect_status(kmt_cpu_wait(f.device, a.handle, 100, mutex), STATUS_INVALID_HANDLE);
+    expect_status(kmt_cpu_wait(f.device, a.handle, 100, GetCurrentProcess()), STATUS_INVALID_HANDLE);
+    expect_status(kmt_cpu_wait(f.device, a.handle, 100, NOT_AN_EVENT), STATUS_INVALID_HANDLE);
+    expect_status(kmt_cpu_wait(f.device, a.handle, 100, closed), STATUS_INVALID_HANDLE);
     ResetEvent(event);
-    expect_status(cpu_wait(f.device, f.device, 1, event), STATUS_INVALID_PARAMETER);
+    expect_status(kmt_cpu_wait(f.device, f.device, 1, event), STATUS_INVALID_PARAMETER);
     ok(WaitForSingleObject(event, 0) == WAIT_TIMEOUT, "a failed wait set its event\n");
     CloseHandle(mutex);
 
@@ -1077,7 +1077,7 @@ void kmtc_destroy_sets_event(void)
     expect_status(fence_create(f.device, 0, &fence), STATUS_SUCCESS);
     event = new_event(TRUE);
     /* an async wait on a fence that is destroyed: released, its event set */
-    expect_status(cpu_wait(f.device, fence.handle, 5, event), STATUS_SUCCESS);
+    expect_status(kmt_cpu_wait(f.device, fence.handle, 5, event), STATUS_SUCCESS);
     ok(WaitForSingleObject(event, 0) == WAIT_TIMEOUT, "set early\n");
     expect_status(syncobj_destroy(fence.handle), STATUS_SUCCESS);
     ok(WaitForSingleObject(event, 0) == WAIT_OBJECT_0, "not set when the destroy returned\n");
@@ -1086,7 +1086,7 @@ void kmtc_destroy_sets_event(void)
     device2 = kmt_create_device(f.adapter);
     expect_status(fence_create(device2, 0, &other), STATUS_SUCCESS);
     event2 = new_event(TRUE);
-    expect_status(cpu_wait(device2, other.handle, 1, event2), STATUS_SUCCESS);
+    expect_status(kmt_cpu_wait(device2, other.handle, 1, event2), STATUS_SUCCESS);
     kmt_destroy_device(device2);
     ok(WaitForSingleObject(event2, 0) == WAIT_OBJECT_0, "not set when DestroyDevice returned\n");
     expect_status(syncobj_destroy(other.handle), STATUS_INVALID_PARAMETER);   /* died with it */
@@ -1118,9 +1118,9 @@ void kmtc_event_closed_early(void)
     event = new_event(TRUE);
     ok(DuplicateHandle(GetCurrentProcess(), event, GetCurrentProcess(), &kept, 0, FALSE,
                        DUPLICATE_SAME_ACCESS), "DuplicateHandle failed\n");
-    expect_status(cpu_wait(f.device, fence.handle, 1, event), STATUS_SUCCESS);
+    expect_status(kmt_cpu_wait(f.device, fence.handle, 1, event), STATUS_SUCCESS);
     ok(CloseHandle(event), "CloseHandle failed\n");
-    expect_status(cpu_signal(f.device, fence.handle, 1), STATUS_SUCCESS);
+    expect_status(kmt_cpu_signal(f.device, fence.handle, 1), STATUS_SUCCESS);
     ok(WaitForSingleObject(kept, WAIT_MS) == WAIT_OBJECT_0, "async wait: the event was not set\n");
     CloseHandle(kept);
 
@@ -1171,18 +1171,18 @@ static DWORD WINAPI consumer(void *arg)
 
     for (UINT64 i = 1; i <= PINGPONG_ROUNDS; i++) {
         if (i & 1) {
-            if (cpu_wait(p->device, p->produced.handle, i, event) ||
+            if (kmt_cpu_wait(p->device, p->produced.handle, i, event) ||
                 WaitForSingleObject(event, WAIT_MS) != WAIT_OBJECT_0) {
                 p->failures++;
                 break;
             }
-        } else if (cpu_wait(p->device, p->produced.handle, i, NULL)) {
+        } else if (kmt_cpu_wait(p->device, p->produced.handle, i, NULL)) {
             p->failures++;
             break;
         }
         if (p->slot != i * 3)
             p->bad_reads++;
-        if (cpu_signal(p->device, p->consumed.handle, i)) {
+        if (kmt_cpu_signal(p->device, p->consumed.handle, i)) {
             p->failures++;
             break;
         }
@@ -1208,7 +1208,7 @@ void kmtc_producer_consumer(void)
     ok(thread != NULL, "CreateThread failed\n");
     for (i = 1; thread && i <= PINGPONG_ROUNDS; i++) {
         p.slot = i * 3;
-        if (cpu_signal(f.device, p.produced.handle, i) || cpu_wait(f.device, p.consumed.handle, i, NULL)) {
+        if (kmt_cpu_signal(f.device, p.produced.handle, i) || kmt_cpu_wait(f.device, p.consumed.handle, i, NULL)) {
             failures++;
             break;
         }

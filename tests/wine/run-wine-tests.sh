@@ -146,6 +146,30 @@ else
     tap_not_ok "gdi32 proxy routes for the execution names, see $glog"
     diag "$glog"
 fi
+# Nor any sharing name: for a Wine that has them, routing.txt's rules
+# (device, global handle, NT handle or name, object array); ShareObjects'
+# five arguments also when Wine lacks it.
+if gen_routes gen-proxy-share OpenResource OpenResourceFromNtHandle OpenSyncObjectFromNtHandle2 \
+        OpenSynchronizationObject OpenKeyedMutex OpenSyncObjectFromNtHandle OpenNtHandleFromName ShareObjects \
+        CreateKeyedMutex AcquireKeyedMutex &&
+   grep -qx "KMT_ROUTE_HANDLE(OpenResource, 0)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_HANDLE(OpenResourceFromNtHandle, 0)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_HANDLE(OpenSyncObjectFromNtHandle2, 8)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_GLOBAL(OpenSynchronizationObject, 0)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_GLOBAL(OpenKeyedMutex, 0)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_NT(OpenSyncObjectFromNtHandle)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_NT(OpenNtHandleFromName)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_OBJECTS(ShareObjects)" "$gen/routes.h" &&
+   grep -q "D3DKMTShareObjects = route_D3DKMTShareObjects @9008" "$gen/gdi32.def" &&
+   grep -qx "KMT_PROXY_SHIM(CreateKeyedMutex)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_HANDLE(AcquireKeyedMutex, 0)" "$gen/routes.h" &&
+   grep -qx "KMT_PROXY_SHIM_OBJECTS(ShareObjects)" "$builddir/dlls/gdi32/gen/routes.h"; then
+    tap_ok "gdi32 proxy: a Wine with the sharing names routes them by device, global handle, NT handle or name, object array"
+else
+    tap_not_ok "gdi32 proxy routes for the sharing names, see $glog"
+    diag "$glog"
+fi
+
 # ---- the sample program -------------------------------------------------------------------
 if [ -f "$builddir/samples/win/kmtdemo.exe" ]; then
     run_exe kmtdemo "$builddir/samples/win/kmtdemo.exe"

@@ -100,6 +100,7 @@ static void test_owns_handle(void)
 static const struct kmtw_test tests[] = {
     { "module", test_module },
     KMT_CONFORMANCE_TESTS,
+    KMT_CONFORMANCE_SHARE_TESTS,
     { "aliases", test_aliases },
     { "stubs", test_stubs },
     { "owns_handle", test_owns_handle },
@@ -109,5 +110,7 @@ int main(int argc, char **argv)
 {
     api_from_imports();
     kmtshim = GetModuleHandleA("kmtshim.dll");
+    if (argc > 1 && !strcmp(argv[1], KMT_SHARE_CHILD_ARG))
+        return kmtc_share_child(argc - 2, argv + 2);
     return kmtw_run("test_kmtshim", tests, ARRAY_SIZE(tests), argc, argv);
 }

@@ -288,6 +288,7 @@ static void test_gdi_works(void)
 static const struct kmtw_test tests[] = {
     { "setup", test_setup },
     KMT_CONFORMANCE_TESTS,
+    KMT_CONFORMANCE_SHARE_TESTS,
     { "owner_query", test_owner_query },
     { "wine_passthrough", test_wine_passthrough },
     { "display_open_reaches_kmtshim", test_display_open_reaches_kmtshim },
@@ -300,5 +301,11 @@ int main(int argc, char **argv)
     /* without the proxy only the setup check runs (and fails) */
     unsigned count = GetProcAddress(GetModuleHandleA("gdi32.dll"), "D3DKMTCreateAllocation") ? ARRAY_SIZE(tests) : 1;
 
+    if (argc > 1 && !strcmp(argv[1], KMT_SHARE_CHILD_ARG)) {
+        /* the other process of share_processes: the same way in */
+        kmt_api_from_module(&kmt_api, GetModuleHandleA("gdi32.dll"), "the gdi32 proxy");
+        kmt_api_via = "the gdi32 proxy (GetProcAddress)";
+        return kmtc_share_child(argc - 2, argv + 2);
+    }
     return kmtw_run("test_proxy", tests, count, argc, argv);
 }

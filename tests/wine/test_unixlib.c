@@ -573,7 +573,9 @@ static void test_events(void)
 
 #define FAKE_EVENT ((HANDLE)(uintptr_t)0x1000)
 
+static int (*fake_info)(HANDLE handle, unsigned *access, unsigned *attributes);
 static int (*fake_close)(HANDLE handle);
+static void (*fake_fail_next)(NTSTATUS status);
 static unsigned (*fake_live)(void);
 
 /* Loads the stand-in where kmtshim.so looks for ntdll.so (by soname, in the
@@ -589,10 +591,12 @@ static int load_fake_ntdll(const char *builddir)
         so ? "" : dlerror());
     if (!so)
         return 0;
+    fake_info = (int (*)(HANDLE, unsigned *, unsigned *))dlsym(so, "fake_ntdll_info");
     fake_close = (int (*)(HANDLE))dlsym(so, "fake_ntdll_close");
+    fake_fail_next = (void (*)(NTSTATUS))dlsym(so, "fake_ntdll_fail_next");
     fake_live = (unsigned (*)(void))dlsym(so, "fake_ntdll_live");
-    tap(fake_close && fake_live, "the stand-in exports its test calls");
-    return fake_close && fake_live;
+    tap(fake_info && fake_close && fake_live && fake_fail_next, "the stand-in exports its test calls");
+    return fake_info && fake_close && fake_live && fake_fail_next;
 }
 
 static unsigned open_fds(void)
@@ -606,6 +610,97 @@ static unsigned open_fds(void)
     if (d)
         closedir(d);
     return n;
+}
+
+static NTSTATUS share_objects(D3DKMT_HANDLE object, uint32_t attributes, uint32_t access, HANDLE *nt)
+{
+    struct kmt_share_objects_params p = { 0 };
+    OBJECT_ATTRIBUTES attr = { 0 };
+
+    attr.Length = sizeof(attr);
+    attr.Attributes = attributes;
+    p.count = 1;
+    p.access = access;
+    p.handles = (uint64_t)(uintptr_t)&object;
+    p.attributes = (uint64_t)(uintptr_t)&attr;
+    p.nt_handle = (uint64_t)(uintptr_t)nt;
+    return funcs[KMT_UNIX_ShareObjects](&p);
+}
+
+static NTSTATUS open_fence_from(D3DKMT_HANDLE device, HANDLE nt, D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->hNtHandle = nt;
+    o->hDevice = device;
+    return call_desc(KMT_UNIX_OpenSyncObjectFromNtHandle2, o);
+}
+
+/* ShareObjects gives a Wine handle with the call's access and OBJ_INHERIT,
+ * a call takes it back, kmtshim.so keeps no fd, and a handle the
+ * wineserver refuses fails the call with nothing left behind. */
+static void test_nt_handles_out(void)
+{
+    D3DKMT_ENUMADAPTERS2 e = { 34, NULL };
+    D3DKMT_ADAPTERINFO info[34];
+    D3DKMT_CREATEDEVICE cd = { 0 };
+    D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
+    D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 o;
+    D3DKMT_DESTROYSYNCHRONIZATIONOBJECT ds = { 0 };
+    D3DKMT_DESTROYDEVICE dd = { 0 };
+    D3DKMT_CLOSEADAPTER close_adapter = { 0 };
+    HANDLE nt = NULL, inherit = NULL, untouched = (HANDLE)(uintptr_t)0x5150;
+    unsigned access = 0, attributes = 0, fds;
+    NTSTATUS status;
+
+    e.pAdapters = info;
+    if (call_desc(KMT_UNIX_EnumAdapters2, &e) || !e.NumAdapters) {
+        tap(0, "nt handles: no adapter");
+        return;
+    }
+    cd.hAdapter = info[0].hAdapter;
+    tap(call_desc(KMT_UNIX_CreateDevice, &cd) == STATUS_SUCCESS, "nt handles: CreateDevice");
+    cs.hDevice = cd.hDevice;
+    cs.Info.Type = D3DDDI_MONITORED_FENCE;
+    cs.Info.Flags.Shared = 1;
+    cs.Info.Flags.NtSecuritySharing = 1;
+    tap(call_desc(KMT_UNIX_CreateSynchronizationObject2, &cs) == STATUS_SUCCESS,
+        "nt handles: a Shared|NtSecuritySharing monitored fence");
+    fds = open_fds();
+
+    status = share_objects(cs.hSyncObject, 0, 0x1f0003, &nt);
+    tap(status == STATUS_SUCCESS && fake_info(nt, &access, &attributes) && access == 0x1f0003 && attributes == 0,
+        "ShareObjects returns a Wine handle with the access asked for (%#x, %p, %#x, %#x)", (unsigned)status, nt,
+        access, attributes);
+    status = share_objects(cs.hSyncObject, 0x2 /* OBJ_INHERIT */, 0x1f0003, &inherit);
+    tap(status == STATUS_SUCCESS && fake_info(inherit, &access, &attributes) && attributes == 0x2,
+        "OBJ_INHERIT makes it inheritable (%#x, %#x)", (unsigned)status, attributes);
+    tap(open_fds() == fds + 2, "the wineserver holds the fds, kmtshim.so none (%u, %u)", open_fds(), fds);
+
+    status = open_fence_from(cd.hDevice, nt, &o);
+    tap(status == STATUS_SUCCESS && o.hNtHandle == nt && o.hSyncObject,
+        "OpenSyncObjectFromNtHandle2 takes the Wine handle, leaves it in the descriptor (%#x, %p)",
+        (unsigned)status, o.hNtHandle);
+    tap(open_fds() == fds + 2, "the call's fd is closed after it (%u)", open_fds());
+    ds.hSyncObject = o.hSyncObject;
+    call_desc(KMT_UNIX_DestroySynchronizationObject, &ds);
+
+    fake_fail_next(STATUS_INSUFFICIENT_RESOURCES);
+    status = share_objects(cs.hSyncObject, 0, 0x1f0003, &untouched);
+    tap(status == STATUS_INSUFFICIENT_RESOURCES && untouched == (HANDLE)(uintptr_t)0x5150 && open_fds() == fds + 2,
+        "a handle the wineserver refuses: its status, the output untouched, no fd (%#x, %u)", (unsigned)status,
+        open_fds());
+
+    fake_close(nt);
+    fake_close(inherit);
+    ds.hSyncObject = cs.hSyncObject;
+    tap(call_desc(KMT_UNIX_DestroySynchronizationObject, &ds) == STATUS_SUCCESS, "nt handles: destroy the fence");
+    tap(fake_live() == 0 && open_fds() == fds, "every handle and fd is gone (%u, %u)", fake_live(), open_fds());
+    dd.hDevice = cd.hDevice;
+    call_desc(KMT_UNIX_DestroyDevice, &dd);
+    for (ULONG i = 0; i < e.NumAdapters; i++) {
+        close_adapter.hAdapter = info[i].hAdapter;
+        call_desc(KMT_UNIX_CloseAdapter, &close_adapter);
+    }
 }
 
 static NTSTATUS open_keyed_mutex_from(HANDLE nt, D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE *o)
@@ -713,8 +808,10 @@ int main(void)
         test_null_args();
         run_on_small_stack();
         test_events();
-        if (have_fake_ntdll)
+        if (have_fake_ntdll) {
             test_nt_handles_in();
+            test_nt_handles_out();
+        }
     }
     /* kmtshim.so stays loaded, as in Wine: its state is the process's */
     printf("1..%u\n", tap_count);

@@ -29,10 +29,12 @@ KMT_DECLARE_DEBUG_CHANNEL(kmtshim);
 
 #define KMT_OBJ_INHERIT 0x00000002u
 
-typedef NTSTATUS (*fd_to_handle_fn)(int fd, unsigned int access, unsigned int attributes,
-                                    HANDLE *handle);
-typedef NTSTATUS (*handle_to_fd_fn)(HANDLE handle, unsigned int access, int *unix_fd,
-                                    unsigned int *options);
+/* Wine's CDECL: the Windows x64 calling convention, also in ntdll.so */
+#define WINE_CDECL __attribute__((ms_abi))
+typedef NTSTATUS (WINE_CDECL *fd_to_handle_fn)(int fd, unsigned int access, unsigned int attributes,
+                                               HANDLE *handle);
+typedef NTSTATUS (WINE_CDECL *handle_to_fd_fn)(HANDLE handle, unsigned int access, int *unix_fd,
+                                               unsigned int *options);
 
 static pthread_once_t server_once = PTHREAD_ONCE_INIT;
 static fd_to_handle_fn server_fd_to_handle;
@@ -93,24 +95,27 @@ void kmt_nt_handle_in_done(int fd)
         close(fd);
 }
 
-NTSTATUS kmt_nt_handle_out(HANDLE *handle, uint32_t access, uint32_t attributes)
+NTSTATUS kmt_nt_handle_out(int fd, uint32_t access, uint32_t attributes, HANDLE *out)
 {
-    int fd = (int)(intptr_t)*handle;
-    HANDLE wine_handle = NULL;
+    HANDLE old = *out;
     NTSTATUS status;
 
-    if (!have_server())
+    if (!have_server()) {
+        *out = (HANDLE)(intptr_t)fd;
         return STATUS_SUCCESS;
-    /* the wineserver keeps its own copy of the fd */
-    status = server_fd_to_handle(fd, access, attributes & KMT_OBJ_INHERIT, &wine_handle);
+    }
+    /* the wineserver keeps its own copy of the fd; Wine 8 answers
+     * STATUS_ACCESS_VIOLATION for an output outside the program's memory
+     * (this half's stack), so the handle goes straight to the caller's */
+    status = server_fd_to_handle(fd, access, attributes & KMT_OBJ_INHERIT, out);
     close(fd);
     if (status) {
+        *out = old;
         WARN_(kmtshim, "fd %d: no Wine handle (%s)\n", fd, kmt_debugstr_status(status));
         return status;
     }
-    TRACE_(kmtshim, "fd %d: NT handle %p (access %#x%s)\n", fd, wine_handle, access,
-              attributes & KMT_OBJ_INHERIT ? ", inheritable" : "");
-    *handle = wine_handle;
+    TRACE_(kmtshim, "fd %d: NT handle %p (access %#x%s)\n", fd, *out, access,
+           attributes & KMT_OBJ_INHERIT ? ", inheritable" : "");
     return STATUS_SUCCESS;
 }
 
@@ -141,8 +146,5 @@ NTSTATUS unix_ShareObjects(void *args)
                                                 kmt_wine_ptr_ok(out, sizeof(*out)) ? &fd_handle : out));
     if (status || !kmt_wine_ptr_ok(out, sizeof(*out)))
         return status;
-    status = kmt_nt_handle_out(&fd_handle, (uint32_t)params->access, kmt_nt_attributes(attr));
-    if (!status)
-        *out = fd_handle;
-    return status;
+    return kmt_nt_handle_out((int)(intptr_t)fd_handle, (uint32_t)params->access, kmt_nt_attributes(attr), out);
 }

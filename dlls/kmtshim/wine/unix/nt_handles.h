@@ -35,10 +35,10 @@
 HANDLE kmt_nt_handle_in(HANDLE handle, int *fd);
 void kmt_nt_handle_in_done(int fd);
 
-/* Turns the fd the core returned in *handle into a Wine handle with
- * `access` and `attributes` (OBJ_INHERIT: inheritable), and closes the fd
- * either way.  On failure *handle is left alone. */
-NTSTATUS kmt_nt_handle_out(HANDLE *handle, uint32_t access, uint32_t attributes);
+/* Turns the fd the core returned into a Wine handle with `access` and
+ * `attributes` (OBJ_INHERIT: inheritable), written to *out (the caller's
+ * memory), and closes the fd either way.  On failure *out is left alone. */
+NTSTATUS kmt_nt_handle_out(int fd, uint32_t access, uint32_t attributes, HANDLE *out);
 
 /* The caller's descriptor of a unix call's args (NULL for NULL args). */
 static inline void *kmt_nt_desc(const void *args)
@@ -82,10 +82,14 @@ uint32_t kmt_nt_attributes(const OBJECT_ATTRIBUTES *attr);
         type copy_ = *desc_;                                                \
         NTSTATUS status_ = KMT_EVENTS_CALL(fn(&copy_));                     \
         if (!status_)                                                       \
-            status_ = kmt_nt_handle_out(&copy_.hNtHandle, copy_.dwDesiredAccess, \
-                                        kmt_nt_attributes(copy_.pObjAttrib)); \
-        if (!status_)                                                       \
+            status_ = kmt_nt_handle_out((int)(intptr_t)copy_.hNtHandle,     \
+                                        copy_.dwDesiredAccess,              \
+                                        kmt_nt_attributes(copy_.pObjAttrib), \
+                                        &desc_->hNtHandle);                 \
+        if (!status_) {                                                     \
+            copy_.hNtHandle = desc_->hNtHandle;                             \
             *desc_ = copy_;                                                 \
+        }                                                                   \
         status_;                                                            \
     })
 

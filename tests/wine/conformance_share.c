@@ -136,10 +136,12 @@ static NTSTATUS open_from_nt(D3DKMT_HANDLE device, HANDLE nt, D3DKMT_HANDLE *res
     D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE q = { 0 };
     D3DKMT_OPENRESOURCEFROMNTHANDLE o = { 0 };
     D3DDDI_OPENALLOCATIONINFO2 info = { 0 };
-    BYTE runtime[64], driver[0x1000], total[0x1000];
+    BYTE runtime[64], driver[0x1000], total[0x1000], alloc_data[0x400];
     NTSTATUS status;
 
     *resource = *alloc = 0;
+    info.pPrivateDriverData = alloc_data;           /* the allocation's driver data goes here */
+    info.PrivateDriverDataSize = sizeof(alloc_data);
     q.hDevice = device;
     q.hNtHandle = nt;
     if ((status = kmt_api.QueryResourceInfoFromNtHandle(&q)))
@@ -299,10 +301,12 @@ static NTSTATUS open_global(D3DKMT_HANDLE device, D3DKMT_HANDLE global, D3DKMT_H
     D3DKMT_QUERYRESOURCEINFO q = { 0 };
     D3DKMT_OPENRESOURCE o = { 0 };
     D3DDDI_OPENALLOCATIONINFO info = { 0 };
-    BYTE runtime[64], driver[0x1000], total[0x1000];
+    BYTE runtime[64], driver[0x1000], total[0x1000], alloc_data[0x400];
     NTSTATUS status;
 
     *resource = *alloc = 0;
+    info.pPrivateDriverData = alloc_data;
+    info.PrivateDriverDataSize = sizeof(alloc_data);
     q.hDevice = device;
     q.hGlobalShare = global;
     if ((status = kmt_api.QueryResourceInfo(&q)))

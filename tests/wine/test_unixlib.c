@@ -715,14 +715,15 @@ static NTSTATUS open_keyed_mutex_from(HANDLE nt, D3DKMT_OPENKEYEDMUTEXFROMNTHAND
  * handles that are not NT shares get the native path's statuses. */
 static void test_nt_handles_in(void)
 {
-    NTSTATUS (*fd_to_handle)(int, unsigned, unsigned, HANDLE *);
+    NTSTATUS (__attribute__((ms_abi)) *fd_to_handle)(int, unsigned, unsigned, HANDLE *);
     D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE o;
     HANDLE file = NULL;
     unsigned fds;
     int pipe_fds[2];
     NTSTATUS status;
 
-    fd_to_handle = (NTSTATUS (*)(int, unsigned, unsigned, HANDLE *))dlsym(RTLD_DEFAULT, "wine_server_fd_to_handle");
+    fd_to_handle = (NTSTATUS (__attribute__((ms_abi)) *)(int, unsigned, unsigned, HANDLE *))dlsym(
+        RTLD_DEFAULT, "wine_server_fd_to_handle");
     if (!fd_to_handle || pipe(pipe_fds)) {
         tap(0, "nt handles: no wine_server_fd_to_handle or pipe");
         return;

@@ -16,6 +16,8 @@
 
 /* the build hides symbols by default */
 #define EXPORT __attribute__((visibility("default")))
+/* Wine's CDECL is the Windows x64 convention, in ntdll.so too */
+#define WINE_CDECL __attribute__((ms_abi))
 
 #define SLOTS 64
 /* a handle of another type (an event, say) */
@@ -30,8 +32,8 @@ static struct slot slots[SLOTS];
 static int initialized;
 static NTSTATUS fail_next;
 
-EXPORT NTSTATUS wine_server_fd_to_handle(int fd, unsigned int access, unsigned int attributes, HANDLE *handle);
-EXPORT NTSTATUS wine_server_handle_to_fd(HANDLE handle, unsigned int access, int *unix_fd, unsigned int *options);
+EXPORT NTSTATUS WINE_CDECL wine_server_fd_to_handle(int fd, unsigned int access, unsigned int attributes, HANDLE *handle);
+EXPORT NTSTATUS WINE_CDECL wine_server_handle_to_fd(HANDLE handle, unsigned int access, int *unix_fd, unsigned int *options);
 EXPORT int fake_ntdll_info(HANDLE handle, unsigned *access, unsigned *attributes);
 EXPORT int fake_ntdll_close(HANDLE handle);
 EXPORT unsigned fake_ntdll_live(void);
@@ -56,7 +58,7 @@ static struct slot *lookup(HANDLE handle)
     return &slots[v / 4 - 1];
 }
 
-EXPORT NTSTATUS wine_server_fd_to_handle(int fd, unsigned int access, unsigned int attributes, HANDLE *handle)
+EXPORT NTSTATUS WINE_CDECL wine_server_fd_to_handle(int fd, unsigned int access, unsigned int attributes, HANDLE *handle)
 {
     NTSTATUS status = fail_next;
 
@@ -77,7 +79,7 @@ EXPORT NTSTATUS wine_server_fd_to_handle(int fd, unsigned int access, unsigned i
     return STATUS_INSUFFICIENT_RESOURCES;
 }
 
-EXPORT NTSTATUS wine_server_handle_to_fd(HANDLE handle, unsigned int access, int *unix_fd, unsigned int *options)
+EXPORT NTSTATUS WINE_CDECL wine_server_handle_to_fd(HANDLE handle, unsigned int access, int *unix_fd, unsigned int *options)
 {
     struct slot *s = lookup(handle);
 

@@ -126,8 +126,8 @@ static void take_counts(struct fuzz_counts *c)
 
 /* What the process makes once and keeps (the monitored-fence page pool;
  * the DRM miniport's fence watcher and its eventfd, started by an adapter's
- * first context): made before the baseline, so only what an input leaves
- * counts. */
+ * first context; the broker connection of its first shared object): made
+ * before the baseline, so only what an input leaves counts. */
 static void warm_up(D3DKMT_HANDLE adapter)
 {
     D3DKMT_CREATEDEVICE cd = { .hAdapter = adapter };
@@ -146,9 +146,12 @@ static void warm_up(D3DKMT_HANDLE adapter)
     }
     cs.hDevice = cd.hDevice;
     cs.Info.Type = D3DDDI_MONITORED_FENCE;
-    if (!D3DKMTCreateSynchronizationObject2(&cs)) {
-        ds.hSyncObject = cs.hSyncObject;
-        D3DKMTDestroySynchronizationObject(&ds);
+    for (int shared = 1; shared >= 0; shared--) {
+        cs.Info.Flags.Shared = shared;
+        if (!D3DKMTCreateSynchronizationObject2(&cs)) {
+            ds.hSyncObject = cs.hSyncObject;
+            D3DKMTDestroySynchronizationObject(&ds);
+        }
     }
     dd.hDevice = cd.hDevice;
     D3DKMTDestroyDevice(&dd);

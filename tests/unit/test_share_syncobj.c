@@ -361,8 +361,23 @@ END_TEST
 
 /* ---- NT handles -------------------------------------------------------------------- */
 
+/* An NT handle to a broker object of another kind; *id its reference. */
+static int other_kind_nt_handle(uint64_t *id)
+{
+    static const char blob[] = "not a sync object";
+    struct kmt_broker_create c = {
+        .kind = KMT_BROKER_KEYED_MUTEX, .blob = blob, .blob_size = sizeof(blob), .holder_offset = -1,
+    };
+    int fd = -1;
+
+    ck_assert_status(kmt_broker_create(&c, id, NULL), STATUS_SUCCESS);
+    ck_assert_status(kmt_broker_share_nt(id, 1, NULL, SYNC_ALL, &fd), STATUS_SUCCESS);
+    return fd;
+}
+
 START_TEST(open_nt_bad_input)
 {
+    uint64_t other;
     D3DKMT_OPENSYNCOBJECTFROMNTHANDLE o = { 0 };
     D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 o2;
     D3DKMT_HANDLE h;
@@ -390,6 +405,13 @@ START_TEST(open_nt_bad_input)
     ck_assert_status(D3DKMTOpenSyncObjectFromNtHandle(&o), STATUS_OBJECT_TYPE_MISMATCH);
     close(pipes[0]);
     close(pipes[1]);
+    /* an NT handle of another type (a keyed mutex's, as the broker keeps it) */
+    fd = other_kind_nt_handle(&other);
+    o.hNtHandle = (HANDLE)(intptr_t)fd;
+    ck_assert_status(D3DKMTOpenSyncObjectFromNtHandle(&o), STATUS_OBJECT_TYPE_MISMATCH);
+    ck_assert_status(open_nt2(fd, device, &o2), STATUS_OBJECT_TYPE_MISMATCH);
+    close(fd);
+    ck_assert_status(kmt_broker_release(other), STATUS_SUCCESS);
     kmt_test_shutdown_no_leaks();
 }
 END_TEST

@@ -43,6 +43,8 @@ static const char *const exported[] = {
     "D3DKMTGetProcessSchedulingPriorityClass",
     "D3DKMTWaitForVerticalBlankEvent", "D3DKMTWaitForVerticalBlankEvent2", "D3DKMTGetScanLine",
     "D3DKMTPollDisplayChildren",
+    "D3DKMTQueryResourceInfo", "D3DKMTOpenResource", "D3DKMTOpenResource2", "D3DKMTShareObjects",
+    "D3DKMTQueryResourceInfoFromNtHandle", "D3DKMTOpenResourceFromNtHandle", "D3DKMTOpenNtHandleFromName",
     "KmtSetEventCallbacks", "KmtWaitForSynchronizationObjectFromCpuTimeout",
     "KmtGetVersion", "KmtRegisterMiniport", "KmtProcessShutdown", "KmtQueryAdapterDescription",
     "KmtLiveObjectCount", "KmtOwnsHandle", "KmtQueryAdapterDeviceName", "KmtOpenAdapterFromDevicePath",

@@ -23,6 +23,7 @@ struct kmt_api {
     BOOLEAN (APIENTRY *CheckExclusiveOwnership)(void);
     NTSTATUS (APIENTRY *SetProcessSchedulingPriorityClass)(HANDLE, D3DKMT_SCHEDULINGPRIORITYCLASS);
     NTSTATUS (APIENTRY *GetProcessSchedulingPriorityClass)(HANDLE, D3DKMT_SCHEDULINGPRIORITYCLASS *);
+    NTSTATUS (APIENTRY *ShareObjects)(UINT, const D3DKMT_HANDLE *, OBJECT_ATTRIBUTES *, DWORD, HANDLE *);
 };
 
 /* The table the conformance subtests call through; set by each program. */

@@ -53,7 +53,8 @@ static void open_body(void *arg, unsigned ops)
 
 static D3DKMT_HANDLE create_shared(D3DKMT_HANDLE device)
 {
-    KMT_SOFT_ALLOCATION_DESC desc = { KMT_SOFT_ALLOCATION_MAGIC, KMT_SOFT_ALLOCATION_VERSION, 0, SHARE_SIZE };
+    KMT_SOFT_ALLOCATION_DESC desc = { .Magic = KMT_SOFT_ALLOCATION_MAGIC, .Version = KMT_SOFT_ALLOCATION_VERSION,
+                                      .Size = SHARE_SIZE };
     D3DDDI_ALLOCATIONINFO info = { 0 };
     D3DKMT_CREATEALLOCATION ca = { 0 };
     UINT runtime = 0x12345678;

@@ -45,6 +45,8 @@ static const char *const exported[] = {
     "D3DKMTGetProcessSchedulingPriorityClass",
     "D3DKMTWaitForVerticalBlankEvent", "D3DKMTWaitForVerticalBlankEvent2", "D3DKMTGetScanLine",
     "D3DKMTPollDisplayChildren",
+    "D3DKMTQueryResourceInfo", "D3DKMTOpenResource", "D3DKMTOpenResource2", "D3DKMTShareObjects",
+    "D3DKMTQueryResourceInfoFromNtHandle", "D3DKMTOpenResourceFromNtHandle", "D3DKMTOpenNtHandleFromName",
     "D3DKMTCreateKeyedMutex", "D3DKMTCreateKeyedMutex2", "D3DKMTOpenKeyedMutex", "D3DKMTOpenKeyedMutex2",
     "D3DKMTOpenKeyedMutexFromNtHandle", "D3DKMTDestroyKeyedMutex", "D3DKMTAcquireKeyedMutex",
     "D3DKMTAcquireKeyedMutex2", "D3DKMTReleaseKeyedMutex", "D3DKMTReleaseKeyedMutex2",

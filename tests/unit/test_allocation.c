@@ -416,16 +416,17 @@ START_TEST(row_create_shared)
     ck_assert_status(submit(&r), STATUS_SUCCESS);
     ck_assert_uint_eq(r.ca.hResource, H_NEXT);
     ck_assert_uint_eq(out_handle(&r, 0), H_NEXT + 0x40);
-    /* a global handle: same layout, low bits 2; the first of the process */
+    /* a global handle: same layout, low bits 2, from the session's broker */
     ck_assert_uint_eq(r.ca.hGlobalShare & 0x3f, 2);
-    ck_assert_uint_eq(r.ca.hGlobalShare, KMT_FIRST_HANDLE | 2);
+    ck_assert_uint_ne(r.ca.hGlobalShare & 0xc0000000u, 0);
     first = r.ca.hGlobalShare;
 
     base(&r, _i);
     r.ca.Flags.CreateResource = 1;
     r.ca.Flags.CreateShared = 1;
     ck_assert_status(submit(&r), STATUS_SUCCESS);
-    ck_assert_uint_eq(r.ca.hGlobalShare, first + 0x40);
+    ck_assert_uint_eq(r.ca.hGlobalShare & 0x3f, 2);
+    ck_assert_uint_ne(r.ca.hGlobalShare, first);   /* never reused */
     /* a global handle is no local handle */
     ck_assert_status(destroy_resource(r.ca.hGlobalShare), STATUS_INVALID_PARAMETER);
     ck_assert_status(destroy_resource(r.ca.hResource), STATUS_SUCCESS);
@@ -795,7 +796,7 @@ START_TEST(refused_creates_hand_out_nothing)
                          STATUS_INVALID_PARAMETER);
         ck_assert_status(create_eight_with_bad_fifth(_i, true, &r, info, info2, descs),
                          STATUS_INVALID_PARAMETER);
-        /* a shared resource: local and global handles both step by 0x40 */
+        /* a shared resource: local handles step by 0x40, global ones are new */
         base(&r, _i);
         r.ca.Flags.CreateResource = 1;
         r.ca.Flags.CreateShared = 1;
@@ -803,7 +804,7 @@ START_TEST(refused_creates_hand_out_nothing)
         ck_assert_uint_eq(r.ca.hResource, prev + 0x40);
         ck_assert_uint_eq(out_handle(&r, 0), prev + 0x80);
         if (prev_global)
-            ck_assert_uint_eq(r.ca.hGlobalShare, prev_global + 0x40);
+            ck_assert_uint_ne(r.ca.hGlobalShare, prev_global);
         prev_global = r.ca.hGlobalShare;
         made[n++] = r.ca.hResource;
         prev = out_handle(&r, 0);

@@ -320,6 +320,43 @@ START_TEST(share_objects_invalid_combinations)
 }
 END_TEST
 
+/* The keyed mutex's rows: it shares only bundled with a resource and a
+ * sync object, and a resource's NT handle is no keyed mutex's. */
+START_TEST(share_objects_with_keyed_mutex)
+{
+    struct share_test_resource r = create_shared(true);
+    D3DKMT_CREATEKEYEDMUTEX2 km = { 0 };
+    D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE open = { 0 };
+    D3DKMT_DESTROYKEYEDMUTEX destroy = { 0 };
+    HANDLE nt = (HANDLE)(intptr_t)GARBAGE;
+    D3DKMT_HANDLE objects[3];
+    UINT runtime = 0;
+
+    km.Flags.NtSecuritySharing = 1;
+    ck_assert_status(D3DKMTCreateKeyedMutex2(&km), STATUS_SUCCESS);
+    ck_assert_status(D3DKMTShareObjects(1, &km.hKeyedMutex, NULL, 0x10000000, &nt), STATUS_INVALID_PARAMETER);
+    objects[0] = r.resource;
+    objects[1] = km.hKeyedMutex;
+    ck_assert_status(D3DKMTShareObjects(2, objects, NULL, 0x10000000, &nt), STATUS_INVALID_PARAMETER);
+    objects[2] = r.resource;                      /* no sync object in the third place */
+    ck_assert_status(D3DKMTShareObjects(3, objects, NULL, 0x10000000, &nt), STATUS_INVALID_PARAMETER);
+    objects[0] = km.hKeyedMutex;                  /* out of order */
+    objects[1] = r.resource;
+    ck_assert_status(D3DKMTShareObjects(3, objects, NULL, 0x10000000, &nt), STATUS_INVALID_PARAMETER);
+    ck_assert_ptr_eq(nt, (HANDLE)(intptr_t)GARBAGE);
+
+    nt = share_one(r.resource, NULL);
+    open.hNtHandle = nt;
+    open.pPrivateRuntimeData = &runtime;
+    open.PrivateRuntimeDataSize = sizeof(runtime);
+    ck_assert_status(D3DKMTOpenKeyedMutexFromNtHandle(&open), STATUS_OBJECT_TYPE_MISMATCH);
+    close((int)(intptr_t)nt);
+    destroy.hKeyedMutex = km.hKeyedMutex;
+    ck_assert_status(D3DKMTDestroyKeyedMutex(&destroy), STATUS_SUCCESS);
+    ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
+}
+END_TEST
+
 START_TEST(nt_handle_query_and_open)
 {
     struct share_test_resource r = create_shared(true), o;
@@ -713,6 +750,7 @@ int main(void)
     tc = tcase_create("nt");
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, share_objects_invalid_combinations);
+    tcase_add_test(tc, share_objects_with_keyed_mutex);
     tcase_add_test(tc, nt_handle_query_and_open);
     tcase_add_test(tc, open_from_nt_handle_rows);
     tcase_add_test(tc, open_nt_handle_from_name);

@@ -28,7 +28,7 @@ one_program() {
     done
 }
 
-for p in bench/kmtbench bench/exec/kmtbench-exec bench/vblank/kmtbench-vblank bench/query/kmtbench-query bench/share/kmtbench-share bench/keyedmutex/kmtbench-keyedmutex bench/syncshare/kmtbench-syncshare bench/drm/drm_bench bench/drm/drm_exec_bench; do
+for p in bench/kmtbench bench/exec/kmtbench-exec bench/vblank/kmtbench-vblank bench/query/kmtbench-query bench/share/kmtbench-share bench/keyedmutex/kmtbench-keyedmutex bench/syncshare/kmtbench-syncshare bench/drm/drm_bench bench/drm/drm_exec_bench bench/drm/drm_share_bench; do
     [ -x "$builddir/$p" ] && one_program "${p##*/}" "$builddir/$p"
 done
 exe=$builddir/bench/wine/bench_wine.exe

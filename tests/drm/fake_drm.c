@@ -25,6 +25,9 @@
 
 struct fake_drm fake_drm = { .fd = -1 };
 static uint8_t *memory;                 /* the whole memfd, the "kernel's" view */
+/* Handles and dma-bufs naming each window (an object's own handle, the
+ * handles PRIME gave other files, its dma-buf): it is reused only at 0. */
+static unsigned memory_refs[FAKE_DRM_MAX_OBJECTS + 1];
 
 /* The fds the fake answers on, and the open file behind each. */
 #define MAX_FDS 16
@@ -39,6 +42,7 @@ static void timelines_reset(void);
 static void vmas_reset(void);
 static void vmas_close(unsigned file, uint32_t handle);
 static void vmas_drop_context(uint32_t ctx);
+static void shared_files_reset(void);
 /* Ioctls from several threads (the chaos test) are answered one at a time. */
 static pthread_mutex_t answering = PTHREAD_MUTEX_INITIALIZER;
 
@@ -102,6 +106,8 @@ int fake_drm_open(const struct fake_drm_config *config)
 {
     fake_drm_close();
     memset(&fake_drm, 0, sizeof(fake_drm));
+    memset(memory_refs, 0, sizeof(memory_refs));
+    shared_files_reset();
     timelines_reset();
     vmas_reset();
     fake_drm.config = *config;
@@ -148,6 +154,7 @@ void fake_drm_close_fd(int fd)
 
 void fake_drm_close(void)
 {
+    shared_files_reset();
     timelines_reset();
     vmas_reset();
     if (memory && memory != MAP_FAILED)
@@ -204,10 +211,13 @@ static unsigned file_of_caller(int fd)
     return 0;
 }
 
-/* An object's window of the memfd: its fake mmap offset. */
+/* An object's window of the memfd (the one whose bytes it has, its
+ * exporter's for a PRIME import): its fake mmap offset. */
 static uint64_t window_of(uint32_t handle)
 {
-    return (uint64_t)handle * FAKE_DRM_WINDOW;
+    uint32_t m = handle <= FAKE_DRM_MAX_OBJECTS && fake_drm.objects[handle].memory ? fake_drm.objects[handle].memory
+                                                                                   : handle;
+    return (uint64_t)m * FAKE_DRM_WINDOW;
 }
 
 uint8_t *fake_drm_bytes(uint32_t handle)
@@ -235,12 +245,14 @@ int fake_drm_new_object(unsigned file, uint64_t size, uint32_t *handle)
     if (size > FAKE_DRM_WINDOW)
         return -ENOSPC;                  /* the fake's limit, not the kernel's */
     for (uint32_t h = 1; h <= FAKE_DRM_MAX_OBJECTS; h++) {
-        if (fake_drm.objects[h].live)
+        if (fake_drm.objects[h].live || memory_refs[h])
             continue;
         memset(&fake_drm.objects[h], 0, sizeof(fake_drm.objects[h]));
         fake_drm.objects[h].live = true;
         fake_drm.objects[h].file = file;
         fake_drm.objects[h].size = size;
+        fake_drm.objects[h].memory = h;
+        memory_refs[h] = 1;
         /* zeroed by dropping its pages: cheaper than writing 4 MiB (under TSan above all) */
         if (fallocate(fake_drm.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)window_of(h), FAKE_DRM_WINDOW))
             memset(fake_drm_bytes(h), 0, FAKE_DRM_WINDOW);
@@ -272,6 +284,7 @@ int fake_drm_close_object(unsigned file, uint32_t handle)
         return -EINVAL;
     o->live = false;
     fake_drm.live_objects--;
+    memory_refs[o->memory]--;
     return 0;
 }
 
@@ -700,11 +713,26 @@ struct fake_syncobj_eventfd { uint32_t handle, flags; uint64_t point; int32_t fd
 #define FAKE_MAX_SYNCOBJS 256
 #define FAKE_MAX_REGISTRATIONS 256
 
+/* A handle SYNCOBJ_FD_TO_HANDLE made names another handle's syncobj, its
+ * root, which holds the value; a root lives while handles or syncobj
+ * files name it (refs), its slot reused only after. */
 static struct {
     bool live;
     unsigned file;
-    uint64_t value;
+    uint64_t value;                                 /* roots only */
+    uint32_t root;                                  /* itself, or the imported syncobj */
+    unsigned refs;                                  /* roots: handles and files naming it */
 } syncobjs[FAKE_MAX_SYNCOBJS + 1];                  /* by handle, 0 unused */
+
+static uint32_t root_of(uint32_t handle)
+{
+    return syncobjs[handle].root ? syncobjs[handle].root : handle;
+}
+
+static uint64_t *value_of(uint32_t handle)
+{
+    return &syncobjs[root_of(handle)].value;
+}
 
 /* SYNCOBJ_EVENTFD registrations: the kernel holds the eventfd's file, so
  * the fake holds a duplicate of the number, closed once the point came. */
@@ -735,10 +763,11 @@ static void registrations_fire(uint32_t handle, bool all)
 {
     static const uint64_t one = 1;
 
+    handle = root_of(handle);
     for (unsigned i = 0; i < FAKE_MAX_REGISTRATIONS; i++) {
         if (registrations[i].fd < 0 || registrations[i].handle != handle)
             continue;
-        if (!all && registrations[i].point > syncobjs[handle].value)
+        if (!all && registrations[i].point > *value_of(handle))
             continue;
         if (!all && write(registrations[i].fd, &one, sizeof(one)) != sizeof(one))
             fake_drm.eventfd_calls += 0;             /* a full eventfd stays set: nothing lost */
@@ -762,15 +791,25 @@ static int syncobj_create(struct drm_syncobj_create *args)
     if (args->flags)
         return -EINVAL;
     for (uint32_t h = 1; h <= FAKE_MAX_SYNCOBJS; h++)
-        if (!syncobjs[h].live) {
+        if (!syncobjs[h].live && !syncobjs[h].refs) {
             syncobjs[h].live = true;
             syncobjs[h].file = caller;
             syncobjs[h].value = 0;
+            syncobjs[h].root = h;
+            syncobjs[h].refs = 1;
             fake_drm.live_syncobjs++;
             args->handle = h;
             return 0;
         }
     return -ENOMEM;
+}
+
+/* The last handle or file of a syncobj frees it, and its registrations. */
+static void syncobj_unref(uint32_t root)
+{
+    if (--syncobjs[root].refs)
+        return;
+    registrations_fire(root, true);
 }
 
 static int syncobj_destroy(struct drm_syncobj_destroy *args)
@@ -779,9 +818,9 @@ static int syncobj_destroy(struct drm_syncobj_destroy *args)
         return -ENOTTY;
     if (args->pad || !syncobj_owned(args->handle))
         return -EINVAL;
-    registrations_fire(args->handle, true);
     syncobjs[args->handle].live = false;
     fake_drm.live_syncobjs--;
+    syncobj_unref(root_of(args->handle));
     return 0;
 }
 
@@ -800,10 +839,10 @@ static int syncobj_array(unsigned long request, uint64_t handles, uint64_t point
             return -ENOENT;
     for (uint32_t i = 0; i < count; i++) {
         if (request == DRM_IOCTL_SYNCOBJ_QUERY) {
-            p[i] = syncobjs[h[i]].value;
+            p[i] = *value_of(h[i]);
             continue;
         }
-        syncobjs[h[i]].value = request == DRM_IOCTL_SYNCOBJ_RESET ? 0 : p[i];
+        *value_of(h[i]) = request == DRM_IOCTL_SYNCOBJ_RESET ? 0 : p[i];
         registrations_fire(h[i], false);
     }
     return 0;
@@ -838,7 +877,7 @@ static int syncobj_eventfd(struct fake_syncobj_eventfd *args)
                 registrations[i].fd = -1;
                 return -EMFILE;
             }
-            registrations[i].handle = args->handle;
+            registrations[i].handle = root_of(args->handle);
             registrations[i].point = args->point;
             registrations_fire(args->handle, false);     /* the point may be there already */
             return 0;
@@ -865,14 +904,14 @@ int fake_drm_syncobj_value(unsigned file, uint32_t handle, uint64_t *value)
     if (!fake_drm.config.timelines || !handle || handle > FAKE_MAX_SYNCOBJS || !syncobjs[handle].live ||
         syncobjs[handle].file != file)
         return -ENOENT;
-    *value = syncobjs[handle].value;
+    *value = *value_of(handle);
     return 0;
 }
 
 void fake_drm_syncobj_reach(uint32_t handle, uint64_t point)
 {
-    if (syncobjs[handle].value < point)
-        syncobjs[handle].value = point;
+    if (*value_of(handle) < point)
+        *value_of(handle) = point;
     registrations_fire(handle, false);
 }
 
@@ -955,7 +994,7 @@ static int exec_fences(const struct fake_exec *x)
         if (!syncobj_owned(h))
             return -ENOENT;
         if ((flags & I915_EXEC_FENCE_WAIT) && !(flags & I915_EXEC_FENCE_SIGNAL) &&
-            (!syncobjs[h].value || x->points[i] > syncobjs[h].value))
+            (!*value_of(h) || x->points[i] > *value_of(h)))
             return -EINVAL;
         if ((flags & I915_EXEC_FENCE_WAIT) && (flags & I915_EXEC_FENCE_SIGNAL) && x->points[i])
             return -EINVAL;
@@ -1073,7 +1112,7 @@ static void exec_signal(const struct fake_exec *x)
 
         if (!(x->fences[i].flags & I915_EXEC_FENCE_SIGNAL))
             continue;
-        syncobjs[h].value = x->points[i] ? x->points[i] : syncobjs[h].value;
+        *value_of(h) = x->points[i] ? x->points[i] : *value_of(h);
         registrations_fire(h, false);
     }
 }
@@ -1291,6 +1330,192 @@ size_t fake_drm_fdinfo(char *buf, size_t size)
     return n < size ? n : size ? size - 1 : 0;
 }
 
+/* ---- PRIME and syncobj files ------------------------------------------- */
+
+/* The files PRIME and SYNCOBJ_HANDLE_TO_FD hand out.  A dma-buf is a memfd
+ * as large as its object (llseek(SEEK_END) gives the size, as a dma-buf's
+ * does), one per object: every export of it gives a new fd of that file,
+ * as the kernel's obj->dma_buf.  A syncobj file is a new memfd per export.
+ * The fake keeps a fd of each (the kernel's reference) until
+ * fake_drm_close, so an import finds it by inode. */
+#define FAKE_MAX_SHARED_FILES 64
+
+static struct {
+    int fd;                                         /* -1: free */
+    bool syncobj;
+    uint32_t target;                                /* the object's window, or the root syncobj */
+    dev_t dev;
+    ino_t ino;
+} shared_files[FAKE_MAX_SHARED_FILES];
+
+static void shared_files_reset(void)
+{
+    for (unsigned i = 0; i < FAKE_MAX_SHARED_FILES; i++) {
+        if (shared_files[i].fd > 0)
+            close(shared_files[i].fd);
+        shared_files[i].fd = -1;
+    }
+}
+
+static int shared_file_new(bool syncobj, uint32_t target, uint64_t size)
+{
+    struct stat st;
+
+    for (unsigned i = 0; i < FAKE_MAX_SHARED_FILES; i++) {
+        int fd;
+
+        if (shared_files[i].fd >= 0)
+            continue;
+        if ((fd = memfd_create(syncobj ? "fake-syncobj" : "fake-dmabuf", MFD_CLOEXEC)) < 0)
+            return -errno;
+        if (ftruncate(fd, (off_t)size) || fstat(fd, &st)) {
+            close(fd);
+            return -ENOMEM;
+        }
+        shared_files[i].fd = fd;
+        shared_files[i].syncobj = syncobj;
+        shared_files[i].target = target;
+        shared_files[i].dev = st.st_dev;
+        shared_files[i].ino = st.st_ino;
+        return (int)i;
+    }
+    return -ENFILE;
+}
+
+/* The shared file behind a caller's fd: -EBADF for no fd, -EINVAL for a
+ * file of another kind (the kernel's answers). */
+static int shared_file_of(int fd, bool syncobj)
+{
+    struct stat st;
+
+    if (fd < 0 || fstat(fd, &st))
+        return -EBADF;
+    for (unsigned i = 0; i < FAKE_MAX_SHARED_FILES; i++)
+        if (shared_files[i].fd >= 0 && shared_files[i].syncobj == syncobj && shared_files[i].dev == st.st_dev &&
+            shared_files[i].ino == st.st_ino)
+            return (int)i;
+    return -EINVAL;
+}
+
+static int dup_out(int fd, bool cloexec)
+{
+    int out = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+
+    return out < 0 ? -errno : out;
+}
+
+/* drm_prime_handle_to_fd_ioctl: flags other than CLOEXEC and RDWR EINVAL,
+ * another file's handle ENOENT; userptr objects are not exported. */
+static int prime_handle_to_fd(struct drm_prime_handle *args)
+{
+    struct fake_drm_object *o = owned(caller, args->handle);
+    int i, fd;
+
+    if (args->flags & ~(uint32_t)(DRM_CLOEXEC | DRM_RDWR))
+        return -EINVAL;
+    if (!o)
+        return -ENOENT;
+    if (o->userptr)
+        return -EINVAL;
+    for (i = 0; i < FAKE_MAX_SHARED_FILES; i++)
+        if (shared_files[i].fd >= 0 && !shared_files[i].syncobj && shared_files[i].target == o->memory)
+            break;
+    if (i == FAKE_MAX_SHARED_FILES) {
+        if ((i = shared_file_new(false, o->memory, o->size)) < 0)
+            return i;
+        memory_refs[o->memory]++;        /* the dma-buf holds the object */
+        fake_drm.dmabufs++;
+    }
+    if ((fd = dup_out(shared_files[i].fd, args->flags & DRM_CLOEXEC)) < 0)
+        return fd;
+    fake_drm.prime_exports++;
+    args->fd = fd;
+    return 0;
+}
+
+/* drm_gem_prime_fd_to_handle: a buffer the file has gets its handle again
+ * (no new reference); otherwise a new handle on the same memory. */
+static int prime_fd_to_handle(struct drm_prime_handle *args)
+{
+    int i = shared_file_of(args->fd, false);
+    uint32_t m, h;
+
+    if (i < 0)
+        return i;
+    m = shared_files[i].target;
+    fake_drm.prime_imports++;
+    for (h = 1; h <= FAKE_DRM_MAX_OBJECTS; h++)
+        if (fake_drm.objects[h].live && fake_drm.objects[h].file == caller && fake_drm.objects[h].memory == m) {
+            args->handle = h;
+            return 0;
+        }
+    for (h = 1; h <= FAKE_DRM_MAX_OBJECTS; h++) {
+        struct fake_drm_object *o = &fake_drm.objects[h];
+
+        if (o->live || memory_refs[h])
+            continue;
+        *o = fake_drm.objects[m];        /* the exporter's size and placement */
+        o->live = true;
+        o->file = caller;
+        o->memory = m;
+        o->mmap_flags = 0;
+        o->cpu_maps = 0;
+        memory_refs[m]++;
+        fake_drm.live_objects++;
+        args->handle = h;
+        return 0;
+    }
+    return -ENOSPC;
+}
+
+/* drm_syncobj_handle_to_fd: a new file each time; flags other than
+ * EXPORT_SYNC_FILE EINVAL (the fake has no sync files: EINVAL too). */
+static int syncobj_handle_to_fd(struct drm_syncobj_handle *args)
+{
+    uint32_t root;
+    int i, fd;
+
+    if (!fake_drm.config.timelines)
+        return -ENOTTY;
+    if (args->flags || args->pad)
+        return -EINVAL;
+    if (!syncobj_owned(args->handle))
+        return -ENOENT;
+    root = root_of(args->handle);
+    if ((i = shared_file_new(true, root, 0)) < 0)
+        return i;
+    syncobjs[root].refs++;
+    if ((fd = dup_out(shared_files[i].fd, true)) < 0)
+        return fd;
+    args->fd = fd;
+    return 0;
+}
+
+/* drm_syncobj_fd_to_handle: always a new handle on the caller's file. */
+static int syncobj_fd_to_handle(struct drm_syncobj_handle *args)
+{
+    int i;
+
+    if (!fake_drm.config.timelines)
+        return -ENOTTY;
+    if (args->flags || args->pad)
+        return -EINVAL;
+    if ((i = shared_file_of(args->fd, true)) < 0)
+        return i;
+    for (uint32_t h = 1; h <= FAKE_MAX_SYNCOBJS; h++)
+        if (!syncobjs[h].live && !syncobjs[h].refs) {
+            syncobjs[h].live = true;
+            syncobjs[h].file = caller;
+            syncobjs[h].value = 0;
+            syncobjs[h].root = shared_files[i].target;
+            syncobjs[shared_files[i].target].refs++;
+            fake_drm.live_syncobjs++;
+            args->handle = h;
+            return 0;
+        }
+    return -ENOMEM;
+}
+
 /* ---- dispatch ----------------------------------------------------------- */
 
 static int answer(unsigned long request, void *arg)
@@ -1303,6 +1528,14 @@ static int answer(unsigned long request, void *arg)
         return syncobj_eventfd(arg);
     if (request == DRM_IOCTL_GET_CAP)
         return get_cap(arg);
+    if (request == DRM_IOCTL_PRIME_HANDLE_TO_FD)
+        return prime_handle_to_fd(arg);
+    if (request == DRM_IOCTL_PRIME_FD_TO_HANDLE)
+        return prime_fd_to_handle(arg);
+    if (request == DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD)
+        return syncobj_handle_to_fd(arg);
+    if (request == DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE)
+        return syncobj_fd_to_handle(arg);
     if (request == DRM_IOCTL_SYNCOBJ_CREATE)
         return syncobj_create(arg);
     if (request == DRM_IOCTL_SYNCOBJ_DESTROY)

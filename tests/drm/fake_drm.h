@@ -13,6 +13,12 @@
  * For amdgpu, whose family talks to libdrm_amdgpu rather than to ioctls,
  * fake_amdgpu.c stands in for the library's functions over the same books.
  *
+ * Sharing: PRIME_HANDLE_TO_FD gives a dma-buf (a memfd of the object's
+ * size, one per object), PRIME_FD_TO_HANDLE a handle on the caller's file
+ * over the same memory window, or the handle the file already has for it;
+ * SYNCOBJ_HANDLE_TO_FD / FD_TO_HANDLE carry a timeline to another file,
+ * whose handles then share one value and its registrations.
+ *
  * Open files: the device can be opened more than once (fake_drm_open_file,
  * another open(2) of the same memfd) and fds duplicated (fake_drm_dup, which
  * shares the file, as dup(2) does).  GEM handles and contexts belong to the
@@ -75,6 +81,9 @@ struct fake_drm_object {
     uint64_t userptr;                   /* the caller's pages of a userptr object, 0 otherwise */
     unsigned cpu_maps;                  /* amdgpu: amdgpu_bo_cpu_map references */
     bool busy;                          /* GEM_WAIT reports it busy */
+    /* The handle whose memfd window holds the bytes: its own, or for a
+     * handle PRIME_FD_TO_HANDLE gave, the exported object's. */
+    uint32_t memory;
 };
 
 struct fake_drm {
@@ -105,6 +114,9 @@ struct fake_drm {
      * (eb_reserve, i915_gem_evict_for_node), where the fake cannot wait. */
     bool exec_hold;
     unsigned exec_stalls;
+    /* PRIME: dma-bufs made (one per exported object), exports and imports
+     * answered (an import of a buffer the file has gives its handle) */
+    unsigned dmabufs, prime_exports, prime_imports;
 };
 
 extern struct fake_drm fake_drm;

@@ -111,16 +111,8 @@ static NTSTATUS create_one(struct kdrm_adapter *a, DXGK_ALLOCATIONINFO *info)
     if (size > memory_limit(a))
         return STATUS_GRAPHICS_NO_VIDEO_MEMORY;
     size = (size + a->page_size - 1) & ~(UINT64)(a->page_size - 1);
-    if (!(bo = malloc(sizeof(*bo))))
+    if (!(bo = kdrm_bo_new(a, size, flags)))
         return STATUS_NO_MEMORY;
-    *bo = (struct kdrm_bo){
-        .magic = KDRM_BO_MAGIC,
-        .adapter = a,
-        .size = size,
-        .flags = flags,
-        .backing = KMT_DRM_BACKING_BO,
-    };
-    atomic_init(&bo->open_count, 0);
 
     if (!info->Flags.ExistingSysMem)
         err = a->family->create(a, bo);

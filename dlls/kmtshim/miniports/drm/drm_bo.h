@@ -40,6 +40,7 @@
 
 struct kdrm_adapter;
 struct kdrm_submission;
+struct kdrm_gem_share;
 
 /* A GPU virtual address space handed out by the miniport (drm_gpuva.c):
  * page-aligned, non-overlapping ranges of [base, limit), each spanning a
@@ -85,6 +86,7 @@ struct kdrm_bo {
     bool has_offset;
     UINT64 mmap_offset;                  /* cached fake offset */
     void *family_bo;                     /* amdgpu_bo_handle */
+    struct kdrm_gem_share *share;        /* exported or imported: the handle's references */
     void *cpu;                           /* mapping between Lock and Unlock */
     DXGK_LOCKFLAGS lock_flags;
     atomic_uint open_count;
@@ -128,8 +130,10 @@ NTSTATUS APIENTRY kdrm_destroy_allocation(HANDLE hAdapter, const DXGKARG_DESTROY
 NTSTATUS APIENTRY kdrm_open_allocation(HANDLE hDevice, const DXGKARG_OPENALLOCATION *args);
 NTSTATUS APIENTRY kdrm_close_allocation(HANDLE hDevice, const DXGKARG_CLOSEALLOCATION *args);
 
-/* drm_bo.c: frees the GEM object and the record (the last reference of a
- * copy-backed one). */
+/* drm_bo.c: a record for an object of `size` bytes (no GEM object yet),
+ * NULL without memory; kdrm_bo_release frees the GEM object and the record
+ * (the last reference of a copy-backed one). */
+struct kdrm_bo *kdrm_bo_new(struct kdrm_adapter *a, UINT64 size, UINT flags);
 void kdrm_bo_release(struct kdrm_adapter *a, struct kdrm_bo *bo);
 
 /* drm_copy_sync.c: keeping copy-backed objects and the caller's pages in
@@ -156,6 +160,11 @@ void kdrm_unmap_plain(struct kdrm_adapter *a, struct kdrm_bo *bo, void *ptr);
 /* family_dumb.c: shared by families that fall back to dumb buffers. */
 int kdrm_dumb_create(struct kdrm_adapter *a, struct kdrm_bo *bo);
 int kdrm_dumb_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr);
+int kdrm_dumb_import(struct kdrm_adapter *a, struct kdrm_bo *bo);
+
+/* drm_share.c: drops the allocation's reference on a shared GEM handle;
+ * the last one destroys the object through the family. */
+void kdrm_share_release(struct kdrm_adapter *a, struct kdrm_bo *bo);
 
 /* drm_gem.c */
 void kdrm_gem_destroy(struct kdrm_adapter *a, struct kdrm_bo *bo);   /* GEM_CLOSE */

@@ -31,6 +31,7 @@ static NTSTATUS APIENTRY kdrm_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *
     kdrm_copy_init(a);
     kdrm_batches_init(a);
     kdrm_kms_init(a);
+    kdrm_share_init(a);
     *ctx = a;
     return STATUS_SUCCESS;
 }
@@ -92,6 +93,7 @@ static NTSTATUS APIENTRY kdrm_remove_device(PVOID ctx)
     kdrm_close_nodes(a);
     pthread_mutex_destroy(&a->kms.lock);
     pthread_mutex_destroy(&a->exec.lock);
+    pthread_mutex_destroy(&a->share_lock);
     free(a);
     return STATUS_SUCCESS;
 }
@@ -175,6 +177,10 @@ NTSTATUS APIENTRY KmtDrmMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KMT
         .DxgkDdiControlInterrupt = kdrm_control_interrupt,
         .DxgkDdiGetScanLine = kdrm_get_scan_line,
         .DxgkDdiQueryChildStatus = kdrm_query_child_status,
+        .KmtDdiExportAllocation = kdrm_export_allocation,
+        .KmtDdiImportAllocation = kdrm_import_allocation,
+        .KmtDdiExportFence = kdrm_export_fence,
+        .KmtDdiImportFence = kdrm_import_fence,
     };
 
     kdrm_fault_arm_from_env();

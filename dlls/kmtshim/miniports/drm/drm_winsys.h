@@ -65,6 +65,11 @@ struct kdrm_family {
     void (*stop)(struct kdrm_adapter *a);                 /* optional */
     int (*create)(struct kdrm_adapter *a, struct kdrm_bo *bo);
     int (*create_userptr)(struct kdrm_adapter *a, struct kdrm_bo *bo, void *mem);
+    /* Sharing (optional: without it ImportAllocation is not supported).
+     * An object PRIME just gave this file (bo->handle, bo->size, bo->flags
+     * set) gets what create() would have given it; the caller closes the
+     * handle if it fails. */
+    int (*import)(struct kdrm_adapter *a, struct kdrm_bo *bo);
     void (*destroy)(struct kdrm_adapter *a, struct kdrm_bo *bo);
     int (*map)(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr);
     void (*unmap)(struct kdrm_adapter *a, struct kdrm_bo *bo, void *ptr);
@@ -135,6 +140,8 @@ struct kdrm_adapter {
     struct list copies;                  /* struct kdrm_bo.copy_entry, under copy_lock */
     pthread_mutex_t batch_lock;          /* legacy batch copies (drm_batch.c); before exec.lock */
     struct list batches;                 /* struct kdrm_batch.entry, under batch_lock */
+    pthread_mutex_t share_lock;          /* GEM handles other processes know (drm_share.c) */
+    struct list shares;                  /* struct kdrm_gem_share, under share_lock */
     atomic_ullong devices, buffers, bytes, bindings, mappings;
     atomic_ullong contexts, fences, syncobjs, submissions;
     struct kdrm_perf perf;               /* sysfs paths and limits (drm_perf.c) */
@@ -156,6 +163,13 @@ const char *kdrm_sysfs_root(void);
 
 /* drm_query.c */
 NTSTATUS APIENTRY kdrm_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYADAPTERINFO *q);
+
+/* drm_share.c: PRIME dma-bufs and syncobj fds (DDI 1.6). */
+void kdrm_share_init(struct kdrm_adapter *a);
+NTSTATUS APIENTRY kdrm_export_allocation(HANDLE hAdapter, HANDLE hAllocation, int *pFd);
+NTSTATUS APIENTRY kdrm_import_allocation(HANDLE hAdapter, KMTARG_IMPORTALLOCATION *p);
+NTSTATUS APIENTRY kdrm_export_fence(HANDLE hAdapter, HANDLE hDriverFence, int *pFd);
+NTSTATUS APIENTRY kdrm_import_fence(HANDLE hAdapter, KMTARG_IMPORTFENCE *p);
 
 /* drm_escape.c */
 NTSTATUS APIENTRY kdrm_escape(HANDLE hAdapter, const DXGKARG_ESCAPE *args);

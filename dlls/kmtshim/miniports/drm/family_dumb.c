@@ -42,6 +42,16 @@ int kdrm_dumb_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
     return 0;
 }
 
+/* An imported buffer: the layout create gives a buffer of its size. */
+int kdrm_dumb_import(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    if (bo->size > UINT32_MAX)
+        return -EFBIG;
+    bo->width = a->page_size / 4;
+    bo->height = (UINT32)(bo->size / a->page_size);
+    return 0;
+}
+
 int kdrm_dumb_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr)
 {
     if (!bo->has_offset) {
@@ -60,6 +70,7 @@ const struct kdrm_family kdrm_family_dumb = {
     .name = "dumb",
     .card_node = true,
     .create = kdrm_dumb_create,
+    .import = kdrm_dumb_import,
     .destroy = kdrm_gem_destroy,
     .map = kdrm_dumb_map,
     .unmap = kdrm_unmap_plain,

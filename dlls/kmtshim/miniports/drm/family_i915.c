@@ -274,6 +274,12 @@ static int i915_create_userptr(struct kdrm_adapter *a, struct kdrm_bo *bo, void 
     return give_va(a, bo);
 }
 
+/* An imported object: an address of its own size, as create gives. */
+static int i915_import(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    return a->gpu_va ? kdrm_gpuva_alloc(&state(a)->va, bo->handle, bo->size, 0, &bo->gpu_va) : 0;
+}
+
 static int mmap_offset(struct kdrm_adapter *a, struct drm_i915_gem_mmap_offset *args, UINT64 mode)
 {
     args->flags = mode;
@@ -474,6 +480,7 @@ const struct kdrm_family kdrm_family_i915 = {
     .start = i915_start,
     .stop = i915_stop,
     .create = i915_create,
+    .import = i915_import,
     .create_userptr = i915_create_userptr,
     .destroy = i915_destroy,
     .map = i915_map,

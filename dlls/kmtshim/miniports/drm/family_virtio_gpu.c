@@ -122,6 +122,23 @@ static int virtio_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
     return 0;
 }
 
+/* An imported buffer: its host resource (transfers name it) and the
+ * layout create gives a resource of its size. */
+static int virtio_import(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    struct drm_virtgpu_resource_info info = { .bo_handle = bo->handle };
+    int err;
+
+    if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_VIRTGPU_RESOURCE_INFO, &info, "VIRTGPU_RESOURCE_INFO")) < 0)
+        return err;
+    if (info.size < bo->size)
+        return -EINVAL;
+    bo->resource_id = info.res_handle;
+    bo->width = a->page_size / 4;
+    bo->height = (UINT32)(bo->size / a->page_size);
+    return 0;
+}
+
 static int virtio_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr)
 {
     if (!bo->has_offset) {
@@ -210,6 +227,7 @@ const struct kdrm_family kdrm_family_virtio_gpu = {
     .start = virtio_start,
     .stop = virtio_stop,
     .create = virtio_create,
+    .import = virtio_import,
     .destroy = kdrm_gem_destroy,
     .map = virtio_map,
     .unmap = kdrm_unmap_plain,

@@ -627,11 +627,22 @@ static int gem_create(struct kdrm_adapter *a, struct kdrm_bo *bo, bool vram, uin
 
 /* The object, bound at a VA aligned to its page (the kernel's 64 KiB rule
  * for VRAM binds, xe_vm.c); closed again if the bind fails. */
-static int xe_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
+static bool wants_vram(struct kdrm_adapter *a, const struct kdrm_bo *bo)
+{
+    return state(a)->vram_mask && (bo->flags & KMT_DRM_ALLOCATION_DEVICE_LOCAL);
+}
+
+static uint64_t page_of(struct kdrm_adapter *a, bool vram)
 {
     struct xe_state *s = state(a);
-    bool vram = s->vram_mask && (bo->flags & KMT_DRM_ALLOCATION_DEVICE_LOCAL);
-    uint64_t page = vram && s->vram_page > s->system_page ? s->vram_page : s->system_page;
+
+    return vram && s->vram_page > s->system_page ? s->vram_page : s->system_page;
+}
+
+static int xe_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    bool vram = wants_vram(a, bo);
+    uint64_t page = page_of(a, vram);
     int err;
 
     if ((err = gem_create(a, bo, vram, page)) < 0)
@@ -641,6 +652,12 @@ static int xe_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
         bo->handle = 0;
     }
     return err;
+}
+
+/* An imported object, bound as xe_create binds one of its placement. */
+static int xe_import(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    return bind_new(a, bo, page_of(a, wants_vram(a, bo)));
 }
 
 /* Unbound (waited for) before the close, and the range free only after. */
@@ -747,6 +764,7 @@ const struct kdrm_family kdrm_family_xe = {
     .start = xe_start,
     .stop = xe_stop,
     .create = xe_create,
+    .import = xe_import,
     .destroy = xe_destroy,
     .map = xe_map,
     .unmap = kdrm_unmap_plain,

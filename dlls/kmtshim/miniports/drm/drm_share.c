@@ -1,0 +1,307 @@
+/*
+ * DRM miniport: sharing across processes (KmtDdiExportAllocation,
+ * KmtDdiImportAllocation, KmtDdiExportFence, KmtDdiImportFence).
+ *
+ *   allocation  PRIME.  Export: PRIME_HANDLE_TO_FD (DRM_CLOEXEC | DRM_RDWR),
+ *               a dma-buf fd of the GEM object.  Import: PRIME_FD_TO_HANDLE
+ *               on this process's fd of the adapter, then what the family's
+ *               create gives an object (a GPU VA, the host resource id),
+ *               from the same private driver data.  Memory the program owns
+ *               (userptr, copy-backed ExistingSysMem) is not handed out.
+ *   fence       the monitored fence's timeline syncobj.  Export:
+ *               SYNCOBJ_HANDLE_TO_FD; import: SYNCOBJ_FD_TO_HANDLE, a fence
+ *               of KmtDdiCreateFence's contract over it, watched from the
+ *               start (another process signals it).
+ *
+ * GEM handles: a file has one handle per buffer, and PRIME_FD_TO_HANDLE of
+ * a buffer already on the file (this process created or imported it) gives
+ * that handle again, without a reference of its own.  Every allocation over
+ * a handle that was exported or imported holds a reference on a share
+ * record (kdrm_gem_share); the last one closes the handle.  share_lock is
+ * held across the kernel call and the record's change, so an import never
+ * gets a handle a concurrent release is about to close.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include "drm_winsys.h"
+#include "drm_bo.h"
+#include "drm_cs.h"
+#include "drm_fault.h"
+#include "drm_trace.h"
+
+/* One GEM handle of the adapter's fd that more than this process knows,
+ * and the object as the family left it (every allocation over the handle
+ * starts as a copy). */
+struct kdrm_gem_share {
+    struct list entry;                   /* kdrm_adapter.shares */
+    unsigned refs;                       /* allocations over the handle */
+    struct kdrm_bo proto;
+};
+
+void kdrm_share_init(struct kdrm_adapter *a)
+{
+    pthread_mutex_init(&a->share_lock, NULL);
+    list_init(&a->shares);
+}
+
+/* A bad descriptor is the caller's: the kernel's EBADF. */
+static NTSTATUS status_of(int err)
+{
+    return err == -EBADF ? STATUS_INVALID_PARAMETER : kdrm_status_from_errno(err);
+}
+
+static struct kdrm_gem_share *share_find(struct kdrm_adapter *a, UINT32 handle)
+{
+    struct kdrm_gem_share *s;
+
+    LIST_FOR_EACH_ENTRY(s, &a->shares, struct kdrm_gem_share, entry)
+        if (s->proto.handle == handle)
+            return s;
+    return NULL;
+}
+
+/* share_lock held. */
+static struct kdrm_gem_share *share_add(struct kdrm_adapter *a, const struct kdrm_bo *bo)
+{
+    struct kdrm_gem_share *s = calloc(1, sizeof(*s));
+
+    if (!s)
+        return NULL;
+    s->refs = 1;
+    s->proto = *bo;
+    s->proto.cpu = NULL;                 /* a mapping is its allocation's own */
+    list_add_tail(&a->shares, &s->entry);
+    return s;
+}
+
+void kdrm_share_release(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    struct kdrm_gem_share *s = bo->share;
+
+    pthread_mutex_lock(&a->share_lock);
+    if (!--s->refs) {
+        list_remove(&s->entry);
+        a->family->destroy(a, bo);
+        free(s);
+    }
+    pthread_mutex_unlock(&a->share_lock);
+}
+
+NTSTATUS APIENTRY kdrm_export_allocation(HANDLE hAdapter, HANDLE hAllocation, int *pFd)
+{
+    struct kdrm_adapter *a = hAdapter;
+    struct kdrm_bo *bo = hAllocation;
+    struct drm_prime_handle args = { .flags = DRM_CLOEXEC | DRM_RDWR, .fd = -1 };
+    NTSTATUS status = STATUS_SUCCESS;
+    int err;
+
+    *pFd = -1;
+    if (!bo || bo->magic != KDRM_BO_MAGIC || bo->adapter != a)
+        return STATUS_INVALID_PARAMETER;
+    if (bo->backing != KMT_DRM_BACKING_BO)
+        return STATUS_NOT_SUPPORTED;     /* the program's own pages */
+    args.handle = bo->handle;
+    pthread_mutex_lock(&a->share_lock);
+    if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &args, "PRIME_HANDLE_TO_FD")) < 0) {
+        status = status_of(err);
+    } else if (!bo->share && !(bo->share = share_add(a, bo))) {
+        close(args.fd);
+        status = STATUS_NO_MEMORY;
+    }
+    pthread_mutex_unlock(&a->share_lock);
+    if (status) {
+        kdrm_trace(a, KMT_TRACE_TRACE, __func__, "export of GEM %u failed: %#x\n", bo->handle, (unsigned)status);
+        return status;
+    }
+    *pFd = args.fd;
+    return STATUS_SUCCESS;
+}
+
+/* Size and flags as DxgkDdiCreateAllocation reads them: the UMD's
+ * KMT_DRM_ALLOCATION_DESC when there is one, else the core's size. */
+static NTSTATUS import_request(const KMTARG_IMPORTALLOCATION *p, UINT64 *size, UINT *flags)
+{
+    const KMT_DRM_ALLOCATION_DESC *desc = p->pPrivateDriverData;
+
+    *size = p->Size;
+    *flags = 0;
+    if (desc && p->PrivateDriverDataSize >= sizeof(*desc) && desc->Magic == KMT_DRM_MAGIC) {
+        if (desc->Version != KMT_DRM_VERSION || !desc->Size ||
+            (desc->Flags & ~KMT_DRM_ALLOCATION_VALID_FLAGS) || desc->Reserved)
+            return STATUS_INVALID_PARAMETER;
+        *flags = desc->Flags;
+        if (!*size)
+            *size = desc->Size;
+    }
+    return *size ? STATUS_SUCCESS : STATUS_INVALID_PARAMETER;
+}
+
+/* A dma-buf's size (its llseek answers SEEK_END); 0 where the fd does not say. */
+static UINT64 dmabuf_size(int fd)
+{
+    off_t end = lseek(fd, 0, SEEK_END);
+
+    if (end <= 0)
+        return 0;
+    lseek(fd, 0, SEEK_SET);
+    return (UINT64)end;
+}
+
+/* An allocation over a handle the file already had: the family's work was
+ * done for it (a GPU VA, a host resource), the record holds the results. */
+static void adopt_known(struct kdrm_bo *bo, struct kdrm_gem_share *s)
+{
+    UINT flags = bo->flags;
+
+    s->refs++;
+    *bo = s->proto;
+    bo->flags = flags;
+    bo->share = s;
+    atomic_init(&bo->open_count, 0);
+}
+
+/* share_lock held: the handle PRIME gave, known or new. */
+static int import_handle(struct kdrm_adapter *a, struct kdrm_bo *bo, UINT32 handle, UINT64 buf_size)
+{
+    struct kdrm_gem_share *s = share_find(a, handle);
+    int err;
+
+    if (s) {
+        adopt_known(bo, s);
+        return 0;
+    }
+    bo->handle = handle;
+    if (buf_size > bo->size)
+        bo->size = buf_size;             /* what the exporter's create got */
+    if ((err = a->family->import(a, bo)) < 0 || !(bo->share = share_add(a, bo))) {
+        if (!err)
+            a->family->destroy(a, bo);   /* closes the handle too */
+        else
+            kdrm_gem_close(a->fd, handle);
+        return err < 0 ? err : -ENOMEM;
+    }
+    return 0;
+}
+
+NTSTATUS APIENTRY kdrm_import_allocation(HANDLE hAdapter, KMTARG_IMPORTALLOCATION *p)
+{
+    struct kdrm_adapter *a = hAdapter;
+    struct drm_prime_handle args = { .fd = p->Fd };
+    struct kdrm_bo *bo;
+    UINT64 size, buf_size;
+    UINT flags;
+    NTSTATUS status;
+    int err;
+
+    p->hAllocation = NULL;
+    if (!a->family->import)
+        return STATUS_NOT_SUPPORTED;     /* amdgpu, and drivers we do not allocate on */
+    if (p->Fd < 0)
+        return STATUS_INVALID_PARAMETER;
+    if ((status = import_request(p, &size, &flags)))
+        return status;
+    size = (size + a->page_size - 1) & ~(UINT64)(a->page_size - 1);
+    buf_size = dmabuf_size(p->Fd);
+    if (buf_size && buf_size < size)
+        return STATUS_INVALID_PARAMETER; /* not the buffer that allocation was made over */
+    if (!(bo = kdrm_bo_new(a, size, flags)))
+        return STATUS_NO_MEMORY;
+    pthread_mutex_lock(&a->share_lock);
+    if (!(err = kdrm_ioctl(a->fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &args, "PRIME_FD_TO_HANDLE")))
+        err = import_handle(a, bo, args.handle, buf_size);
+    pthread_mutex_unlock(&a->share_lock);
+    if (err < 0) {
+        kdrm_trace(a, KMT_TRACE_TRACE, __func__, "%s: import of fd %d failed: %s\n", a->family->name, p->Fd,
+                   strerror(-err));
+        free(bo);
+        return status_of(err);
+    }
+    atomic_fetch_add(&a->buffers, 1);
+    atomic_fetch_add(&a->bytes, bo->size);
+    p->hAllocation = bo;
+    return STATUS_SUCCESS;
+}
+
+/* ---- fences ----------------------------------------------------------- */
+
+NTSTATUS APIENTRY kdrm_export_fence(HANDLE hAdapter, HANDLE hDriverFence, int *pFd)
+{
+    struct kdrm_adapter *a = hAdapter;
+    struct drm_syncobj_handle args = { .fd = -1 };
+    struct kdrm_fence *f;
+    int err = -EINVAL;
+
+    *pFd = -1;
+    if (!hDriverFence)
+        return STATUS_NOT_SUPPORTED;     /* a memory-only fence (no timelines here) */
+    pthread_mutex_lock(&a->exec.lock);
+    /* from now on another process may signal it: the watcher looks at it */
+    if ((f = kdrm_fence_find(a, hDriverFence, 0)) && !(err = kdrm_watch_start_locked(a))) {
+        args.handle = f->syncobj;
+        if (!(err = kdrm_ioctl(a->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &args, "SYNCOBJ_HANDLE_TO_FD"))) {
+            f->exported = true;
+            kdrm_watch_arm_fence_locked(a, f);
+        }
+    }
+    pthread_mutex_unlock(&a->exec.lock);
+    if (err < 0)
+        return status_of(err);
+    *pFd = args.fd;
+    return STATUS_SUCCESS;
+}
+
+/* Raises the core's value to the timeline's (never lowers it). */
+static void mirror(_Atomic UINT64 *value, UINT64 to)
+{
+    UINT64 cur = atomic_load_explicit(value, memory_order_acquire);
+
+    while (to > cur && !atomic_compare_exchange_weak_explicit(value, &cur, to, memory_order_acq_rel,
+                                                              memory_order_acquire))
+        ;
+}
+
+NTSTATUS APIENTRY kdrm_import_fence(HANDLE hAdapter, KMTARG_IMPORTFENCE *p)
+{
+    struct kdrm_adapter *a = hAdapter;
+    struct drm_syncobj_handle args = { .fd = p->Fd };
+    struct kdrm_fence *f;
+    UINT64 now = 0;
+    int err;
+
+    p->hDriverFence = NULL;
+    if (!(a->caps & KMT_DRM_CAP_FENCES))
+        return STATUS_NOT_SUPPORTED;
+    if (p->Fd < 0 || !p->pValue)
+        return STATUS_INVALID_PARAMETER;
+    if (!(f = calloc(1, sizeof(*f))))
+        return STATUS_NO_MEMORY;
+    if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &args, "SYNCOBJ_FD_TO_HANDLE")) < 0) {
+        free(f);
+        return status_of(err);
+    }
+    atomic_fetch_add(&a->syncobjs, 1);
+    f->syncobj = args.handle;
+    f->value = p->pValue;
+    f->exported = true;
+    pthread_mutex_lock(&a->exec.lock);
+    if ((err = kdrm_syncobj_query(a, f->syncobj, false, &now)) < 0 || (err = kdrm_watch_start_locked(a)) < 0) {
+        pthread_mutex_unlock(&a->exec.lock);
+        kdrm_syncobj_destroy(a, f->syncobj);
+        free(f);
+        return status_of(err);
+    }
+    f->point = now;
+    mirror(f->value, now);
+    list_add_tail(&a->exec.fences, &f->entry);
+    kdrm_watch_arm_fence_locked(a, f);
+    pthread_mutex_unlock(&a->exec.lock);
+    atomic_fetch_add(&a->fences, 1);
+    p->hDriverFence = f;
+    return STATUS_SUCCESS;
+}

@@ -1,0 +1,208 @@
+/*
+ * The DRM miniport's sharing DDIs on real kernel drivers, across two
+ * processes (the QEMU lane's virtio_gpu and vgem, or a GPU machine): this
+ * process starts each device through the miniport's own DDIs, exports an
+ * allocation (a PRIME dma-buf) or a monitored fence (a timeline syncobj
+ * fd), and a second program, drm_share_peer, started with the fd as its
+ * fd 3, imports it on its own open of the device.  Checked: the bytes
+ * written on one side are read on the other, both ways; a fence value
+ * signalled by one process is raised in the other's memory by its
+ * watcher, both ways; the GEM handles are closed once both are done.
+ * The core's sharing calls are not used: these rows are about what the
+ * kernel drivers do with the miniport's ioctls.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include "drm_test.h"
+#include "ddi_direct.h"
+#include "share_pattern.h"
+#include "miniports/drm/drm_winsys.h"
+
+#define SIZE (64u * 1024u)
+
+extern char **environ;
+
+/* Runs drm_share_peer with `fd` as its fd 3; its exit status. */
+static pid_t run_peer(int fd, char **args)
+{
+    char self[PATH_MAX], peer[PATH_MAX + 32];
+    posix_spawn_file_actions_t actions;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    pid_t pid;
+
+    ck_assert_int_gt(n, 0);
+    self[n] = 0;
+    snprintf(peer, sizeof(peer), "%s/drm_share_peer", dirname(self));
+    args[0] = peer;
+    ck_assert_int_eq(posix_spawn_file_actions_init(&actions), 0);
+    ck_assert_int_eq(posix_spawn_file_actions_adddup2(&actions, fd, 3), 0);
+    ck_assert_int_eq(posix_spawn(&pid, peer, &actions, NULL, args, environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    return pid;
+}
+
+static int wait_peer(pid_t pid)
+{
+    int status;
+
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status), "drm_share_peer died (status %#x)", status);
+    return WEXITSTATUS(status);
+}
+
+/* The devices the miniport allocates on, started here. */
+static unsigned started(PVOID *out, char (*locations)[64])
+{
+    KMT_PHYSICAL_DEVICE devices[KMT_MAX_PHYSICAL_DEVICES];
+    UINT count = ddi_direct_devices(devices);
+    unsigned n = 0;
+
+    for (UINT i = 0; i < count; i++) {
+        PVOID a = ddi_direct_start(devices[i].LocationId);
+
+        if (!a)
+            continue;
+        if (!((struct kdrm_adapter *)a)->family->create) {
+            ddi_direct_stop(a);
+            continue;
+        }
+        memcpy(locations[n], devices[i].LocationId, sizeof(locations[n]));
+        out[n++] = a;
+    }
+    return n;
+}
+
+static void lock_fill_or_check(PVOID a, HANDLE alloc, unsigned seed, bool fill)
+{
+    DXGKARG_LOCK lock = { .hAllocation = alloc };
+    DXGKARG_UNLOCK unlock = { .hAllocation = alloc };
+
+    ck_assert_status(ddi_direct.DxgkDdiLock(a, &lock), STATUS_SUCCESS);
+    if (fill)
+        share_pattern_fill(lock.pData, SIZE, seed);
+    else
+        ck_assert_msg(share_pattern_holds(lock.pData, SIZE, seed), "the other process's bytes are not there");
+    unlock.pData = lock.pData;
+    ck_assert_status(ddi_direct.DxgkDdiUnlock(a, &unlock), STATUS_SUCCESS);
+}
+
+/* Every driver KMTSHIM_DRM_EXPECT names is among those tried (", "-joined). */
+static void expect_tried(const char *tried)
+{
+    const char *expect = getenv("KMTSHIM_DRM_EXPECT");
+    char *copy, *save = NULL;
+
+    if (!expect)
+        return;
+    copy = strdup(expect);
+    for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save))
+        ck_assert_msg(strstr(tried, name), "KMTSHIM_DRM_EXPECT names %s, but nothing was shared on it", name);
+    free(copy);
+}
+
+START_TEST(dma_buf_written_in_one_process_is_read_in_the_other)
+{
+    PVOID adapters[KMT_MAX_PHYSICAL_DEVICES];
+    char locations[KMT_MAX_PHYSICAL_DEVICES][64];
+    unsigned n = started(adapters, locations);
+    char tried[256] = "";
+
+    for (unsigned i = 0; i < n; i++) {
+        struct kdrm_adapter *k = adapters[i];
+        KMT_DRM_ALLOCATION_DESC desc = { .Magic = KMT_DRM_MAGIC, .Version = KMT_DRM_VERSION, .Size = SIZE };
+        DXGK_ALLOCATIONINFO info = { .pPrivateDriverData = &desc, .PrivateDriverDataSize = sizeof(desc) };
+        DXGKARG_CREATEALLOCATION ca = { .NumAllocations = 1, .pAllocationInfo = &info };
+        DXGKARG_DESTROYALLOCATION da = { .NumAllocations = 1, .pAllocationList = &info.hAllocation };
+        char size[32], seed[16], new_seed[16];
+        char *args[] = { NULL, "alloc", locations[i], size, seed, new_seed, NULL };
+        UINT gem;
+        int fd = -1;
+
+        ck_assert_status(ddi_direct.DxgkDdiCreateAllocation(k, &ca), STATUS_SUCCESS);
+        gem = desc.GemHandle;
+        lock_fill_or_check(k, info.hAllocation, 0x1234, true);
+        ck_assert_status(ddi_direct.KmtDdiExportAllocation(k, info.hAllocation, &fd), STATUS_SUCCESS);
+        snprintf(size, sizeof(size), "%u", SIZE);
+        snprintf(seed, sizeof(seed), "%u", 0x1234);
+        snprintf(new_seed, sizeof(new_seed), "%u", 0x5678);
+        ck_assert_msg(wait_peer(run_peer(fd, args)) == 0, "%s (%s): the peer's checks failed", locations[i],
+                      k->phys.driver);
+        close(fd);
+        lock_fill_or_check(k, info.hAllocation, 0x5678, false);
+        ck_assert_status(ddi_direct.DxgkDdiDestroyAllocation(k, &da), STATUS_SUCCESS);
+        ck_assert_int_eq(drm_test_gem_close_errno(k->fd, gem), EINVAL);  /* closed */
+        strncat(tried, k->phys.driver, sizeof(tried) - strlen(tried) - 2);
+        strcat(tried, ",");
+        ddi_direct_stop(k);
+    }
+    expect_tried(tried);
+}
+END_TEST
+
+START_TEST(syncobj_fence_signalled_in_one_process_wakes_the_other)
+{
+    PVOID adapters[KMT_MAX_PHYSICAL_DEVICES];
+    char locations[KMT_MAX_PHYSICAL_DEVICES][64];
+    unsigned n = started(adapters, locations), tried = 0;
+
+    for (unsigned i = 0; i < n; i++) {
+        struct kdrm_adapter *k = adapters[i];
+        _Atomic UINT64 value = 10;
+        KMTARG_CREATEFENCE cf = { .pValue = &value, .InitialValue = 10 };
+        char *args[] = { NULL, "fence", locations[i], "10", NULL };
+        pid_t pid;
+        int fd = -1;
+
+        if (!(k->caps & KMT_DRM_CAP_FENCES)) {   /* vgem: no syncobjs, memory-only fences */
+            ck_assert_status(ddi_direct.KmtDdiExportFence(k, NULL, &fd), STATUS_NOT_SUPPORTED);
+            ddi_direct_stop(k);
+            continue;
+        }
+        tried++;
+        ck_assert_status(ddi_direct.KmtDdiCreateFence(k, &cf), STATUS_SUCCESS);
+        ck_assert_status(ddi_direct.KmtDdiExportFence(k, cf.hDriverFence, &fd), STATUS_SUCCESS);
+        pid = run_peer(fd, args);
+        close(fd);
+        for (int t = 0; t < 20000 && atomic_load(&value) < 11; t++)
+            usleep(1000);                /* the peer's signal, raised here by the watcher */
+        ck_assert_msg(atomic_load(&value) >= 11, "%s: the peer's signal never arrived", locations[i]);
+        atomic_store(&value, 12);
+        ck_assert_status(ddi_direct.KmtDdiSignalFence(k, cf.hDriverFence, 12), STATUS_SUCCESS);
+        ck_assert_msg(wait_peer(pid) == 0, "%s: the peer's checks failed", locations[i]);
+        ddi_direct.KmtDdiDestroyFence(k, cf.hDriverFence);
+        ddi_direct_stop(k);
+    }
+    /* virtio_gpu on the lane's kernel has timeline syncobjs */
+    if (getenv("KMTSHIM_DRM_EXPECT") && strstr(getenv("KMTSHIM_DRM_EXPECT"), "virtio_gpu"))
+        ck_assert_uint_gt(tried, 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("drm_share_lane");
+    TCase *t = tcase_create("share");
+
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, dma_buf_written_in_one_process_is_read_in_the_other);
+    tcase_add_test(t, syncobj_fence_signalled_in_one_process_wakes_the_other);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return kmt_test_run(suite());
+}

@@ -221,6 +221,23 @@ START_TEST(broker_exits_after_its_last_client)
 }
 END_TEST
 
+/* A broker without linger exits as each client goes: the next one meets
+ * it exiting (and retries) or finds none (and starts one). */
+START_TEST(clients_meet_an_exiting_broker)
+{
+    kmt_test_private_broker();
+    setenv("KMTSHIM_BROKER_LINGER_MS", "0", 1);
+    for (int i = 0; i < 30; i++) {
+        struct peer p;
+
+        peer_start(&p, NULL, 0, (const char *[]){ "stats", "client-id", NULL });
+        peer_line(&p, "stats 0x00000000 ");
+        ck_assert_str_ne(peer_line(&p, "client "), "0");
+        peer_finish(&p);
+    }
+}
+END_TEST
+
 START_TEST(broker_lingers_for_the_next_client)
 {
     struct peer p;
@@ -250,6 +267,7 @@ static Suite *broker_suite(void)
     tcase_add_test(tc, client_ids_differ_between_processes);
     tcase_add_test(tc, simultaneous_starts_make_one_broker);
     tcase_add_test(tc, broker_exits_after_its_last_client);
+    tcase_add_test(tc, clients_meet_an_exiting_broker);
     tcase_add_test(tc, broker_lingers_for_the_next_client);
     suite_add_tcase(s, tc);
     return s;

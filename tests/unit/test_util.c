@@ -3,9 +3,12 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -175,15 +178,29 @@ void kmt_test_shutdown_no_leaks(void)
     ck_assert_uint_eq(KmtLiveObjectCount(), 0);
 }
 
+/* The runner's directory for its cases' private brokers (made by the
+ * first case that asks): a case that fails or is killed cannot remove its
+ * own, so the runner removes them all at its end. */
+static char runner_broker_root[64];
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    remove(path);
+    return 0;
+}
+
 int kmt_test_run(Suite *suite)
 {
     SRunner *sr = srunner_create(suite);
     int failed;
 
+    snprintf(runner_broker_root, sizeof(runner_broker_root), "/tmp/kmtshim-test-%d", (int)getpid());
     srunner_set_tap(sr, "-");
     srunner_run_all(sr, CK_SILENT);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    if (!access(runner_broker_root, F_OK))
+        nftw(runner_broker_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
@@ -303,7 +320,7 @@ unsigned kmt_test_count_lines(const char *text, const char *a, const char *b)
     return count;
 }
 
-static char private_broker_dir[64];
+static char private_broker_dir[96];
 
 static void remove_private_broker_dir(void)
 {
@@ -323,8 +340,16 @@ const char *kmt_test_private_broker(void)
 {
     static pid_t registered_in;
 
+    struct stat st;
+
     remove_private_broker_dir();
-    snprintf(private_broker_dir, sizeof(private_broker_dir), "/tmp/kmtshim-test-XXXXXX");
+    /* inside the runner's directory when it is ours alone, else in /tmp */
+    if (runner_broker_root[0] && (!mkdir(runner_broker_root, 0700) || errno == EEXIST)
+        && !lstat(runner_broker_root, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid()
+        && !(st.st_mode & 077))
+        snprintf(private_broker_dir, sizeof(private_broker_dir), "%s/XXXXXX", runner_broker_root);
+    else
+        snprintf(private_broker_dir, sizeof(private_broker_dir), "/tmp/kmtshim-test-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(private_broker_dir));
     setenv("KMTSHIM_BROKER_DIR", private_broker_dir, 1);
     setenv("KMTSHIM_BROKER_LINGER_MS", "100", 0);

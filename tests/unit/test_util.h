@@ -90,7 +90,8 @@ unsigned kmt_test_count_lines(const char *text, const char *a, const char *b);
  * own: a fresh 0700 directory (mkdtemp) in KMTSHIM_BROKER_DIR, so tests
  * never share a broker with each other or with the user's session, and a
  * short KMTSHIM_BROKER_LINGER_MS (100) unless one is set.  The directory
- * is removed when the process exits.  Call it at the start of each case,
+ * is removed when the process exits, and at the latest when kmt_test_run
+ * ends (a failed or killed case's too).  Call it at the start of each case,
  * before the first call that needs the broker.  Returns the directory. */
 const char *kmt_test_private_broker(void);
 

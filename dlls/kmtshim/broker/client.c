@@ -524,17 +524,20 @@ NTSTATUS kmt_broker_open_name(const char *name, uint32_t kind, uint32_t access, 
 NTSTATUS kmt_broker_query_stats(struct kmt_broker_stats *stats)
 {
     struct call call = { .op = KMT_BROKER_OP_STATS };
+    struct kmt_broker_stats_reply reply;
     NTSTATUS status;
 
     if (!stats)
         return STATUS_INVALID_PARAMETER;
     if ((status = broker_call(&call)) != STATUS_SUCCESS)
         return status;
-    if (call.size != sizeof(*stats) || call.fds_in_count) {
+    if (call.size != sizeof(reply) || call.fds_in_count) {
         call_free_reply(&call);
         return STATUS_PORT_DISCONNECTED;
     }
-    memcpy(stats, call.payload, sizeof(*stats));
+    memcpy(&reply, call.payload, sizeof(reply));
     call_free_reply(&call);
+    *stats = (struct kmt_broker_stats){ reply.broker_pid, reply.clients, reply.objects, reply.global_handles,
+                                        reply.nt_shares, reply.names, reply.fds, reply.objects_freed };
     return STATUS_SUCCESS;
 }

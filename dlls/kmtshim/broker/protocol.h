@@ -84,7 +84,24 @@ struct kmt_broker_object_desc {
     uint32_t kind, global_handle, blob_size, fd_count;
 };
 
-/* STATS reply: struct kmt_broker_stats. */
+/* STATS reply (struct kmt_broker_stats, padded alike on every ABI). */
+struct kmt_broker_stats_reply {
+    uint32_t broker_pid, clients, objects, global_handles, nt_shares, names, fds, pad;
+    uint64_t objects_freed;
+};
+
+/* One layout for every ABI (an i386 process may talk to an x86_64
+ * broker): sizes without implicit padding. */
+_Static_assert(sizeof(struct kmt_broker_head) == 16, "head");
+_Static_assert(sizeof(struct kmt_broker_create_req) == 16, "create");
+_Static_assert(sizeof(struct kmt_broker_create_reply) == 16, "create reply");
+_Static_assert(sizeof(struct kmt_broker_set_blob_req) == 16, "set_blob");
+_Static_assert(sizeof(struct kmt_broker_share_nt_req) == 40, "share_nt");
+_Static_assert(sizeof(struct kmt_broker_open_nt_req) == 16, "open_nt");
+_Static_assert(sizeof(struct kmt_broker_open_name_req) == 16, "open_name");
+_Static_assert(sizeof(struct kmt_broker_objects_reply) == 8, "objects");
+_Static_assert(sizeof(struct kmt_broker_object_desc) == 24, "object");
+_Static_assert(sizeof(struct kmt_broker_stats_reply) == 40, "stats");
 
 /* The largest payloads either side accepts. */
 #define KMT_BROKER_MAX_REQUEST (64u + KMT_BROKER_MAX_BLOB)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -87,8 +88,14 @@ static void accept_clients(void)
         struct client *c;
         int sock = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
-        if (sock < 0)
+        if (sock < 0) {
+            if (errno == EMFILE || errno == ENFILE) {
+                /* the connection waits in the backlog; do not spin on it */
+                BROKER_ERR("out of file descriptors: %s\n", strerror(errno));
+                usleep(10000);
+            }
             return;
+        }
         /* the directory's mode keeps other users out; this keeps them
          * out when it was opened up */
         if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != getuid()) {
@@ -239,6 +246,15 @@ int main(int argc, char **argv)
 
         if (!*end && v >= 0 && v <= INT_MAX)
             linger_ms = (unsigned)v;
+    }
+    /* the session's shared objects are fds: take every one we may have */
+    {
+        struct rlimit limit;
+
+        if (!getrlimit(RLIMIT_NOFILE, &limit) && limit.rlim_cur < limit.rlim_max) {
+            limit.rlim_cur = limit.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &limit);
+        }
     }
     signal(SIGPIPE, SIG_IGN);
     signal(SIGHUP, SIG_IGN);

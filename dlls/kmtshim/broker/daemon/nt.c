@@ -138,20 +138,31 @@ void nt_hangup(struct share *s, struct nt_handle *h)
 
 void nt_reap_hangups(void)
 {
-    bool again = true;
+    struct pollfd *fds;
+    size_t n = 0;
 
-    /* freeing a share frees its other handles: look again after each */
-    while (again) {
-        again = false;
-        for (struct share *s = broker.shares; s && !again; s = s->next)
-            for (struct nt_handle *h = s->handles; h; h = h->next) {
-                struct pollfd p = { h->end, 0, 0 };
-
-                if (poll(&p, 1, 0) > 0) {
-                    nt_hangup(s, h);
-                    again = true;
-                    break;
-                }
-            }
+    for (struct share *s = broker.shares; s; s = s->next)
+        for (struct nt_handle *h = s->handles; h; h = h->next)
+            n++;
+    if (!n || !(fds = malloc(n * sizeof(*fds))))
+        return;
+    n = 0;
+    for (struct share *s = broker.shares; s; s = s->next)
+        for (struct nt_handle *h = s->handles; h; h = h->next)
+            fds[n++] = (struct pollfd){ h->end, 0, 0 };  /* hang-ups only */
+    if (poll(fds, n, 0) > 0) {
+        for (size_t i = 0; i < n; i++) {
+            if (!fds[i].revents)
+                continue;
+            /* found again by its fd: freeing a share frees its other handles */
+            for (struct share *s = broker.shares; s; s = s->next)
+                for (struct nt_handle *h = s->handles; h; h = h->next)
+                    if (h->end == fds[i].fd) {
+                        nt_hangup(s, h);
+                        goto next;
+                    }
+        next:;
+        }
     }
+    free(fds);
 }

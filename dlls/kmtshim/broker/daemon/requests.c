@@ -238,7 +238,10 @@ static bool run_open_name(struct client *c)
 
 static bool run_stats(struct client *c)
 {
-    struct iovec part = { &broker.stats, sizeof(broker.stats) };
+    const struct kmt_broker_stats *s = &broker.stats;
+    struct kmt_broker_stats_reply reply = { s->broker_pid, s->clients, s->objects, s->global_handles,
+                                            s->nt_shares, s->names, s->fds, 0, s->objects_freed };
+    struct iovec part = { &reply, sizeof(reply) };
 
     if (c->head.size)
         return false;

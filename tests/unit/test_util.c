@@ -302,3 +302,36 @@ unsigned kmt_test_count_lines(const char *text, const char *a, const char *b)
     }
     return count;
 }
+
+static char private_broker_dir[64];
+
+static void remove_private_broker_dir(void)
+{
+    static const char *const files[] = { "socket", "lock" };
+    char path[128];
+
+    if (!private_broker_dir[0])
+        return;
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", private_broker_dir, files[i]);
+        unlink(path);
+    }
+    rmdir(private_broker_dir);
+}
+
+const char *kmt_test_private_broker(void)
+{
+    static pid_t registered_in;
+
+    remove_private_broker_dir();
+    snprintf(private_broker_dir, sizeof(private_broker_dir), "/tmp/kmtshim-test-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(private_broker_dir));
+    setenv("KMTSHIM_BROKER_DIR", private_broker_dir, 1);
+    setenv("KMTSHIM_BROKER_LINGER_MS", "100", 0);
+    if (registered_in != getpid()) {
+        /* Check's fork mode: each case is a child of the runner */
+        registered_in = getpid();
+        atexit(remove_private_broker_dir);
+    }
+    return private_broker_dir;
+}

@@ -86,6 +86,14 @@ const char *kmt_test_capture_end(void);
 /* How many lines of `text` contain both `a` and `b`. */
 unsigned kmt_test_count_lines(const char *text, const char *a, const char *b);
 
+/* Gives this process, and the programs it starts, a session broker of its
+ * own: a fresh 0700 directory (mkdtemp) in KMTSHIM_BROKER_DIR, so tests
+ * never share a broker with each other or with the user's session, and a
+ * short KMTSHIM_BROKER_LINGER_MS (100) unless one is set.  The directory
+ * is removed when the process exits.  Call it at the start of each case,
+ * before the first call that needs the broker.  Returns the directory. */
+const char *kmt_test_private_broker(void);
+
 /* Runs a suite with TAP output; returns the process exit status. */
 int kmt_test_run(Suite *suite);
 

@@ -6,7 +6,8 @@
  *     WINEDEBUG=+kmtshim           trace every kmtshim channel
  *     WINEDEBUG=warn+dxgk,-hmgr    classes and negation as in Wine
  * Channels: d3dkmt (thunk calls, arguments, NTSTATUS), dxgk (core and the
- * DDI calls it makes), hmgr (handle table), softgpu, drm.  err and fixme are
+ * DDI calls it makes), hmgr (handle table), softgpu, drm, broker (the
+ * session broker's client).  err and fixme are
  * on by default, as in Wine; "-all" silences everything.
  */
 #ifndef KMTSHIM_BASE_DEBUG_H
@@ -36,6 +37,7 @@ KMT_DECLARE_DEBUG_CHANNEL(dxgk);
 KMT_DECLARE_DEBUG_CHANNEL(hmgr);
 KMT_DECLARE_DEBUG_CHANNEL(softgpu);
 KMT_DECLARE_DEBUG_CHANNEL(drm);
+KMT_DECLARE_DEBUG_CHANNEL(broker);
 
 /* The parsed flags carry the generation they were parsed in (high nibble,
  * 1..14; 0xff is "never parsed"): the hot path is one compare. */

@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 
 #include "base/fd_registry.h"
+#include "broker/broker.h"
 #include "dxgkrnl.h"
 #include "keyed_mutex.h"
 #include "sync.h"
@@ -31,6 +32,8 @@ static atomic_bool started;              /* the library started in this process 
 
 static void child_after_fork(void)
 {
+    /* the broker connection may exist before the library starts */
+    kmt_broker_forget();
     if (!atomic_load_explicit(&started, memory_order_relaxed))
         return;                          /* nothing to forget */
     kmt_fd_close_all_tracked();

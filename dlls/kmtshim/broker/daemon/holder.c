@@ -1,0 +1,46 @@
+/*
+ * The holder word (broker.h): when a client's connection ends, an object
+ * whose word still names that client is marked abandoned and its waiters
+ * are woken, so a keyed mutex held by a killed process is seen abandoned
+ * by the others.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+bool holder_valid(int fd, int32_t offset)
+{
+    struct stat st;
+
+    if (offset < 0 || offset % 4)
+        return false;
+    return !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size >= (off_t)offset + 4;
+}
+
+void holder_abandon(struct object *obj, uint32_t client_id)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    off_t base;
+    uint32_t *word, expected = client_id;
+    void *map;
+
+    if (obj->holder_offset < 0)
+        return;
+    base = obj->holder_offset - obj->holder_offset % page;
+    map = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, obj->fds[0], base);
+    if (map == MAP_FAILED) {
+        BROKER_ERR("cannot map object %#llx's holder word\n", (unsigned long long)obj->id);
+        return;
+    }
+    word = (uint32_t *)((char *)map + (obj->holder_offset - base));
+    if (__atomic_compare_exchange_n(word, &expected, KMT_BROKER_HOLDER_ABANDONED, false,
+                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    munmap(map, page);
+}

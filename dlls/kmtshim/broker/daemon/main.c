@@ -1,0 +1,271 @@
+/*
+ * kmtshim-broker: the session broker's main loop (broker.h; design in
+ * docs/architecture.md, "Sharing across processes").
+ *
+ *   kmtshim-broker --dir DIR [--foreground]
+ *
+ * Started by the library when nothing listens on DIR/socket: it binds
+ * and listens, then detaches (its first process exits, which tells the
+ * starter the socket is ready), and serves until it has had no client and
+ * no live NT handle for KMTSHIM_BROKER_LINGER_MS (default 1000).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "broker/dir.h"
+#include "daemon.h"
+
+#define DEFAULT_LINGER_MS 1000
+
+static const char *dir;
+static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static int listener = -1;
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: kmtshim-broker --dir DIR [--foreground]\n"
+               "kmtshim's session broker; libkmtshim starts it on demand (docs/architecture.md).\n"
+               "  --dir DIR      the broker directory (0700, this user's): DIR/socket, DIR/lock\n"
+               "  --foreground   do not detach\n");
+}
+
+/* The program that started us may have left fds open without O_CLOEXEC
+ * (NT handles among them: keeping one would keep its share alive). */
+static void close_inherited_fds(void)
+{
+#ifdef SYS_close_range
+    if (!syscall(SYS_close_range, 3, ~0u, 0))
+        return;
+#endif
+    for (int fd = 3; fd < 65536; fd++)
+        close(fd);
+}
+
+static int listen_on(void)
+{
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+    if (sock < 0)
+        return -1;
+    strcpy(addr.sun_path, socket_path);
+    /* a dead broker's socket; the starter holds the lock, so no live one */
+    unlink(socket_path);
+    if (bind(sock, (struct sockaddr *)&addr, sizeof(addr)) || listen(sock, 128)) {
+        BROKER_ERR("cannot listen on %s: %s\n", socket_path, strerror(errno));
+        close(sock);
+        return -1;
+    }
+    return sock;
+}
+
+static void accept_clients(void)
+{
+    for (;;) {
+        struct ucred cred;
+        socklen_t len = sizeof(cred);
+        struct client *c;
+        int sock = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+        if (sock < 0)
+            return;
+        /* the directory's mode keeps other users out; this keeps them
+         * out when it was opened up */
+        if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != getuid()) {
+            BROKER_ERR("refusing a client of uid %d (pid %d)\n", (int)cred.uid, (int)cred.pid);
+            close(sock);
+            continue;
+        }
+        if (!(c = client_new(sock)))
+            close(sock);
+    }
+}
+
+/* Exits unless a client connected meanwhile: under the start lock, so a
+ * starter never sees the socket of a broker that is going away, and the
+ * socket unlinked is ours. */
+static void try_exit(void)
+{
+    char lock_path[sizeof(socket_path)];
+    int lock = -1;
+
+    if (!kmt_broker_dir_file(dir, KMT_BROKER_LOCK_NAME, lock_path, sizeof(lock_path)))
+        lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lock >= 0)
+        flock(lock, LOCK_EX);
+    accept_clients();
+    if (broker.clients) {
+        if (lock >= 0)
+            close(lock);
+        return;
+    }
+    unlink(socket_path);
+    _exit(0);
+}
+
+static void serve(unsigned linger_ms)
+{
+    struct pollfd *fds = NULL;
+    struct client **owners = NULL;
+    size_t cap = 0;
+    uint64_t idle_since = now_ms();
+
+    for (;;) {
+        size_t n = 1, clients;
+        int timeout = -1, r;
+
+        for (struct client *c = broker.clients; c; c = c->next)
+            n++;
+        clients = n;
+        for (struct share *s = broker.shares; s; s = s->next)
+            for (struct nt_handle *h = s->handles; h; h = h->next)
+                n++;
+        if (n > cap) {
+            cap = n * 2;
+            fds = realloc(fds, cap * sizeof(*fds));
+            owners = realloc(owners, cap * sizeof(*owners));
+            if (!fds || !owners) {
+                BROKER_ERR("out of memory\n");
+                _exit(1);
+            }
+        }
+        n = 0;
+        fds[n++] = (struct pollfd){ listener, POLLIN, 0 };
+        for (struct client *c = broker.clients; c; c = c->next) {
+            owners[n] = c;
+            fds[n++] = (struct pollfd){ c->sock, c->out_len ? POLLOUT : POLLIN, 0 };
+        }
+        for (struct share *s = broker.shares; s; s = s->next)
+            for (struct nt_handle *h = s->handles; h; h = h->next)
+                fds[n++] = (struct pollfd){ h->end, 0, 0 };   /* hang-ups only */
+
+        if (!broker.clients && !broker.shares) {
+            uint64_t now = now_ms();
+
+            if (now >= idle_since + linger_ms) {
+                try_exit();
+                continue;
+            }
+            timeout = (int)(idle_since + linger_ms - now);
+        }
+        r = poll(fds, n, timeout);
+        if (r < 0 && errno != EINTR) {
+            BROKER_ERR("poll: %s\n", strerror(errno));
+            _exit(1);
+        }
+        if (r <= 0)
+            continue;
+        for (size_t i = 1; i < clients; i++) {
+            struct client *c = owners[i];
+            bool ok = true;
+
+            if (!fds[i].revents)
+                continue;
+            if (fds[i].revents & POLLIN)
+                ok = conn_read(c);
+            else if (fds[i].revents & POLLOUT)
+                ok = conn_write(c);
+            else
+                ok = false;              /* hang-up or error with nothing to read */
+            if (ok && c->out_len)
+                ok = conn_write(c);
+            if (!ok)
+                client_free(c);
+        }
+        for (size_t i = clients; i < n; i++)
+            if (fds[i].revents) {
+                nt_reap_hangups();
+                break;
+            }
+        if (fds[0].revents & POLLIN)
+            accept_clients();
+        if (broker.clients || broker.shares)
+            idle_since = now_ms();
+    }
+}
+
+int main(int argc, char **argv)
+{
+    bool foreground = false;
+    const char *env = getenv("KMTSHIM_BROKER_LINGER_MS");
+    unsigned linger_ms = DEFAULT_LINGER_MS;
+    char why[512];
+
+    close_inherited_fds();
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+            dir = argv[++i];
+        else if (!strcmp(argv[i], "--foreground"))
+            foreground = true;
+        else if (!strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "kmtshim-broker: unknown argument '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!dir) {
+        usage(stderr);
+        return 2;
+    }
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+
+        if (!*end && v >= 0 && v <= INT_MAX)
+            linger_ms = (unsigned)v;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGINT, SIG_IGN);
+    if (kmt_broker_dir_prepare(dir, why, sizeof(why))) {
+        BROKER_ERR("%s\n", why);
+        return 1;
+    }
+    if (kmt_broker_dir_file(dir, KMT_BROKER_SOCKET_NAME, socket_path, sizeof(socket_path))) {
+        BROKER_ERR("directory path too long: %s\n", dir);
+        return 1;
+    }
+    if ((listener = listen_on()) < 0)
+        return 1;
+    if (!foreground) {
+        /* the starter waits for this process: its exit says "listening" */
+        pid_t pid = fork();
+
+        if (pid < 0) {
+            BROKER_ERR("fork: %s\n", strerror(errno));
+            unlink(socket_path);
+            return 1;
+        }
+        if (pid)
+            _exit(0);
+    }
+    if (chdir("/")) {
+        /* nothing depends on the working directory */
+    }
+    books_init();
+    serve(linger_ms);
+    return 0;
+}

@@ -128,7 +128,7 @@ static NTSTATUS keyed_mutex_publish(struct dxgk_keyed_mutex *km, D3DKMT_HANDLE *
 static NTSTATUS client_id(uint32_t *me)
 {
     *me = kmt_broker_client_id();
-    return *me ? STATUS_SUCCESS : STATUS_UNSUCCESSFUL;  /* the broker said why */
+    return *me ? STATUS_SUCCESS : STATUS_PORT_DISCONNECTED;  /* no broker to be reached */
 }
 
 NTSTATUS dxgk_create_keyed_mutex(UINT64 initial_key, const void *runtime, UINT runtime_size,

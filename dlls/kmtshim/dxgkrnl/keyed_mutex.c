@@ -29,6 +29,15 @@
 #include "share.h"
 #include "base/kmt_debug.h"
 #include "base/kmt_list.h"
+#include "base/kmt_lock.h"
+
+/* ThreadSanitizer tracks synchronization by address, and two handles of
+ * one process map the same page at two addresses: acquire and release
+ * also name one address per memfd (by inode) so it sees them pair up. */
+#if defined(__SANITIZE_THREAD__)
+static char tsan_sync[64];
+# define TSAN_SYNC(km) (&tsan_sync[(km)->inode % sizeof(tsan_sync)])
+#endif
 
 #define BLOB_MAGIC 0x4b4d4258u           /* "XBMK" */
 #define BLOB_NT_SHARING 0x1u
@@ -52,7 +61,16 @@ struct dxgk_keyed_mutex {
     atomic_bool held;                    /* this handle owns the mutex */
     D3DKMT_HANDLE handle;
     struct list entry;                   /* live_mutexes, under live_lock */
+    uint64_t inode;                      /* the page's memfd (ThreadSanitizer's sync address) */
 };
+
+static void note_inode(struct dxgk_keyed_mutex *km, int fd)
+{
+    struct stat st;
+
+    if (!fstat(fd, &st))
+        km->inode = st.st_ino;
+}
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct list live_mutexes = LIST_INIT(live_mutexes);
@@ -163,6 +181,7 @@ NTSTATUS dxgk_create_keyed_mutex(UINT64 initial_key, const void *runtime, UINT r
         goto fail;
     /* no process can shrink it under the others' mappings */
     fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+    note_inode(km, fd);
     km->page = mmap(NULL, km->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (km->page == MAP_FAILED) {
         km->page = NULL;
@@ -238,6 +257,7 @@ NTSTATUS dxgk_keyed_mutex_open_object(struct kmt_broker_object *obj, const void 
     km->runtime_size = blob->runtime_size;
     km->nt_shareable = blob->flags & BLOB_NT_SHARING;
     km->map_size = blob->page_size;
+    note_inode(km, obj->fds[0]);
     km->page = mmap(NULL, km->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, obj->fds[0], 0);
     if (km->page == MAP_FAILED) {
         km->page = NULL;
@@ -361,6 +381,7 @@ NTSTATUS dxgk_acquire_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, const LONGLONG *t
         /* a destroy of this handle racing with us may miss this: then the
          * object's release, after our reference, abandons it */
         atomic_store_explicit(&km->held, true, memory_order_relaxed);
+        KMT_TSAN(__tsan_acquire(TSAN_SYNC(km)));
         *fence = atomic_load_explicit(&km->page->fence, memory_order_relaxed);
         if (size) {
             UINT stored = km->page->data_size;
@@ -395,6 +416,7 @@ NTSTATUS dxgk_release_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, UINT64 fence, con
             if (size)
                 memcpy(km->page->data, data, size);
             km->page->data_size = size;
+            KMT_TSAN(__tsan_release(TSAN_SYNC(km)));
             dxgk_km_page_release(km->page, key, fence);
             status = STATUS_SUCCESS;
         }

@@ -1,9 +1,10 @@
 /*
  * DRM miniport: a buffer object's record, and its end - its mappings, its
- * GEM object through the family, and the record.  The allocation's destroy
- * ends it, or the completion of the last submission naming a copy-backed
- * object.
+ * GEM object through the family (or its reference on a shared GEM handle,
+ * drm_share.c), and the record.  The allocation's destroy ends it, or
+ * the completion of the last submission naming a copy-backed object.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "drm_winsys.h"
@@ -26,6 +27,21 @@ struct kdrm_bo *kdrm_bo_new(struct kdrm_adapter *a, UINT64 size, UINT flags)
     return bo;
 }
 
+/* Drops the allocation's reference on a shared GEM handle; the last one
+ * destroys the object through the family. */
+static void share_release(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    struct kdrm_gem_share *s = bo->share;
+
+    pthread_mutex_lock(&a->share_lock);
+    if (!--s->refs) {
+        list_remove(&s->entry);
+        a->family->destroy(a, bo);
+        free(s);
+    }
+    pthread_mutex_unlock(&a->share_lock);
+}
+
 void kdrm_bo_release(struct kdrm_adapter *a, struct kdrm_bo *bo)
 {
     if (bo->cpu) {
@@ -36,7 +52,7 @@ void kdrm_bo_release(struct kdrm_adapter *a, struct kdrm_bo *bo)
     if (bo->copy_map)
         a->family->unmap(a, bo, bo->copy_map);
     if (bo->share)
-        kdrm_share_release(a, bo);       /* another allocation may hold its handle */
+        share_release(a, bo);            /* another allocation may hold its handle */
     else
         a->family->destroy(a, bo);
     atomic_fetch_sub(&a->buffers, 1);

@@ -101,6 +101,16 @@ struct kdrm_bo {
     unsigned copy_refs;                  /* the allocation + submissions naming it */
 };
 
+/* One GEM handle of the adapter's fd that more than this process knows,
+ * and the object as the family left it (every allocation over the handle
+ * starts as a copy).  drm_share.c makes one at the first export or import;
+ * kdrm_bo_release drops an allocation's reference. */
+struct kdrm_gem_share {
+    struct list entry;                   /* kdrm_adapter.shares */
+    unsigned refs;                       /* allocations over the handle */
+    struct kdrm_bo proto;
+};
+
 /* A copy-backed object a submission names, and which push it saw. */
 struct kdrm_copy_ref {
     struct kdrm_bo *bo;                  /* referenced (kdrm_bo.copy_refs) */
@@ -161,10 +171,6 @@ void kdrm_unmap_plain(struct kdrm_adapter *a, struct kdrm_bo *bo, void *ptr);
 int kdrm_dumb_create(struct kdrm_adapter *a, struct kdrm_bo *bo);
 int kdrm_dumb_map(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr);
 int kdrm_dumb_import(struct kdrm_adapter *a, struct kdrm_bo *bo);
-
-/* drm_share.c: drops the allocation's reference on a shared GEM handle;
- * the last one destroys the object through the family. */
-void kdrm_share_release(struct kdrm_adapter *a, struct kdrm_bo *bo);
 
 /* drm_gem.c */
 void kdrm_gem_destroy(struct kdrm_adapter *a, struct kdrm_bo *bo);   /* GEM_CLOSE */

@@ -171,6 +171,9 @@ bool kdrm_syncobj_probe_eventfd(struct kdrm_adapter *a);
 NTSTATUS APIENTRY kdrm_create_fence(HANDLE hAdapter, KMTARG_CREATEFENCE *args);
 void APIENTRY kdrm_destroy_fence(HANDLE hAdapter, HANDLE hDriverFence);
 NTSTATUS APIENTRY kdrm_signal_fence(HANDLE hAdapter, HANDLE hDriverFence, UINT64 value);
+/* Fences as syncobj fds across processes (DDI 1.6). */
+NTSTATUS APIENTRY kdrm_export_fence(HANDLE hAdapter, HANDLE hDriverFence, int *pFd);
+NTSTATUS APIENTRY kdrm_import_fence(HANDLE hAdapter, KMTARG_IMPORTFENCE *p);
 /* One of the adapter's fences by pointer or syncobj; exec.lock held. */
 struct kdrm_fence *kdrm_fence_find(struct kdrm_adapter *a, const void *ptr, UINT32 syncobj);
 NTSTATUS kdrm_fence_export(struct kdrm_adapter *a, D3DKMT_HANDLE h, KMT_DRM_FENCE_INFO *info);

@@ -1,6 +1,7 @@
 /*
  * DRM miniport: monitored fences as timeline syncobjs (KmtDdiCreateFence,
- * KmtDdiSignalFence, KmtDdiDestroyFence).
+ * KmtDdiSignalFence, KmtDdiDestroyFence, KmtDdiExportFence,
+ * KmtDdiImportFence).
  *
  * The core keeps the fence value in memory the program reads; the timeline
  * syncobj on the adapter's fd mirrors it, so the kernel (a submission's
@@ -19,18 +20,25 @@
  *                 stays in the kernel until the timeline reaches it again or
  *                 the fence is destroyed.
  *   destroy       SYNCOBJ_DESTROY (it frees the kernel's registrations too)
+ *   export        (KmtDdiExportFence) SYNCOBJ_HANDLE_TO_FD, a fd of the
+ *                 timeline for another process
+ *   import        (KmtDdiImportFence) SYNCOBJ_FD_TO_HANDLE, a fence of
+ *                 create's contract over another process's timeline
  * Adapters without timeline syncobjs and SYNCOBJ_EVENTFD (vgem; kernels
  * before 6.6) get memory-only fences: CreateFence succeeds with NULL.
  *
- * A fence is watched (drm_watch.c) once KMT_DRM_ESCAPE_QUERY_FENCE handed
- * its syncobj out: before that only this miniport signals it, and it knows.
+ * A fence is watched (drm_watch.c) once KMT_DRM_ESCAPE_QUERY_FENCE or an
+ * export handed its syncobj out, and an imported one from the start: before
+ * that only this miniport signals it, and it knows.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xf86drm.h>
 
 #include "drm_winsys.h"
 #include "drm_cs.h"
+#include "drm_fault.h"
 #include "drm_trace.h"
 
 static bool has_fences(const struct kdrm_adapter *a)
@@ -175,4 +183,88 @@ NTSTATUS kdrm_fence_export(struct kdrm_adapter *a, D3DKMT_HANDLE h, KMT_DRM_FENC
     }
     pthread_mutex_unlock(&a->exec.lock);
     return status;
+}
+
+/* A bad descriptor is the caller's: the kernel's EBADF. */
+static NTSTATUS share_status(int err)
+{
+    return err == -EBADF ? STATUS_INVALID_PARAMETER : kdrm_status_from_errno(err);
+}
+
+/* Another process's view of the fence: SYNCOBJ_HANDLE_TO_FD, watched from
+ * now on (the other process may signal it). */
+NTSTATUS APIENTRY kdrm_export_fence(HANDLE hAdapter, HANDLE hDriverFence, int *pFd)
+{
+    struct kdrm_adapter *a = hAdapter;
+    struct drm_syncobj_handle args = { .fd = -1 };
+    struct kdrm_fence *f;
+    int err = -EINVAL;
+
+    *pFd = -1;
+    if (!hDriverFence)
+        return STATUS_NOT_SUPPORTED;     /* a memory-only fence (no timelines here) */
+    pthread_mutex_lock(&a->exec.lock);
+    /* from now on another process may signal it: the watcher looks at it */
+    if ((f = kdrm_fence_find(a, hDriverFence, 0)) && !(err = kdrm_watch_start_locked(a))) {
+        args.handle = f->syncobj;
+        if (!(err = kdrm_ioctl(a->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &args, "SYNCOBJ_HANDLE_TO_FD"))) {
+            f->exported = true;
+            kdrm_watch_arm_fence_locked(a, f);
+        }
+    }
+    pthread_mutex_unlock(&a->exec.lock);
+    if (err < 0)
+        return share_status(err);
+    *pFd = args.fd;
+    return STATUS_SUCCESS;
+}
+
+/* Raises the core's value to the timeline's (never lowers it). */
+static void mirror(_Atomic UINT64 *value, UINT64 to)
+{
+    UINT64 cur = atomic_load_explicit(value, memory_order_acquire);
+
+    while (to > cur && !atomic_compare_exchange_weak_explicit(value, &cur, to, memory_order_acq_rel,
+                                                              memory_order_acquire))
+        ;
+}
+
+NTSTATUS APIENTRY kdrm_import_fence(HANDLE hAdapter, KMTARG_IMPORTFENCE *p)
+{
+    struct kdrm_adapter *a = hAdapter;
+    struct drm_syncobj_handle args = { .fd = p->Fd };
+    struct kdrm_fence *f;
+    UINT64 now = 0;
+    int err;
+
+    p->hDriverFence = NULL;
+    if (!(a->caps & KMT_DRM_CAP_FENCES))
+        return STATUS_NOT_SUPPORTED;
+    if (p->Fd < 0 || !p->pValue)
+        return STATUS_INVALID_PARAMETER;
+    if (!(f = calloc(1, sizeof(*f))))
+        return STATUS_NO_MEMORY;
+    if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &args, "SYNCOBJ_FD_TO_HANDLE")) < 0) {
+        free(f);
+        return share_status(err);
+    }
+    atomic_fetch_add(&a->syncobjs, 1);
+    f->syncobj = args.handle;
+    f->value = p->pValue;
+    f->exported = true;
+    pthread_mutex_lock(&a->exec.lock);
+    if ((err = kdrm_syncobj_query(a, f->syncobj, false, &now)) < 0 || (err = kdrm_watch_start_locked(a)) < 0) {
+        pthread_mutex_unlock(&a->exec.lock);
+        kdrm_syncobj_destroy(a, f->syncobj);
+        free(f);
+        return share_status(err);
+    }
+    f->point = now;
+    mirror(f->value, now);
+    list_add_tail(&a->exec.fences, &f->entry);
+    kdrm_watch_arm_fence_locked(a, f);
+    pthread_mutex_unlock(&a->exec.lock);
+    atomic_fetch_add(&a->fences, 1);
+    p->hDriverFence = f;
+    return STATUS_SUCCESS;
 }

@@ -1,6 +1,7 @@
 /*
- * DRM miniport: sharing across processes (KmtDdiExportAllocation,
- * KmtDdiImportAllocation, KmtDdiExportFence, KmtDdiImportFence).
+ * DRM miniport: sharing allocations across processes
+ * (KmtDdiExportAllocation, KmtDdiImportAllocation).  Fences are shared as
+ * syncobj fds by drm_fence.c.
  *
  *   allocation  PRIME.  Export: PRIME_HANDLE_TO_FD (DRM_CLOEXEC | DRM_RDWR),
  *               a dma-buf fd of the GEM object.  Import: PRIME_FD_TO_HANDLE
@@ -8,10 +9,6 @@
  *               create gives an object (a GPU VA, the host resource id),
  *               from the same private driver data.  Memory the program owns
  *               (userptr, copy-backed ExistingSysMem) is not handed out.
- *   fence       the monitored fence's timeline syncobj.  Export:
- *               SYNCOBJ_HANDLE_TO_FD; import: SYNCOBJ_FD_TO_HANDLE, a fence
- *               of KmtDdiCreateFence's contract over it, watched from the
- *               start (another process signals it).
  *
  * GEM handles: a file has one handle per buffer, and PRIME_FD_TO_HANDLE of
  * a buffer already on the file (this process created or imported it) gives
@@ -31,18 +28,8 @@
 
 #include "drm_winsys.h"
 #include "drm_bo.h"
-#include "drm_cs.h"
 #include "drm_fault.h"
 #include "drm_trace.h"
-
-/* One GEM handle of the adapter's fd that more than this process knows,
- * and the object as the family left it (every allocation over the handle
- * starts as a copy). */
-struct kdrm_gem_share {
-    struct list entry;                   /* kdrm_adapter.shares */
-    unsigned refs;                       /* allocations over the handle */
-    struct kdrm_bo proto;
-};
 
 void kdrm_share_init(struct kdrm_adapter *a)
 {
@@ -78,19 +65,6 @@ static struct kdrm_gem_share *share_add(struct kdrm_adapter *a, const struct kdr
     s->proto.cpu = NULL;                 /* a mapping is its allocation's own */
     list_add_tail(&a->shares, &s->entry);
     return s;
-}
-
-void kdrm_share_release(struct kdrm_adapter *a, struct kdrm_bo *bo)
-{
-    struct kdrm_gem_share *s = bo->share;
-
-    pthread_mutex_lock(&a->share_lock);
-    if (!--s->refs) {
-        list_remove(&s->entry);
-        a->family->destroy(a, bo);
-        free(s);
-    }
-    pthread_mutex_unlock(&a->share_lock);
 }
 
 NTSTATUS APIENTRY kdrm_export_allocation(HANDLE hAdapter, HANDLE hAllocation, int *pFd)
@@ -225,83 +199,5 @@ NTSTATUS APIENTRY kdrm_import_allocation(HANDLE hAdapter, KMTARG_IMPORTALLOCATIO
     atomic_fetch_add(&a->buffers, 1);
     atomic_fetch_add(&a->bytes, bo->size);
     p->hAllocation = bo;
-    return STATUS_SUCCESS;
-}
-
-/* ---- fences ----------------------------------------------------------- */
-
-NTSTATUS APIENTRY kdrm_export_fence(HANDLE hAdapter, HANDLE hDriverFence, int *pFd)
-{
-    struct kdrm_adapter *a = hAdapter;
-    struct drm_syncobj_handle args = { .fd = -1 };
-    struct kdrm_fence *f;
-    int err = -EINVAL;
-
-    *pFd = -1;
-    if (!hDriverFence)
-        return STATUS_NOT_SUPPORTED;     /* a memory-only fence (no timelines here) */
-    pthread_mutex_lock(&a->exec.lock);
-    /* from now on another process may signal it: the watcher looks at it */
-    if ((f = kdrm_fence_find(a, hDriverFence, 0)) && !(err = kdrm_watch_start_locked(a))) {
-        args.handle = f->syncobj;
-        if (!(err = kdrm_ioctl(a->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &args, "SYNCOBJ_HANDLE_TO_FD"))) {
-            f->exported = true;
-            kdrm_watch_arm_fence_locked(a, f);
-        }
-    }
-    pthread_mutex_unlock(&a->exec.lock);
-    if (err < 0)
-        return status_of(err);
-    *pFd = args.fd;
-    return STATUS_SUCCESS;
-}
-
-/* Raises the core's value to the timeline's (never lowers it). */
-static void mirror(_Atomic UINT64 *value, UINT64 to)
-{
-    UINT64 cur = atomic_load_explicit(value, memory_order_acquire);
-
-    while (to > cur && !atomic_compare_exchange_weak_explicit(value, &cur, to, memory_order_acq_rel,
-                                                              memory_order_acquire))
-        ;
-}
-
-NTSTATUS APIENTRY kdrm_import_fence(HANDLE hAdapter, KMTARG_IMPORTFENCE *p)
-{
-    struct kdrm_adapter *a = hAdapter;
-    struct drm_syncobj_handle args = { .fd = p->Fd };
-    struct kdrm_fence *f;
-    UINT64 now = 0;
-    int err;
-
-    p->hDriverFence = NULL;
-    if (!(a->caps & KMT_DRM_CAP_FENCES))
-        return STATUS_NOT_SUPPORTED;
-    if (p->Fd < 0 || !p->pValue)
-        return STATUS_INVALID_PARAMETER;
-    if (!(f = calloc(1, sizeof(*f))))
-        return STATUS_NO_MEMORY;
-    if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &args, "SYNCOBJ_FD_TO_HANDLE")) < 0) {
-        free(f);
-        return status_of(err);
-    }
-    atomic_fetch_add(&a->syncobjs, 1);
-    f->syncobj = args.handle;
-    f->value = p->pValue;
-    f->exported = true;
-    pthread_mutex_lock(&a->exec.lock);
-    if ((err = kdrm_syncobj_query(a, f->syncobj, false, &now)) < 0 || (err = kdrm_watch_start_locked(a)) < 0) {
-        pthread_mutex_unlock(&a->exec.lock);
-        kdrm_syncobj_destroy(a, f->syncobj);
-        free(f);
-        return status_of(err);
-    }
-    f->point = now;
-    mirror(f->value, now);
-    list_add_tail(&a->exec.fences, &f->entry);
-    kdrm_watch_arm_fence_locked(a, f);
-    pthread_mutex_unlock(&a->exec.lock);
-    atomic_fetch_add(&a->fences, 1);
-    p->hDriverFence = f;
     return STATUS_SUCCESS;
 }

@@ -164,12 +164,10 @@ const char *kdrm_sysfs_root(void);
 /* drm_query.c */
 NTSTATUS APIENTRY kdrm_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYADAPTERINFO *q);
 
-/* drm_share.c: PRIME dma-bufs and syncobj fds (DDI 1.6). */
+/* drm_share.c: allocations as PRIME dma-bufs (DDI 1.6). */
 void kdrm_share_init(struct kdrm_adapter *a);
 NTSTATUS APIENTRY kdrm_export_allocation(HANDLE hAdapter, HANDLE hAllocation, int *pFd);
 NTSTATUS APIENTRY kdrm_import_allocation(HANDLE hAdapter, KMTARG_IMPORTALLOCATION *p);
-NTSTATUS APIENTRY kdrm_export_fence(HANDLE hAdapter, HANDLE hDriverFence, int *pFd);
-NTSTATUS APIENTRY kdrm_import_fence(HANDLE hAdapter, KMTARG_IMPORTFENCE *p);
 
 /* drm_escape.c */
 NTSTATUS APIENTRY kdrm_escape(HANDLE hAdapter, const DXGKARG_ESCAPE *args);

@@ -72,11 +72,17 @@ NTSTATUS dxgk_syncobj_register_shared(struct dxgk_syncobj *obj, const D3DDDI_SYN
     }
     if (obj->type == D3DDDI_MONITORED_FENCE) {
         fds[c.fd_count++] = page_fd;
+        /* Without the driver fence the page alone is shared: the other
+         * processes' CPU and scheduler waits still wake through it. */
         if (obj->monitored.driver_fence && dxgk_ddi_has_fence_sharing(obj->adapter)) {
-            if ((status = dxgk_ddi_export_fence(obj->adapter, obj->monitored.driver_fence, &driver_fd)))
-                return status;
-            fds[c.fd_count++] = driver_fd;
-            blob.driver_fence = 1;
+            if ((status = dxgk_ddi_export_fence(obj->adapter, obj->monitored.driver_fence, &driver_fd))) {
+                WARN_(dxgk, "the miniport exported no fence (%s): the value page alone is shared\n",
+                      kmt_debugstr_status(status));
+                driver_fd = -1;
+            } else {
+                fds[c.fd_count++] = driver_fd;
+                blob.driver_fence = 1;
+            }
         }
     }
     c.fds = fds;

@@ -1335,10 +1335,12 @@ size_t fake_drm_fdinfo(char *buf, size_t size)
 /* The files PRIME and SYNCOBJ_HANDLE_TO_FD hand out.  A dma-buf is a memfd
  * as large as its object (llseek(SEEK_END) gives the size, as a dma-buf's
  * does), one per object: every export of it gives a new fd of that file,
- * as the kernel's obj->dma_buf.  A syncobj file is a new memfd per export.
- * The fake keeps a fd of each (the kernel's reference) until
- * fake_drm_close, so an import finds it by inode. */
-#define FAKE_MAX_SHARED_FILES 64
+ * as the kernel's obj->dma_buf.  A syncobj's file is one memfd per root
+ * syncobj, made at its first export (the kernel makes a file per export;
+ * an import cannot tell them apart).  The fake keeps a fd of each (the
+ * kernel's reference) until fake_drm_close, so an import finds it by
+ * inode. */
+#define FAKE_MAX_SHARED_FILES 256
 
 static struct {
     int fd;                                         /* -1: free */
@@ -1468,7 +1470,7 @@ static int prime_fd_to_handle(struct drm_prime_handle *args)
     return -ENOSPC;
 }
 
-/* drm_syncobj_handle_to_fd: a new file each time; flags other than
+/* drm_syncobj_handle_to_fd: a fd of the syncobj's file; flags other than
  * EXPORT_SYNC_FILE EINVAL (the fake has no sync files: EINVAL too). */
 static int syncobj_handle_to_fd(struct drm_syncobj_handle *args)
 {
@@ -1482,9 +1484,14 @@ static int syncobj_handle_to_fd(struct drm_syncobj_handle *args)
     if (!syncobj_owned(args->handle))
         return -ENOENT;
     root = root_of(args->handle);
-    if ((i = shared_file_new(true, root, 0)) < 0)
-        return i;
-    syncobjs[root].refs++;
+    for (i = 0; i < FAKE_MAX_SHARED_FILES; i++)
+        if (shared_files[i].fd >= 0 && shared_files[i].syncobj && shared_files[i].target == root)
+            break;
+    if (i == FAKE_MAX_SHARED_FILES) {
+        if ((i = shared_file_new(true, root, 0)) < 0)
+            return i;
+        syncobjs[root].refs++;           /* the file holds the timeline */
+    }
     if ((fd = dup_out(shared_files[i].fd, true)) < 0)
         return fd;
     args->fd = fd;
@@ -1716,4 +1723,17 @@ drmVersionPtr drmGetVersion(int fd)
         return NULL;
     }
     return v;
+}
+
+bool fake_drm_holds_fd(int fd)
+{
+    if (fd < 0)
+        return false;
+    for (unsigned i = 0; i < FAKE_MAX_SHARED_FILES; i++)
+        if (shared_files[i].fd == fd)
+            return true;
+    for (unsigned i = 0; i < FAKE_MAX_REGISTRATIONS; i++)
+        if (registrations[i].fd == fd)
+            return true;
+    return false;
 }

@@ -125,6 +125,9 @@ extern struct fake_drm fake_drm;
 int fake_drm_open(const struct fake_drm_config *config);
 /* Closes every fd of the device the books know. */
 void fake_drm_close(void);
+/* True for an fd the fake holds as the kernel's reference (an exported
+ * dma-buf or syncobj file, an eventfd registration). */
+bool fake_drm_holds_fd(int fd);
 /* Another open file of the same device, and a dup sharing an fd's file;
  * -1 on failure.  fake_drm_close_fd closes one of the fake's fds. */
 int fake_drm_open_file(void);

@@ -128,6 +128,10 @@ struct fuzz_target {
     /* Writes the miniport's allocation private data for `size` bytes into
      * dst (room bytes); returns its size. */
     UINT (*alloc_desc)(void *dst, size_t room, UINT64 size, UINT flags);
+    /* True for an fd a fake kernel holds as the kernel's own reference (an
+     * exported dma-buf or syncobj file, an eventfd registration): no
+     * process fd on a real system, so no leak (NULL: none). */
+    bool (*kernel_fd)(int fd);
 };
 
 extern const struct fuzz_target fuzz_target;

@@ -74,6 +74,8 @@ static unsigned open_fds(void)
     while (d && (e = readdir(d))) {
         snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
         len = readlink(path, target, sizeof(target) - 1);
+        if (fuzz_target.kernel_fd && e->d_name[0] != '.' && fuzz_target.kernel_fd(atoi(e->d_name)))
+            continue;
         n += len > 0 && strncmp(target, "pipe:", 5);
     }
     if (d)

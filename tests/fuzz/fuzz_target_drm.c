@@ -215,5 +215,6 @@ const struct fuzz_target fuzz_target = {
     .arm_fault = arm_fault,
     .reset = reset,
     .counts = counts,
+    .kernel_fd = fake_drm_holds_fd,
     .alloc_desc = alloc_desc,
 };

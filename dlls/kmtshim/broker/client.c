@@ -149,7 +149,8 @@ static NTSTATUS exchange(int sock, struct call *c, uint64_t deadline_ms)
         goto failed;
     if ((r = recv_all(sock, &head, sizeof(head), c, &overflow, deadline_ms)))
         goto failed;
-    if (head.op != c->op || head.size > KMT_BROKER_MAX_REPLY || (head.status && head.size)) {
+    /* a failed reply carries nothing: fds with one are closed here */
+    if (head.op != c->op || head.size > KMT_BROKER_MAX_REPLY || (head.status && (head.size || head.fd_count))) {
         r = -EPROTO;
         goto failed;
     }
@@ -238,10 +239,12 @@ static NTSTATUS connect_locked(uint64_t deadline_ms)
  * Returns the broker's status, or the transport's on failure. */
 static NTSTATUS broker_call(struct call *c)
 {
-    uint64_t deadline_ms = kmt_broker_now_ms() + timeout_ms();
+    uint64_t deadline_ms;
     NTSTATUS status = STATUS_SUCCESS;
 
+    /* the time waited for the lock is another call's, not this one's */
     pthread_mutex_lock(&call_lock);
+    deadline_ms = kmt_broker_now_ms() + timeout_ms();
     if (conn < 0)
         status = connect_locked(deadline_ms);
     if (status == STATUS_SUCCESS && (status = exchange(conn, c, deadline_ms)) != STATUS_SUCCESS)
@@ -265,10 +268,11 @@ void kmt_broker_forget(void)
 
 uint32_t kmt_broker_client_id(void)
 {
-    uint64_t deadline_ms = kmt_broker_now_ms() + timeout_ms();
+    uint64_t deadline_ms;
     uint32_t id = 0;
 
     pthread_mutex_lock(&call_lock);
+    deadline_ms = kmt_broker_now_ms() + timeout_ms();
     if (conn >= 0 || connect_locked(deadline_ms) == STATUS_SUCCESS)
         id = my_client_id;
     pthread_mutex_unlock(&call_lock);

@@ -249,6 +249,17 @@ START_TEST(bad_name_gets_a_failed_reply)
 }
 END_TEST
 
+START_TEST(relative_directory_is_refused)
+{
+    struct kmt_broker_stats s;
+
+    ck_assert_int_eq(setenv("KMTSHIM_BROKER_DIR", "relative/kmtshim", 1), 0);
+    kmt_test_capture_begin();
+    ck_assert_status(kmt_broker_query_stats(&s), STATUS_INVALID_PARAMETER);
+    ck_assert_uint_eq(kmt_test_count_lines(kmt_test_capture_end(), "broker", "absolute"), 1);
+}
+END_TEST
+
 START_TEST(directory_open_to_others_is_refused)
 {
     const char *dir = kmt_test_private_broker();
@@ -360,6 +371,7 @@ static Suite *broker_failure_suite(void)
     tcase_add_test(tc, malformed_requests_drop_only_their_client);
     tcase_add_test(tc, oversized_blob_drops_its_client);
     tcase_add_test(tc, bad_name_gets_a_failed_reply);
+    tcase_add_test(tc, relative_directory_is_refused);
     tcase_add_test(tc, directory_open_to_others_is_refused);
     tcase_add_test(tc, other_users_cannot_reach_the_broker);
     tcase_add_test(tc, fork_child_has_its_own_connection);

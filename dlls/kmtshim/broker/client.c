@@ -197,8 +197,13 @@ static void drop_connection(void)
 static NTSTATUS connect_locked(uint64_t deadline_ms)
 {
     char dir[4096];
+    int r;
 
-    if (kmt_broker_dir_path(dir, sizeof(dir))) {
+    if ((r = kmt_broker_dir_path(dir, sizeof(dir))) == -2) {
+        ERR_(broker, "KMTSHIM_BROKER_DIR must be an absolute path\n");
+        return STATUS_INVALID_PARAMETER;
+    }
+    if (r) {
         ERR_(broker, "broker directory path too long\n");
         return STATUS_NAME_TOO_LONG;
     }

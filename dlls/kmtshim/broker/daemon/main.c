@@ -259,6 +259,10 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
     signal(SIGINT, SIG_IGN);
+    if (*dir != '/') {
+        BROKER_ERR("%s: the directory must be an absolute path\n", dir);
+        return 1;
+    }
     if (kmt_broker_dir_prepare(dir, why, sizeof(why))) {
         BROKER_ERR("%s\n", why);
         return 1;

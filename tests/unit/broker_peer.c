@@ -19,6 +19,7 @@
  * Handles and kinds in hex or decimal.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,11 +82,12 @@ int main(int argc, char **argv)
             struct kmt_broker_create c = { 0 };
             D3DKMT_HANDLE global = 0;
             char text[64];
-            int fd = memfd_create("kmt-broker-peer", MFD_CLOEXEC);
+            int fd = memfd_create("kmt-broker-peer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
             bool holder = i + 4 < argc && !strcmp(argv[i + 4], "holder");
 
             snprintf(text, sizeof(text), "peer:%s", argv[i + 3]);
-            if (ftruncate(fd, 4096) || pwrite(fd, text, strlen(text), 0) < 0)
+            if (ftruncate(fd, 4096) || pwrite(fd, text, strlen(text), 0) < 0
+                || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW))
                 return 1;
             c.kind = num(argv[i + 1]);
             c.global = num(argv[i + 2]);

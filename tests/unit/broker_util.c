@@ -111,11 +111,13 @@ struct kmt_broker_stats broker_wait_clients(uint32_t clients)
 
 int test_memfd(const char *text)
 {
-    int fd = memfd_create("kmt-broker-test", MFD_CLOEXEC);
+    int fd = memfd_create("kmt-broker-test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(ftruncate(fd, 4096), 0);
     ck_assert_int_eq(pwrite(fd, text, strlen(text), 0), (ssize_t)strlen(text));
+    /* as a holder word's file must be (broker.h) */
+    ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
     return fd;
 }
 

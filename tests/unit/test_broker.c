@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "broker_util.h"
@@ -117,6 +118,7 @@ START_TEST(bad_handles_and_ids)
     struct kmt_broker_create c = { KMT_BROKER_RESOURCE, true, NULL, 0, NULL, 0, -1 };
     D3DKMT_HANDLE global;
     uint64_t id;
+    int pair[2];
 
     kmt_test_private_broker();
     id = broker_create(KMT_BROKER_SYNCOBJ, true, "s", -1, -1, &global);
@@ -139,6 +141,13 @@ START_TEST(bad_handles_and_ids)
     c.holder_offset = 0;                 /* a holder word needs fds[0] */
     ck_assert_status(kmt_broker_create(&c, &id, &global), STATUS_INVALID_PARAMETER);
     ck_assert_status(kmt_broker_create(NULL, &id, &global), STATUS_INVALID_PARAMETER);
+    c.holder_offset = -1;                /* an object's fds are never sockets */
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+    c.fds = pair;
+    c.fd_count = 1;
+    ck_assert_status(kmt_broker_create(&c, &id, &global), STATUS_INVALID_PARAMETER);
+    close(pair[0]);
+    close(pair[1]);
     ck_assert_uint_eq(broker_stats().objects, 1);
 }
 END_TEST

@@ -173,6 +173,93 @@ START_TEST(malformed_requests_drop_only_their_client)
 }
 END_TEST
 
+/* Writes all of buf (the broker reads as it goes). */
+static void send_all(int sock, const void *buf, size_t len)
+{
+    const char *p = buf;
+
+    while (len) {
+        ssize_t sent = send(sock, p, len, MSG_NOSIGNAL);
+
+        ck_assert_int_gt(sent, 0);
+        p += sent;
+        len -= sent;
+    }
+}
+
+/* A raw connection that has said hello. */
+static int raw_hello(const char *dir)
+{
+    struct kmt_broker_hello_req hello = { KMT_BROKER_PROTOCOL_VERSION };
+    struct kmt_broker_head head;
+    int sock = raw_connect(dir);
+    char reply[64];
+
+    ck_assert_int_ge(sock, 0);
+    send_head(sock, KMT_BROKER_OP_HELLO, sizeof(hello), &hello, sizeof(hello));
+    ck_assert_int_eq(read(sock, &head, sizeof(head)), sizeof(head));
+    ck_assert_status((NTSTATUS)head.status, STATUS_SUCCESS);
+    ck_assert_uint_le(head.size, sizeof(reply));
+    ck_assert_int_eq(read(sock, reply, head.size), head.size);
+    return sock;
+}
+
+START_TEST(oversized_blob_drops_its_client)
+{
+    struct kmt_broker_set_blob_req req = { 1, KMT_BROKER_MAX_BLOB + 1, 0 };
+    const char *dir = kmt_test_private_broker();
+    pid_t pid = broker_stats().broker_pid;
+    size_t size = sizeof(req) + req.blob_size;
+    char *blob = calloc(1, req.blob_size);
+    int sock = raw_hello(dir);
+
+    ck_assert_ptr_nonnull(blob);
+    ck_assert_uint_le(size, KMT_BROKER_MAX_REQUEST);
+    send_head(sock, KMT_BROKER_OP_SET_BLOB, size, &req, sizeof(req));
+    send_all(sock, blob, req.blob_size);
+    ck_assert(hung_up(sock));
+    close(sock);
+    free(blob);
+    ck_assert_uint_eq(broker_stats().broker_pid, pid);
+}
+END_TEST
+
+START_TEST(bad_name_gets_a_failed_reply)
+{
+    struct kmt_broker_open_name_req req = { KMT_BROKER_RESOURCE, 0, KMT_BROKER_MAX_NAME + 1, 0 };
+    char name[KMT_BROKER_MAX_NAME + 1];
+    struct kmt_broker_head head;
+    const char *dir = kmt_test_private_broker();
+    int sock;
+
+    broker_stats();                      /* starts the broker */
+    sock = raw_hello(dir);
+
+    memset(name, 'a', sizeof(name) - 1);
+    name[sizeof(name) - 1] = 0;
+    send_head(sock, KMT_BROKER_OP_OPEN_NAME, sizeof(req) + sizeof(name), &req, sizeof(req));
+    send_all(sock, name, sizeof(name));
+    ck_assert_int_eq(read(sock, &head, sizeof(head)), sizeof(head));
+    ck_assert_status((NTSTATUS)head.status, STATUS_NAME_TOO_LONG);
+    /* still connected */
+    send_head(sock, KMT_BROKER_OP_STATS, 0, NULL, 0);
+    ck_assert_int_eq(read(sock, &head, sizeof(head)), sizeof(head));
+    ck_assert_status((NTSTATUS)head.status, STATUS_SUCCESS);
+    close(sock);
+}
+END_TEST
+
+START_TEST(relative_directory_is_refused)
+{
+    struct kmt_broker_stats s;
+
+    ck_assert_int_eq(setenv("KMTSHIM_BROKER_DIR", "relative/kmtshim", 1), 0);
+    kmt_test_capture_begin();
+    ck_assert_status(kmt_broker_query_stats(&s), STATUS_INVALID_PARAMETER);
+    ck_assert_uint_eq(kmt_test_count_lines(kmt_test_capture_end(), "broker", "absolute"), 1);
+}
+END_TEST
+
 START_TEST(directory_open_to_others_is_refused)
 {
     const char *dir = kmt_test_private_broker();
@@ -282,6 +369,9 @@ static Suite *broker_failure_suite(void)
     tcase_add_test(tc, hung_broker_times_out_then_works_again);
     tcase_add_test(tc, dead_broker_is_replaced);
     tcase_add_test(tc, malformed_requests_drop_only_their_client);
+    tcase_add_test(tc, oversized_blob_drops_its_client);
+    tcase_add_test(tc, bad_name_gets_a_failed_reply);
+    tcase_add_test(tc, relative_directory_is_refused);
     tcase_add_test(tc, directory_open_to_others_is_refused);
     tcase_add_test(tc, other_users_cannot_reach_the_broker);
     tcase_add_test(tc, fork_child_has_its_own_connection);

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -266,8 +267,9 @@ END_TEST
 START_TEST(holder_word_must_fit_its_fd)
 {
     struct kmt_broker_create c = { KMT_BROKER_KEYED_MUTEX, true, "k", 1, NULL, 1, 4096 };
+    char path[64];
     uint64_t id;
-    int fd, pipefd[2];
+    int fd, ro, pipefd[2];
 
     kmt_test_private_broker();
     fd = test_memfd("m");
@@ -279,7 +281,24 @@ START_TEST(holder_word_must_fit_its_fd)
     c.fds = pipefd;
     c.holder_offset = 0;
     ck_assert_status(kmt_broker_create(&c, &id, NULL), STATUS_INVALID_PARAMETER);   /* not mappable */
+    close(fd);
+    fd = memfd_create("kmt-broker-test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    ck_assert_int_eq(ftruncate(fd, 4096), 0);
+    c.fds = &fd;
+    ck_assert_status(kmt_broker_create(&c, &id, NULL), STATUS_INVALID_PARAMETER);   /* could shrink */
+    ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_WRITE), 0);
+    ck_assert_status(kmt_broker_create(&c, &id, NULL), STATUS_INVALID_PARAMETER);   /* not writable */
+    close(fd);
+    fd = test_memfd("m");
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    ck_assert_int_ge(ro = open(path, O_RDONLY | O_CLOEXEC), 0);
+    c.fds = &ro;
+    ck_assert_status(kmt_broker_create(&c, &id, NULL), STATUS_INVALID_PARAMETER);   /* read-only */
+    c.fds = &fd;
+    ck_assert_status(kmt_broker_create(&c, &id, NULL), STATUS_SUCCESS);
+    ck_assert_status(kmt_broker_release(id), STATUS_SUCCESS);
     ck_assert_uint_eq(broker_stats().fds, 0);
+    close(ro);
     close(pipefd[0]);
     close(pipefd[1]);
     close(fd);

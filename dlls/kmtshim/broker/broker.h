@@ -54,7 +54,12 @@ enum kmt_broker_kind {
  * reference to, the broker compares that word with the client's id and, if
  * equal, stores KMT_BROKER_HOLDER_ABANDONED there (compare-and-swap) and
  * wakes every futex waiter on the word (FUTEX_WAKE, shared).  Keyed mutexes
- * use it for STATUS_ABANDONED when the owner's process dies. */
+ * use it for STATUS_ABANDONED when the owner's process dies.  fds[0] must
+ * be a memfd sealed with F_SEAL_SHRINK, opened O_RDWR, without
+ * F_SEAL_WRITE or F_SEAL_FUTURE_WRITE; any other gets
+ * STATUS_INVALID_PARAMETER.  A client id is its connection's: after a
+ * reconnect (a timeout, a dead broker) the process has a new one, and the
+ * old connection's end marks the mutexes it still held abandoned. */
 #define KMT_BROKER_HOLDER_ABANDONED 0xffffffffu
 
 struct kmt_broker_create {

@@ -149,7 +149,8 @@ static NTSTATUS exchange(int sock, struct call *c, uint64_t deadline_ms)
         goto failed;
     if ((r = recv_all(sock, &head, sizeof(head), c, &overflow, deadline_ms)))
         goto failed;
-    if (head.op != c->op || head.size > KMT_BROKER_MAX_REPLY || (head.status && head.size)) {
+    /* a failed reply carries nothing: fds with one are closed here */
+    if (head.op != c->op || head.size > KMT_BROKER_MAX_REPLY || (head.status && (head.size || head.fd_count))) {
         r = -EPROTO;
         goto failed;
     }
@@ -196,8 +197,13 @@ static void drop_connection(void)
 static NTSTATUS connect_locked(uint64_t deadline_ms)
 {
     char dir[4096];
+    int r;
 
-    if (kmt_broker_dir_path(dir, sizeof(dir))) {
+    if ((r = kmt_broker_dir_path(dir, sizeof(dir))) == -2) {
+        ERR_(broker, "KMTSHIM_BROKER_DIR must be an absolute path\n");
+        return STATUS_INVALID_PARAMETER;
+    }
+    if (r) {
         ERR_(broker, "broker directory path too long\n");
         return STATUS_NAME_TOO_LONG;
     }
@@ -238,10 +244,12 @@ static NTSTATUS connect_locked(uint64_t deadline_ms)
  * Returns the broker's status, or the transport's on failure. */
 static NTSTATUS broker_call(struct call *c)
 {
-    uint64_t deadline_ms = kmt_broker_now_ms() + timeout_ms();
+    uint64_t deadline_ms;
     NTSTATUS status = STATUS_SUCCESS;
 
+    /* the time waited for the lock is another call's, not this one's */
     pthread_mutex_lock(&call_lock);
+    deadline_ms = kmt_broker_now_ms() + timeout_ms();
     if (conn < 0)
         status = connect_locked(deadline_ms);
     if (status == STATUS_SUCCESS && (status = exchange(conn, c, deadline_ms)) != STATUS_SUCCESS)
@@ -265,10 +273,11 @@ void kmt_broker_forget(void)
 
 uint32_t kmt_broker_client_id(void)
 {
-    uint64_t deadline_ms = kmt_broker_now_ms() + timeout_ms();
+    uint64_t deadline_ms;
     uint32_t id = 0;
 
     pthread_mutex_lock(&call_lock);
+    deadline_ms = kmt_broker_now_ms() + timeout_ms();
     if (conn >= 0 || connect_locked(deadline_ms) == STATUS_SUCCESS)
         id = my_client_id;
     pthread_mutex_unlock(&call_lock);

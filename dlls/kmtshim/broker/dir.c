@@ -18,8 +18,12 @@ int kmt_broker_dir_path(char *buf, size_t len)
     const char *env = getenv("KMTSHIM_BROKER_DIR");
     int n;
 
-    if (env && *env)
+    if (env && *env) {
+        /* the broker runs in "/": a relative path would name another place */
+        if (*env != '/')
+            return -2;
         n = snprintf(buf, len, "%s", env);
+    }
     else if ((env = getenv("XDG_RUNTIME_DIR")) && *env)
         n = snprintf(buf, len, "%s/kmtshim", env);
     else

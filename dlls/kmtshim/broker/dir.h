@@ -9,7 +9,8 @@
 #include <stddef.h>
 
 /* $KMTSHIM_BROKER_DIR, else $XDG_RUNTIME_DIR/kmtshim, else
- * /tmp/kmtshim-<uid>.  0, or -1 when it does not fit in len. */
+ * /tmp/kmtshim-<uid>.  0, -1 when it does not fit in len, or -2 when
+ * $KMTSHIM_BROKER_DIR is not an absolute path. */
 int kmt_broker_dir_path(char *buf, size_t len);
 
 /* Creates the directory (0700) if it is missing, then checks that it is

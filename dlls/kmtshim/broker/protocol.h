@@ -21,6 +21,7 @@
 #define KMT_BROKER_PROTOCOL_VERSION 1
 #define KMT_BROKER_SOCKET_NAME "socket"
 #define KMT_BROKER_LOCK_NAME "lock"
+#define KMT_BROKER_LOG_NAME "broker.log"     /* the spawned broker's stderr */
 
 enum kmt_broker_op {
     KMT_BROKER_OP_HELLO = 1,

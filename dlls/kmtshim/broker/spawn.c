@@ -89,6 +89,7 @@ static int start_broker(const char *dir, uint64_t deadline_ms)
 {
     const char *path = getenv("KMTSHIM_BROKER");
     char *argv[] = { NULL, "--dir", (char *)dir, NULL };
+    char log[sizeof(((struct sockaddr_un *)0)->sun_path)];
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
     sigset_t none, all;
@@ -107,6 +108,15 @@ static int start_broker(const char *dir, uint64_t deadline_ms)
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    /* The broker outlives the program: keeping the program's stderr would
+     * hold its pipe open (`$(prog 2>&1)` would wait for the broker).  Its
+     * messages go to broker.log in its directory, or to the program's
+     * stderr while the broker channel is traced. */
+    if (!kmt_debug_on(&kmt_dbch_broker, KMT_DBG_TRACE)) {
+        if (kmt_broker_dir_file(dir, KMT_BROKER_LOG_NAME, log, sizeof(log)))
+            strcpy(log, "/dev/null");
+        posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
+    }
     err = posix_spawn(&pid, path, &actions, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);

@@ -5,6 +5,7 @@
  * by the others.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
@@ -14,11 +15,22 @@
 
 #include "daemon.h"
 
+/* The word is mapped and written whenever a client's connection ends, so
+ * its file must stay at least that long and stay writable: a memfd sealed
+ * against shrinking, opened for reading and writing, and not sealed
+ * against writes.  Any other file could be truncated under the mapping
+ * (SIGBUS in the broker) or refuse the write. */
 bool holder_valid(int fd, int32_t offset)
 {
     struct stat st;
+    int seals, mode;
 
     if (offset < 0 || offset % 4)
+        return false;
+    if ((mode = fcntl(fd, F_GETFL)) < 0 || (mode & O_ACCMODE) != O_RDWR)
+        return false;
+    if ((seals = fcntl(fd, F_GET_SEALS)) < 0 || !(seals & F_SEAL_SHRINK)
+        || (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)))
         return false;
     return !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size >= (off_t)offset + 4;
 }

@@ -20,6 +20,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
@@ -62,21 +63,56 @@ static void close_inherited_fds(void)
         close(fd);
 }
 
+/* The socket this broker bound, so that it never unlinks another's. */
+static dev_t socket_dev;
+static ino_t socket_ino;
+
+static void unlink_own_socket(void)
+{
+    struct stat st;
+
+    if (!lstat(socket_path, &st) && st.st_dev == socket_dev && st.st_ino == socket_ino)
+        unlink(socket_path);
+}
+
+/* Some broker answers on the socket path. */
+static bool path_answers(void)
+{
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool answers;
+
+    if (sock < 0)
+        return false;
+    strcpy(addr.sun_path, socket_path);
+    answers = !connect(sock, (struct sockaddr *)&addr, sizeof(addr));
+    close(sock);
+    return answers;
+}
+
+/* The listening socket; -1 on failure, -2 when a broker already answers
+ * on the path (started without the start lock, or by another tool). */
 static int listen_on(void)
 {
     struct sockaddr_un addr = { .sun_family = AF_UNIX };
-    int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    struct stat st;
+    int sock;
 
-    if (sock < 0)
+    if (path_answers())
+        return -2;
+    if ((sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
         return -1;
     strcpy(addr.sun_path, socket_path);
-    /* a dead broker's socket; the starter holds the lock, so no live one */
+    /* a dead broker's socket: nothing answered on it */
     unlink(socket_path);
-    if (bind(sock, (struct sockaddr *)&addr, sizeof(addr)) || listen(sock, 128)) {
+    if (bind(sock, (struct sockaddr *)&addr, sizeof(addr)) || listen(sock, 128)
+        || lstat(socket_path, &st)) {
         BROKER_ERR("cannot listen on %s: %s\n", socket_path, strerror(errno));
         close(sock);
         return -1;
     }
+    socket_dev = st.st_dev;
+    socket_ino = st.st_ino;
     return sock;
 }
 
@@ -109,8 +145,9 @@ static void accept_clients(void)
 }
 
 /* Exits unless a client connected meanwhile: under the start lock, so a
- * starter never sees the socket of a broker that is going away, and the
- * socket unlinked is ours. */
+ * starter never sees the socket of a broker that is going away.  Returns
+ * when a client came, or when a starter holds the lock (its client is
+ * about to connect, or it gives up and the exit is tried again). */
 static void try_exit(void)
 {
     char lock_path[sizeof(socket_path)];
@@ -118,15 +155,17 @@ static void try_exit(void)
 
     if (!kmt_broker_dir_file(dir, KMT_BROKER_LOCK_NAME, lock_path, sizeof(lock_path)))
         lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (lock >= 0)
-        flock(lock, LOCK_EX);
+    if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB)) {
+        close(lock);
+        return;
+    }
     accept_clients();
     if (broker.clients) {
         if (lock >= 0)
             close(lock);
         return;
     }
-    unlink(socket_path);
+    unlink_own_socket();
     _exit(0);
 }
 
@@ -172,6 +211,8 @@ static void serve(unsigned linger_ms)
 
             if (now >= idle_since + linger_ms) {
                 try_exit();
+                if (!broker.clients)     /* the lock was busy: again in 10 ms */
+                    idle_since = now - linger_ms + 10;
                 continue;
             }
             timeout = (int)(idle_since + linger_ms - now);
@@ -259,6 +300,10 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
     signal(SIGINT, SIG_IGN);
+    if (*dir != '/') {
+        BROKER_ERR("%s: the directory must be an absolute path\n", dir);
+        return 1;
+    }
     if (kmt_broker_dir_prepare(dir, why, sizeof(why))) {
         BROKER_ERR("%s\n", why);
         return 1;
@@ -267,7 +312,9 @@ int main(int argc, char **argv)
         BROKER_ERR("directory path too long: %s\n", dir);
         return 1;
     }
-    if ((listener = listen_on()) < 0)
+    if ((listener = listen_on()) == -2)
+        return 0;                        /* the starter connects to that one */
+    if (listener < 0)
         return 1;
     if (!foreground) {
         /* the starter waits for this process: its exit says "listening" */
@@ -275,7 +322,7 @@ int main(int argc, char **argv)
 
         if (pid < 0) {
             BROKER_ERR("fork: %s\n", strerror(errno));
-            unlink(socket_path);
+            unlink_own_socket();
             return 1;
         }
         if (pid)

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -40,20 +41,34 @@ static bool valid_name(const char *p, uint32_t name_size)
         && strlen(p) == name_size - 1;
 }
 
-/* The name after a request's fixed part: -1 when the sizes do not add up
- * (malformed), else the status of its check; no name when name_size is 0
- * and optional. */
-static int name_of(struct client *c, size_t fixed, uint32_t name_size, bool optional, const char **name)
+/* The name after a request's fixed part: false when the sizes do not add
+ * up (malformed), else true with *status the result of its check; no name
+ * when name_size is 0 and optional. */
+static bool name_of(struct client *c, size_t fixed, uint32_t name_size, bool optional, const char **name,
+                    NTSTATUS *status)
 {
     if (c->head.size - fixed != name_size)
-        return -1;
+        return false;
     *name = NULL;
+    *status = STATUS_SUCCESS;
     if (!name_size && optional)
-        return STATUS_SUCCESS;
+        return true;
     *name = (const char *)c->payload + fixed;
     if (!valid_name(*name, name_size))
-        return name_size > KMT_BROKER_MAX_NAME ? STATUS_NAME_TOO_LONG : STATUS_INVALID_PARAMETER;
-    return STATUS_SUCCESS;
+        *status = name_size > KMT_BROKER_MAX_NAME ? STATUS_NAME_TOO_LONG : STATUS_INVALID_PARAMETER;
+    return true;
+}
+
+/* An object's fds are files, never sockets: a socket could be one end of
+ * a connection to the broker itself and keep it alive. */
+static bool valid_object_fds(const int *fds, unsigned count)
+{
+    struct stat st;
+
+    for (unsigned i = 0; i < count; i++)
+        if (fstat(fds[i], &st) || S_ISSOCK(st.st_mode))
+            return false;
+    return true;
 }
 
 static bool run_hello(struct client *c)
@@ -86,7 +101,7 @@ static bool run_create(struct client *c)
     memcpy(&req, c->payload, sizeof(req));
     if (c->head.size - sizeof(req) != req.blob_size || req.blob_size > KMT_BROKER_MAX_BLOB)
         return false;
-    if (!valid_kind(req.kind) || req.holder_offset < -1
+    if (!valid_kind(req.kind) || req.holder_offset < -1 || !valid_object_fds(c->fds, c->fd_count)
         || (req.holder_offset >= 0 && (!c->fd_count || !holder_valid(c->fds[0], req.holder_offset))))
         return reply_status(c, STATUS_INVALID_PARAMETER);
     obj = books_create(req.kind, req.global, c->payload + sizeof(req), req.blob_size, c->fds, c->fd_count,
@@ -170,7 +185,7 @@ static bool run_set_blob(struct client *c)
     if (c->head.size < sizeof(req))
         return false;
     memcpy(&req, c->payload, sizeof(req));
-    if (c->head.size - sizeof(req) != req.blob_size)
+    if (c->head.size - sizeof(req) != req.blob_size || req.blob_size > KMT_BROKER_MAX_BLOB)
         return false;
     if (!(obj = client_find_ref(c, req.id)))
         return reply_status(c, STATUS_INVALID_PARAMETER);
@@ -185,15 +200,15 @@ static bool run_share_nt(struct client *c)
     struct object *objects[KMT_BROKER_MAX_NT_OBJECTS];
     const char *name;
     NTSTATUS status;
-    int end = -1, r;
+    int end = -1;
 
     if (c->head.size < sizeof(req))
         return false;
     memcpy(&req, c->payload, sizeof(req));
-    if ((r = name_of(c, sizeof(req), req.name_size, true, &name)) < 0)
+    if (!name_of(c, sizeof(req), req.name_size, true, &name, &status))
         return false;
-    if (r != STATUS_SUCCESS)
-        return reply_status(c, r);
+    if (status != STATUS_SUCCESS)
+        return reply_status(c, status);
     if (!req.count || req.count > KMT_BROKER_MAX_NT_OBJECTS)
         return reply_status(c, STATUS_INVALID_PARAMETER);
     for (unsigned i = 0; i < req.count; i++)
@@ -223,15 +238,15 @@ static bool run_open_name(struct client *c)
     struct kmt_broker_open_name_req req;
     const char *name;
     NTSTATUS status;
-    int end = -1, r;
+    int end = -1;
 
     if (c->head.size < sizeof(req))
         return false;
     memcpy(&req, c->payload, sizeof(req));
-    if ((r = name_of(c, sizeof(req), req.name_size, false, &name)) < 0)
+    if (!name_of(c, sizeof(req), req.name_size, false, &name, &status))
         return false;
-    if (r != STATUS_SUCCESS)
-        return reply_status(c, r);
+    if (status != STATUS_SUCCESS)
+        return reply_status(c, status);
     status = nt_open_name(name, req.kind, req.access, &end);
     return reply_nt_handle(c, status, end);
 }

@@ -173,6 +173,7 @@ static void open_desc_init(struct open_desc *d, D3DKMT_HANDLE global)
 START_TEST(open_resource_same_process_same_bytes)
 {
     struct share_test_resource r = create_shared(false);
+    KMT_SOFT_ALLOCATION_DESC desc;
     struct open_desc d;
     unsigned char *a, *b;
 
@@ -185,7 +186,8 @@ START_TEST(open_resource_same_process_same_bytes)
     ck_assert_uint_eq(d.runtime, SHARE_TEST_RUNTIME);
     ck_assert_uint_gt(d.info.PrivateDriverDataSize, 0);
     ck_assert_uint_lt(d.info.PrivateDriverDataSize, 0x400);
-    ck_assert_uint_eq(((KMT_SOFT_ALLOCATION_DESC *)d.alloc_data)->Size, SHARE_TEST_SIZE);
+    memcpy(&desc, d.alloc_data, sizeof(desc));
+    ck_assert_uint_eq(desc.Size, SHARE_TEST_SIZE);
 
     ck_assert_ptr_nonnull(a = share_test_map(device, r.allocation));
     ck_assert_ptr_nonnull(b = share_test_map(device, d.info.hAllocation));

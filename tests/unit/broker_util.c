@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -15,67 +14,32 @@
 
 #include "broker_util.h"
 
-extern char **environ;
 
 void peer_start(struct peer *p, const int *inherit, unsigned inherit_count, const char *const *steps)
 {
-    const char *builddir = getenv("KMTSHIM_TEST_BUILDDIR");
-    char path[PATH_MAX];
-    const char *argv[32];
-    posix_spawn_file_actions_t fa;
-    int out[2], in[2];
-    unsigned n = 0;
-
-    ck_assert_ptr_nonnull(builddir);
-    snprintf(path, sizeof(path), "%s/tests/unit/broker_peer", builddir);
-    argv[n++] = path;
-    while (*steps && n < 31)
-        argv[n++] = *steps++;
-    argv[n] = NULL;
-    ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
-    ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    for (unsigned i = 0; i < inherit_count; i++)
-        posix_spawn_file_actions_adddup2(&fa, inherit[i], 10 + i);
-    ck_assert_int_eq(posix_spawn(&p->pid, path, &fa, NULL, (char *const *)argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    close(out[1]);
-    close(in[0]);
-    p->out = fdopen(out[0], "r");
-    p->in = in[1];
+    kmt_test_peer_start(&p->peer, "broker_peer", inherit, inherit_count, steps);
 }
 
 char *peer_line(struct peer *p, const char *prefix)
 {
-    static char line[256];
-
-    ck_assert_msg(fgets(line, sizeof(line), p->out), "the peer ended before printing \"%s\"", prefix);
-    line[strcspn(line, "\n")] = 0;
-    ck_assert_msg(!strncmp(line, prefix, strlen(prefix)), "peer printed \"%s\", expected \"%s...\"", line,
-                  prefix);
-    return line + strlen(prefix);
+    return kmt_test_peer_line(&p->peer, prefix);
 }
 
 void peer_finish(struct peer *p)
 {
-    int status;
+    int status = kmt_test_peer_end(&p->peer);
 
-    close(p->in);
-    ck_assert_int_eq(waitpid(p->pid, &status, 0), p->pid);
     ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status), "peer status 0x%x", status);
-    fclose(p->out);
 }
 
 void peer_kill(struct peer *p)
 {
     int status;
 
-    kill(p->pid, SIGKILL);
-    ck_assert_int_eq(waitpid(p->pid, &status, 0), p->pid);
-    close(p->in);
-    fclose(p->out);
+    kill(p->peer.pid, SIGKILL);
+    ck_assert_int_eq(waitpid(p->peer.pid, &status, 0), p->peer.pid);
+    close(p->peer.in);
+    fclose(p->peer.out);
 }
 
 struct kmt_broker_stats broker_stats(void)

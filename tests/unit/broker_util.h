@@ -9,12 +9,12 @@
 #include <sys/types.h>
 
 #include "broker/broker.h"
+#include "peer_util.h"
 #include "test_util.h"
 
+/* A running tests/unit/broker_peer (peer_util.h). */
 struct peer {
-    pid_t pid;
-    FILE *out;
-    int in;                              /* its stdin: closing it ends "wait" */
+    struct kmt_test_peer peer;
 };
 
 /* Starts broker_peer with the steps (NULL-terminated); inherit: fds the

@@ -9,7 +9,7 @@ KMT_BROKER_TESTS = \
 check_PROGRAMS += $(KMT_BROKER_TESTS) tests/unit/broker_peer
 TESTS += $(KMT_BROKER_TESTS)
 
-KMT_BROKER_TEST_UTIL = tests/unit/broker_util.c tests/unit/broker_util.h
+KMT_BROKER_TEST_UTIL = tests/unit/broker_util.c tests/unit/broker_util.h tests/unit/fd_pass.h
 
 tests_unit_test_broker_SOURCES = tests/unit/test_broker.c $(KMT_BROKER_TEST_UTIL)
 tests_unit_test_broker_CFLAGS = $(KMT_UNIT_CFLAGS)

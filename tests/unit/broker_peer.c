@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "broker/broker.h"
+#include "fd_pass.h"
 
 static uint64_t last_id;
 static int last_fd = -1;
@@ -51,23 +52,6 @@ static void print_object(const char *what, NTSTATUS status, struct kmt_broker_ob
             last_fd = dup(o->fds[0]);
         kmt_broker_object_free(o);
     }
-}
-
-static int recv_fd(int sock)
-{
-    char byte, control[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { &byte, 1 };
-    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-                          .msg_controllen = sizeof(control) };
-    struct cmsghdr *cmsg;
-    int fd = -1;
-
-    if (recvmsg(sock, &msg, 0) <= 0)
-        return -1;
-    cmsg = CMSG_FIRSTHDR(&msg);
-    if (cmsg && cmsg->cmsg_type == SCM_RIGHTS)
-        memcpy(&fd, CMSG_DATA(cmsg), sizeof(fd));
-    return fd;
 }
 
 int main(int argc, char **argv)
@@ -105,7 +89,7 @@ int main(int argc, char **argv)
             print_object("open", status, &o);
             i += 2;
         } else if ((!strcmp(step, "open-nt") || !strcmp(step, "recv-nt")) && i + 2 < argc) {
-            int fd = step[0] == 'r' ? recv_fd(num(argv[i + 1])) : (int)num(argv[i + 1]);
+            int fd = step[0] == 'r' ? fd_pass_recv(num(argv[i + 1])) : (int)num(argv[i + 1]);
             unsigned count = 0;
 
             status = kmt_broker_open_nt(fd, num(argv[i + 2]), true, &o, 1, &count);

@@ -18,24 +18,9 @@
 #include <unistd.h>
 
 #include "share_resource_util.h"
+#include "fd_pass.h"
 
 enum { PEER_OK, PEER_USAGE, PEER_DEVICE, PEER_OPEN, PEER_MAP, PEER_BYTES, PEER_DESTROY, PEER_STATUS, PEER_FD };
-
-static int receive_fd(int sock)
-{
-    char byte, control[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { &byte, 1 };
-    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-                          .msg_controllen = sizeof(control) };
-    struct cmsghdr *cmsg;
-    int fd;
-
-    if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1 || !(cmsg = CMSG_FIRSTHDR(&msg)) ||
-        cmsg->cmsg_type != SCM_RIGHTS)
-        return -1;
-    memcpy(&fd, CMSG_DATA(cmsg), sizeof(fd));
-    return fd;
-}
 
 /* The opened allocation holds EXPECT everywhere; it then holds WRITE. */
 static int check_and_write(D3DKMT_HANDLE device, struct share_test_resource *r, int expect, int write)
@@ -86,7 +71,7 @@ int main(int argc, char **argv)
     } else {
         int fd = atoi(argv[2]);
 
-        if (!strcmp(argv[1], "open-scm") && (fd = receive_fd(fd)) < 0)
+        if (!strcmp(argv[1], "open-scm") && (fd = fd_pass_recv(fd)) < 0)
             return PEER_FD;
         if (share_test_open_nt(device, (HANDLE)(intptr_t)fd, &r))
             return PEER_OPEN;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "exec_util.h"
+#include "fd_pass.h"
 
 #define BOUND_MS 20000                   /* a bound on a wait that must end, never a timing */
 
@@ -83,23 +84,6 @@ static bool event_wait(int fd, int timeout_ms)
     return poll(&p, 1, timeout_ms) == 1;
 }
 
-static int receive_fd(int sock)
-{
-    char byte, control[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { &byte, 1 };
-    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-                          .msg_controllen = sizeof(control) };
-    struct cmsghdr *c;
-    int fd = -1;
-
-    if (recvmsg(sock, &msg, 0) <= 0)
-        return -1;
-    c = CMSG_FIRSTHDR(&msg);
-    if (c && c->cmsg_type == SCM_RIGHTS)
-        memcpy(&fd, CMSG_DATA(c), sizeof(fd));
-    return fd;
-}
-
 static int open_global(D3DKMT_HANDLE global)
 {
     D3DKMT_OPENSYNCHRONIZATIONOBJECT o = { 0 };
@@ -133,7 +117,7 @@ static NTSTATUS open_fence(const char *how, unsigned long h, D3DKMT_HANDLE *fenc
         D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 o = { 0 };
         int fd = (int)h;
 
-        if (!strcmp(how, "scm") && (fd = receive_fd((int)h)) < 0)
+        if (!strcmp(how, "scm") && (fd = fd_pass_recv((int)h)) < 0)
             return STATUS_INVALID_HANDLE;
         o.hNtHandle = (HANDLE)(intptr_t)fd;
         o.hDevice = device;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "broker_util.h"
+#include "fd_pass.h"
 
 /* A resource with a memfd reading "test:nt", NT-only, shared once. */
 static uint64_t shared_resource(const char *name, int *nt)
@@ -58,21 +59,6 @@ START_TEST(nt_handle_passed_by_inheritance)
 }
 END_TEST
 
-static void send_fd(int sock, int fd)
-{
-    char byte = 0, control[CMSG_SPACE(sizeof(int))] = { 0 };
-    struct iovec iov = { &byte, 1 };
-    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-                          .msg_controllen = sizeof(control) };
-    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-
-    cmsg->cmsg_level = SOL_SOCKET;
-    cmsg->cmsg_type = SCM_RIGHTS;
-    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cmsg), &fd, sizeof(fd));
-    ck_assert_int_eq(sendmsg(sock, &msg, 0), 1);
-}
-
 START_TEST(nt_handle_passed_by_scm_rights)
 {
     struct peer p;
@@ -83,7 +69,7 @@ START_TEST(nt_handle_passed_by_scm_rights)
     ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
     peer_start(&p, &pair[1], 1, (const char *[]){ "recv-nt", "10", "1", NULL });
     close(pair[1]);
-    send_fd(pair[0], nt);
+    ck_assert(fd_pass_send(pair[0], nt));
     close(nt);                           /* in flight: the message holds it */
     ck_assert_str_eq(peer_line(&p, "open 0x00000000 "), "ntres test:nt");
     peer_finish(&p);

@@ -3,7 +3,7 @@
  * NtSecuritySharing), QueryResourceInfo(FromNtHandle), OpenResource(2),
  * OpenResourceFromNtHandle, ShareObjects, OpenNtHandleFromName and Wine's
  * two escapes, row by row of windows-semantics.md, "Sharing"; the other
- * process is share_resource_peer, started with posix_spawn.
+ * process is share_resource_peer (peer_util.h).
  *
  * Every case runs its own session broker (kmt_test_private_broker), which
  * the peers it starts share.
@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -21,8 +20,8 @@
 #include "test_util.h"
 #include "share_resource_util.h"
 #include "broker/broker.h"
-
-extern char **environ;
+#include "fd_pass.h"
+#include "peer_util.h"
 
 #define GARBAGE 0xdeadbeefu
 
@@ -549,23 +548,15 @@ END_TEST
 
 /* ---- another process ------------------------------------------------------------------ */
 
-static const char *peer_path(void)
+/* Runs the peer (peer_util.h) with args; `give` (if >= 0) becomes its
+ * fd 10.  Its exit status. */
+static int run_peer(const char *const *args, int give)
 {
-    static char path[4096];
-    const char *dir = getenv("KMTSHIM_TEST_BUILDDIR");
-
-    snprintf(path, sizeof(path), "%s/tests/unit/share_resource_peer", dir ? dir : ".");
-    return path;
-}
-
-/* Runs the peer with `args` and returns its exit status. */
-static int run_peer(char *const *args, posix_spawn_file_actions_t *actions)
-{
-    pid_t pid;
+    struct kmt_test_peer p;
     int status;
 
-    ck_assert_int_eq(posix_spawn(&pid, peer_path(), actions, NULL, args, environ), 0);
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    kmt_test_peer_start(&p, "share_resource_peer", &give, give >= 0, args);
+    status = kmt_test_peer_end(&p);
     ck_assert(WIFEXITED(status));
     return WEXITSTATUS(status);
 }
@@ -596,7 +587,7 @@ START_TEST(other_process_by_global_handle)
 
     fill(r.allocation, 0x11);
     snprintf(handle, sizeof(handle), "%#x", r.global);
-    ck_assert_int_eq(run_peer((char *[]){ "peer", "open-global", handle, "0x11", "0x22", NULL }, NULL), 0);
+    ck_assert_int_eq(run_peer((const char *[]){ "open-global", handle, "0x11", "0x22", NULL }, -1), 0);
     ck_assert_uint_eq(byte_at(r.allocation, 0), 0x22);
     ck_assert_uint_eq(byte_at(r.allocation, SHARE_TEST_SIZE - 1), 0x22);
     ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
@@ -606,18 +597,11 @@ END_TEST
 START_TEST(other_process_by_inherited_nt_handle)
 {
     struct share_test_resource r = create_shared(true);
-    int fd = (int)(intptr_t)share_one(r.resource, NULL), inherited;
-    posix_spawn_file_actions_t actions;
-    char arg[16];
+    int fd = (int)(intptr_t)share_one(r.resource, NULL);
 
     fill(r.allocation, 0x31);
-    /* inheritance: a copy without O_CLOEXEC at a number of our choosing */
-    inherited = fd + 100;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fd, inherited);
-    snprintf(arg, sizeof(arg), "%d", inherited);
-    ck_assert_int_eq(run_peer((char *[]){ "peer", "open-nt", arg, "0x31", "0x32", NULL }, &actions), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    /* inheritance: a copy without O_CLOEXEC as the peer's fd 10 */
+    ck_assert_int_eq(run_peer((const char *[]){ "open-nt", "10", "0x31", "0x32", NULL }, fd), 0);
     ck_assert_uint_eq(byte_at(r.allocation, 4096), 0x32);
     close(fd);
     ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
@@ -627,35 +611,20 @@ END_TEST
 START_TEST(other_process_by_scm_rights)
 {
     struct share_test_resource r = create_shared(true);
-    int fd = (int)(intptr_t)share_one(r.resource, NULL), sv[2];
-    posix_spawn_file_actions_t actions;
-    char byte = 0, control[CMSG_SPACE(sizeof(int))] = { 0 }, arg[16];
-    struct iovec iov = { &byte, 1 };
-    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-                          .msg_controllen = sizeof(control) };
-    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-    pid_t pid;
-    int status;
+    int fd = (int)(intptr_t)share_one(r.resource, NULL), sv[2], status;
+    struct kmt_test_peer p;
 
     fill(r.allocation, 0x41);
     ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, sv[1], 3);
-    ck_assert_int_eq(posix_spawn(&pid, peer_path(), &actions, NULL,
-                                 (char *[]){ "peer", "open-scm", "3", "0x41", "0x42", NULL }, environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    kmt_test_peer_start(&p, "share_resource_peer", &sv[1], 1,
+                        (const char *[]){ "open-scm", "10", "0x41", "0x42", NULL });
     close(sv[1]);
-    cmsg->cmsg_level = SOL_SOCKET;
-    cmsg->cmsg_type = SCM_RIGHTS;
-    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cmsg), &fd, sizeof(fd));
-    ck_assert_int_eq(sendmsg(sv[0], &msg, 0), 1);
+    ck_assert(fd_pass_send(sv[0], fd));
     close(fd);                                    /* the peer's copy holds it now */
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    status = kmt_test_peer_end(&p);
     ck_assert(WIFEXITED(status));
     ck_assert_int_eq(WEXITSTATUS(status), 0);
     close(sv[0]);
-    (void)arg;
     ck_assert_uint_eq(byte_at(r.allocation, 123), 0x42);
     ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
 }
@@ -671,7 +640,7 @@ START_TEST(existing_sysmem_does_not_leave_its_process)
     ck_assert_status(share_test_create(device, false, mem, &r), STATUS_SUCCESS);
     snprintf(handle, sizeof(handle), "%#x", r.global);
     snprintf(status, sizeof(status), "%#x", (unsigned)STATUS_NOT_SUPPORTED);
-    ck_assert_int_eq(run_peer((char *[]){ "peer", "open-status", handle, status, NULL }, NULL), 0);
+    ck_assert_int_eq(run_peer((const char *[]){ "open-status", handle, status, NULL }, -1), 0);
     ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
     free(mem);
 }
@@ -695,31 +664,17 @@ START_TEST(creator_killed_opener_keeps_bytes)
 {
     struct kmt_broker_stats before, after;
     struct share_test_resource o;
-    posix_spawn_file_actions_t actions;
-    char line[32] = { 0 };
+    struct kmt_test_peer p;
     D3DKMT_HANDLE global;
-    int out[2], status;
-    pid_t pid;
-    FILE *f;
 
     ck_assert_status(kmt_broker_query_stats(&before), STATUS_SUCCESS);
-    ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-    ck_assert_int_eq(posix_spawn(&pid, peer_path(), &actions, NULL, (char *[]){ "peer", "create", "0x5c", NULL },
-                                 environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    close(out[1]);
-    ck_assert_ptr_nonnull(f = fdopen(out[0], "r"));
-    ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
-    fclose(f);
-    global = (D3DKMT_HANDLE)strtoul(line, NULL, 0);
+    kmt_test_peer_start(&p, "share_resource_peer", NULL, 0, (const char *[]){ "create", "0x5c", NULL });
+    global = (D3DKMT_HANDLE)strtoul(kmt_test_peer_line(&p, ""), NULL, 0);
     ck_assert_uint_eq(global & 3, 2);
 
     ck_assert_status(share_test_open(device, global, &o), STATUS_SUCCESS);
-    ck_assert_int_eq(kill(pid, SIGKILL), 0);
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    ck_assert(WIFSIGNALED(status));
+    ck_assert_int_eq(kill(p.pid, SIGKILL), 0);
+    ck_assert(WIFSIGNALED(kmt_test_peer_end(&p)));
     ck_assert_uint_eq(byte_at(o.allocation, 0), 0x5c);
     ck_assert_uint_eq(byte_at(o.allocation, SHARE_TEST_SIZE - 1), 0x5c);
     /* the global handle lives with its last holder, this process */

@@ -13,12 +13,13 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "exec_util.h"
+#include "fd_pass.h"
+#include "peer_util.h"
 #include "broker/broker.h"
 #include "dxgkrnl/share.h"
 #include "dxgkrnl/shared_fence.h"
@@ -26,10 +27,7 @@
 #define BOUND_MS 20000                   /* a bound on something that must happen, not a timing */
 #define SYNC_ALL 0x1f0003u               /* D3DDDI_SYNC_OBJECT_ALL_ACCESS */
 
-extern char **environ;
-
 static D3DKMT_HANDLE adapter, device;
-static char peer_path[PATH_MAX];
 
 static void setup(void)
 {
@@ -152,69 +150,30 @@ static void wait_watched(const volatile void *cpu, unsigned n)
 
 /* ---- the peer program ----------------------------------------------------------- */
 
-struct peer {
-    pid_t pid;
-    int in;                              /* its stdin */
-    FILE *out;                           /* its stdout */
-};
-
-/* Starts the peer; `give` (if >= 0) becomes its fd `as` (inherited). */
-static void peer_start(struct peer *p, int give, int as, const char *a1, const char *a2, const char *a3,
+/* Starts the peer (peer_util.h) with up to five arguments; `give` (if
+ * >= 0) becomes its fd 10. */
+static void peer_start(struct kmt_test_peer *p, int give, const char *a1, const char *a2, const char *a3,
                        const char *a4, const char *a5)
 {
-    const char *argv[] = { peer_path, a1, a2, a3, a4, a5, NULL };
-    posix_spawn_file_actions_t fa;
-    int to[2], from[2];
+    const char *args[] = { a1, a2, a3, a4, a5, NULL };
 
-    ck_assert_int_eq(pipe2(to, O_CLOEXEC), 0);
-    ck_assert_int_eq(pipe2(from, O_CLOEXEC), 0);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, to[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, from[1], 1);
-    if (give >= 0)
-        posix_spawn_file_actions_adddup2(&fa, give, as);   /* the copy is inheritable */
-    ck_assert_int_eq(posix_spawn(&p->pid, peer_path, &fa, NULL, (char **)argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    close(to[0]);
-    close(from[1]);
-    p->in = to[1];
-    p->out = fdopen(from[0], "r");
+    kmt_test_peer_start(p, "share_syncobj_peer", &give, give >= 0, args);
 }
 
-static void peer_read(struct peer *p, char *line, size_t size)
+static void peer_read(struct kmt_test_peer *p, char *line, size_t size)
 {
     ck_assert_msg(fgets(line, size, p->out) != NULL, "the peer said nothing");
     line[strcspn(line, "\n")] = 0;
 }
 
-static void peer_go(struct peer *p)
+static void peer_go(struct kmt_test_peer *p)
 {
     ck_assert_int_eq(write(p->in, "go\n", 3), 3);
 }
 
-static int peer_end(struct peer *p)
+static int peer_end(struct kmt_test_peer *p)
 {
-    int status;
-
-    close(p->in);
-    fclose(p->out);
-    ck_assert_int_eq(waitpid(p->pid, &status, 0), p->pid);
-    return status;
-}
-
-static void send_fd(int sock, int fd)
-{
-    char byte = 0, control[CMSG_SPACE(sizeof(int))] = { 0 };
-    struct iovec iov = { &byte, 1 };
-    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-                          .msg_controllen = sizeof(control) };
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof(fd));
-    ck_assert_int_eq(sendmsg(sock, &msg, 0), 1);
+    return kmt_test_peer_end(p);
 }
 
 /* ---- creation ------------------------------------------------------------------ */
@@ -516,7 +475,7 @@ static void remote_wait(const char *how, const char *mode)
     D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs;
     char line[128], arg[32], expect[64];
     const volatile UINT64 *cpu;
-    struct peer p;
+    struct kmt_test_peer p;
     int fd = -1, sv[2] = { -1, -1 };
 
     setup();
@@ -524,15 +483,15 @@ static void remote_wait(const char *how, const char *mode)
     cpu = cs.Info.MonitoredFence.FenceValueCPUVirtualAddress;
     if (!strcmp(how, "global")) {
         snprintf(arg, sizeof(arg), "%#x", cs.Info.SharedHandle);
-        peer_start(&p, -1, -1, "fence", how, arg, mode, "5");
+        peer_start(&p, -1, "fence", how, arg, mode, "5");
     } else if (!strcmp(how, "nt")) {
         fd = share_nt(cs.hSyncObject, NULL);
-        peer_start(&p, fd, 10, "fence", how, "10", mode, "5");   /* inherited as fd 10 */
+        peer_start(&p, fd, "fence", how, "10", mode, "5");   /* inherited as fd 10 */
     } else {
         fd = share_nt(cs.hSyncObject, NULL);
         ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-        peer_start(&p, sv[1], 11, "fence", how, "11", mode, "5");
-        send_fd(sv[0], fd);                                       /* SCM_RIGHTS */
+        peer_start(&p, sv[1], "fence", how, "10", mode, "5");
+        ck_assert(fd_pass_send(sv[0], fd));                            /* SCM_RIGHTS */
     }
     peer_read(&p, line, sizeof(line));
     ck_assert_msg(!strncmp(line, "ready", 5), "peer: %s", line);
@@ -588,13 +547,13 @@ START_TEST(remote_signal_wakes_local_waits)
 {
     D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs;
     char line[128];
-    struct peer p;
+    struct kmt_test_peer p;
     int fd, ev = kmt_eventfd();
 
     setup();
     create_fence(0x3, 0, &cs);
     fd = share_nt(cs.hSyncObject, NULL);
-    peer_start(&p, fd, 10, "fence", "nt", "10", "signal", "11");
+    peer_start(&p, fd, "fence", "nt", "10", "signal", "11");
     peer_read(&p, line, sizeof(line));
     ck_assert_str_eq(line, "ready 0");
     ck_assert_status(kmt_fence_wait_or_event(device, cs.hSyncObject, 11, kmt_event_handle(ev), 0),
@@ -621,13 +580,13 @@ START_TEST(remote_opens_legacy_objects)
     };
     char line[64], arg[32];
     D3DKMT_HANDLE h, global;
-    struct peer p;
+    struct kmt_test_peer p;
 
     setup();
     for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
         ck_assert_status(create(types[i], 0x1, &h, &global), STATUS_SUCCESS);
         snprintf(arg, sizeof(arg), "%#x", global);
-        peer_start(&p, -1, -1, "open-global", arg, NULL, NULL, NULL);
+        peer_start(&p, -1, "open-global", arg, NULL, NULL, NULL);
         peer_read(&p, line, sizeof(line));
         ck_assert_str_eq(line, "opened 0");
         ck_assert_int_eq(peer_end(&p), 0);
@@ -659,7 +618,7 @@ START_TEST(holder_killed)
     struct kmt_broker_stats before, after;
     char line[64], arg[32];
     D3DKMT_HANDLE h, global, again;
-    struct peer p;
+    struct kmt_test_peer p;
     int status;
 
     setup();
@@ -667,7 +626,7 @@ START_TEST(holder_killed)
     snprintf(arg, sizeof(arg), "%#x", global);
 
     /* the peer dies holding it: the object stays for us */
-    peer_start(&p, -1, -1, "open-global", arg, NULL, NULL, NULL);
+    peer_start(&p, -1, "open-global", arg, NULL, NULL, NULL);
     peer_read(&p, line, sizeof(line));
     ck_assert_str_eq(line, "opened 0");
     ck_assert_int_eq(kill(p.pid, SIGKILL), 0);
@@ -678,7 +637,7 @@ START_TEST(holder_killed)
     ck_assert_status(kmt_fence_signal(device, h, 1, 0), STATUS_SUCCESS);
 
     /* we let go, the peer holds it and dies: the global handle dies with it */
-    peer_start(&p, -1, -1, "open-global", arg, NULL, NULL, NULL);
+    peer_start(&p, -1, "open-global", arg, NULL, NULL, NULL);
     peer_read(&p, line, sizeof(line));
     ck_assert_str_eq(line, "opened 0");
     ck_assert_status(kmt_syncobj_destroy(h), STATUS_SUCCESS);
@@ -698,17 +657,9 @@ int main(int argc, char **argv)
 {
     Suite *s = suite_create("share_syncobj");
     TCase *tc = tcase_create("share_syncobj");
-    ssize_t n;
 
     (void)argc;
     (void)argv;
-    /* the peer sits next to this program */
-    n = readlink("/proc/self/exe", peer_path, sizeof(peer_path) - 32);
-    if (n <= 0)
-        return 99;
-    peer_path[n] = 0;
-    strcpy(strrchr(peer_path, '/') + 1, "share_syncobj_peer");
-
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, create_shared_gives_global_handle);
     tcase_add_test(tc, open_global_bad_input);

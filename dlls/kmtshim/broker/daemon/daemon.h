@@ -68,6 +68,7 @@ struct nt_handle {
     int end;                             /* the broker's end of the pair */
     dev_t dev;                           /* identify the program's end */
     ino_t ino;
+    uint64_t cookie;                     /* SO_COOKIE; 0 where the kernel has none */
 };
 
 struct share {

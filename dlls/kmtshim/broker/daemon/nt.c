@@ -4,7 +4,9 @@
  * An NT handle is one end of a socket pair; the broker keeps the other
  * and polls it: when every copy of the program's end is closed (in every
  * process), it hangs up.  A handle a program sends back is recognised by
- * the inode of its end.  A share is the objects one ShareObjects named;
+ * its end's socket cookie (SO_COOKIE, Linux 4.14: never reused while the
+ * system runs) and inode; where the kernel has no cookies, by the inode
+ * alone, which a socket made after the end's last close may reuse.  A share is the objects one ShareObjects named;
  * it holds a reference to each and lives while any of its handles does
  * (open_name adds a handle to a share).  A name is the share's: compared
  * without regard to ASCII case, gone with the share.
@@ -19,6 +21,21 @@
 #include <unistd.h>
 
 #include "daemon.h"
+
+#ifndef SO_COOKIE
+# define SO_COOKIE 57
+#endif
+
+/* The socket's cookie; 0 when the kernel has none. */
+static uint64_t cookie_of(int fd)
+{
+    uint64_t cookie = 0;
+    socklen_t len = sizeof(cookie);
+
+    if (getsockopt(fd, SOL_SOCKET, SO_COOKIE, &cookie, &len) || len != sizeof(cookie))
+        return 0;
+    return cookie;
+}
 
 static struct share *find_name(const char *name)
 {
@@ -47,6 +64,7 @@ static NTSTATUS add_handle(struct share *s, int *program_end)
     h->end = pair[1];
     h->dev = st.st_dev;
     h->ino = st.st_ino;
+    h->cookie = cookie_of(pair[0]);
     h->next = s->handles;
     s->handles = h;
     *program_end = pair[0];
@@ -88,12 +106,14 @@ NTSTATUS nt_share(struct object *const *objects, unsigned count, const char *nam
 struct share *nt_find_fd(int fd)
 {
     struct stat st;
+    uint64_t cookie;
 
     if (fstat(fd, &st) || !S_ISSOCK(st.st_mode))
         return NULL;
+    cookie = cookie_of(fd);
     for (struct share *s = broker.shares; s; s = s->next)
         for (struct nt_handle *h = s->handles; h; h = h->next)
-            if (h->dev == st.st_dev && h->ino == st.st_ino)
+            if (h->dev == st.st_dev && h->ino == st.st_ino && h->cookie == cookie)
                 return s;
     return NULL;
 }

@@ -3,12 +3,16 @@
  * clients that send garbage, other users, a fork() child.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -360,6 +364,76 @@ START_TEST(fork_child_has_its_own_connection)
 }
 END_TEST
 
+/* An fd of this process opened on path. */
+static bool holds_file(const char *path)
+{
+    char link[320], target[PATH_MAX];
+    bool found = false;
+    struct dirent *e;
+    DIR *d = opendir("/proc/self/fd");
+
+    while (d && (e = readdir(d))) {
+        ssize_t len;
+
+        snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+        if ((len = readlink(link, target, sizeof(target) - 1)) > 0) {
+            target[len] = 0;
+            found |= !strcmp(target, path);
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static void *client_id_thread(void *arg)
+{
+    *(uint32_t *)arg = kmt_broker_client_id();
+    return NULL;
+}
+
+/* A fork() while another thread starts the broker (it holds the start
+ * lock meanwhile): the child must not keep the lock, or the parent's
+ * connection. */
+START_TEST(fork_child_never_keeps_the_start_lock)
+{
+    const char *dir = kmt_test_private_broker();
+    char script[PATH_MAX + 32], mark[PATH_MAX + 32], lock[PATH_MAX + 32], real[PATH_MAX];
+    uint32_t id = 0;
+    pthread_t thread;
+    FILE *f;
+    int status;
+    pid_t pid;
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    return;                              /* a fork() with a thread of ours running */
+#endif
+    snprintf(script, sizeof(script), "%s/slow-broker", dir);
+    snprintf(mark, sizeof(mark), "%s/slow-broker.started", dir);
+    ck_assert_ptr_nonnull(realpath(dir, real));     /* as /proc shows it */
+    snprintf(lock, sizeof(lock), "%s/" KMT_BROKER_LOCK_NAME, real);
+    ck_assert_ptr_nonnull(f = fopen(script, "w"));
+    fprintf(f, "#!/bin/sh\n: > '%s'\nsleep 1\nexec '%s' \"$@\"\n", mark, getenv("KMTSHIM_BROKER"));
+    fclose(f);
+    ck_assert_int_eq(chmod(script, 0700), 0);
+    setenv("KMTSHIM_BROKER", script, 1);
+    ck_assert_int_eq(pthread_create(&thread, NULL, client_id_thread, &id), 0);
+    for (int i = 0; i < 10000 && access(mark, F_OK); i++)
+        usleep(1000);
+    ck_assert_int_eq(access(mark, F_OK), 0);
+    ck_assert(holds_file(lock));         /* the starter holds it now */
+    pid = fork();
+    if (!pid)
+        _exit(holds_file(lock) ? 1 : 0);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status), "the child kept the start lock");
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    ck_assert_uint_ne(id, 0);
+    unlink(script);
+    unlink(mark);
+}
+END_TEST
+
 static Suite *broker_failure_suite(void)
 {
     Suite *s = suite_create("broker_failure");
@@ -375,6 +449,7 @@ static Suite *broker_failure_suite(void)
     tcase_add_test(tc, directory_open_to_others_is_refused);
     tcase_add_test(tc, other_users_cannot_reach_the_broker);
     tcase_add_test(tc, fork_child_has_its_own_connection);
+    tcase_add_test(tc, fork_child_never_keeps_the_start_lock);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -217,6 +217,7 @@ static NTSTATUS connect_locked(uint64_t deadline_ms)
         if (sock < 0)
             return status;
         kmt_fd_track(sock);
+        kmt_broker_connect_done(sock);
         status = exchange(sock, &c, deadline_ms);
         if (status == STATUS_SUCCESS && c.status == STATUS_SUCCESS && c.size == sizeof(reply)
             && !c.fds_in_count) {

@@ -10,10 +10,17 @@
  * program's child nor in its process group, so a shell's Ctrl-C or a
  * program's waitpid(-1) does not reach it.  An exiting broker takes the
  * same lock to unlink its socket, so it never removes a successor's.
+ *
+ * The fds made here (the socket being connected, the start lock) are
+ * recorded as they are made, with fork() held off meanwhile, so that a
+ * child closes them (forget_in_child): a child keeping the parent's lock
+ * would hold it after the parent let go, and every start in the session
+ * would wait for the child.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -36,6 +43,78 @@
 #endif
 
 extern char **environ;
+
+enum { PENDING_SOCK, PENDING_LOCK, PENDING_COUNT };
+
+static pthread_mutex_t fork_guard = PTHREAD_MUTEX_INITIALIZER;
+static int pending[PENDING_COUNT] = { -1, -1 };  /* under fork_guard */
+
+static void hold_forks(void)
+{
+    pthread_mutex_lock(&fork_guard);
+}
+
+static void let_forks(void)
+{
+    pthread_mutex_unlock(&fork_guard);
+}
+
+/* In the child: what a connect of the parent had open is the parent's. */
+static void forget_in_child(void)
+{
+    for (int i = 0; i < PENDING_COUNT; i++) {
+        if (pending[i] >= 0)
+            close(pending[i]);
+        pending[i] = -1;
+    }
+    let_forks();                         /* this thread took it to fork */
+}
+
+__attribute__((constructor)) static void guard_forks(void)
+{
+    pthread_atfork(hold_forks, let_forks, forget_in_child);
+}
+
+static int new_socket(void)
+{
+    int fd;
+
+    hold_forks();
+    fd = pending[PENDING_SOCK] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    let_forks();
+    return fd;
+}
+
+static int open_lock(const char *path)
+{
+    int fd;
+
+    hold_forks();
+    fd = pending[PENDING_LOCK] = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    let_forks();
+    return fd;
+}
+
+/* Closes a pending fd, keeping errno. */
+static void close_pending(int slot)
+{
+    int err = errno;
+
+    hold_forks();
+    if (pending[slot] >= 0)
+        close(pending[slot]);
+    pending[slot] = -1;
+    let_forks();
+    errno = err;
+}
+
+void kmt_broker_connect_done(int sock)
+{
+    hold_forks();
+    if (pending[PENDING_SOCK] == sock)
+        pending[PENDING_SOCK] = -1;
+    let_forks();
+}
 
 uint64_t kmt_broker_now_ms(void)
 {
@@ -60,8 +139,7 @@ static int try_connect(const char *path, uint64_t deadline_ms, int *sock_out)
     int sock;
 
     strncpy(addr.sun_path, path, sizeof(addr.sun_path) - 1);
-    sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (sock < 0)
+    if ((sock = new_socket()) < 0)
         return -1;
     for (;;) {
         if (!connect(sock, (struct sockaddr *)&addr, sizeof(addr))) {
@@ -77,10 +155,8 @@ static int try_connect(const char *path, uint64_t deadline_ms, int *sock_out)
         }
         break;
     }
-    int err = errno;
-    close(sock);
-    errno = err;
-    return err == ECONNREFUSED || err == ENOENT ? 0 : -1;
+    close_pending(PENDING_SOCK);
+    return errno == ECONNREFUSED || errno == ENOENT ? 0 : -1;
 }
 
 /* Starts the broker; 0 once its first process exited successfully (it
@@ -153,7 +229,7 @@ static int lock_start(const char *dir, uint64_t deadline_ms)
 
     if (kmt_broker_dir_file(dir, KMT_BROKER_LOCK_NAME, path, sizeof(path)))
         return -1;
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    fd = open_lock(path);
     if (fd < 0) {
         ERR_(broker, "cannot open %s: %s\n", path, strerror(errno));
         return -1;
@@ -161,7 +237,7 @@ static int lock_start(const char *dir, uint64_t deadline_ms)
     while (flock(fd, LOCK_EX | LOCK_NB)) {
         if ((errno != EWOULDBLOCK && errno != EINTR) || kmt_broker_now_ms() >= deadline_ms) {
             ERR_(broker, "cannot lock %s: %s\n", path, errno == EWOULDBLOCK ? "timed out" : strerror(errno));
-            close(fd);
+            close_pending(PENDING_LOCK);
             return -1;
         }
         nap_ms(1);
@@ -198,7 +274,7 @@ int kmt_broker_connect(const char *dir, uint64_t deadline_ms, NTSTATUS *status)
         while (!(r = try_connect(path, deadline_ms, &sock)) && kmt_broker_now_ms() < deadline_ms)
             nap_ms(1);
     }
-    close(lock);
+    close_pending(PENDING_LOCK);
     if (r > 0)
         return sock;
     if (r < 0)

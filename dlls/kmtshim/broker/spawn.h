@@ -16,6 +16,11 @@
  * (and an ERR line) when none can be reached. */
 int kmt_broker_connect(const char *dir, uint64_t deadline_ms, NTSTATUS *status);
 
+/* The caller now tracks sock (fd_registry.h): it is no longer the
+ * connect's to close in a fork() child.  (A child closes the fds a
+ * connect of its parent had open: an atfork handler here.) */
+void kmt_broker_connect_done(int sock);
+
 /* CLOCK_MONOTONIC in milliseconds. */
 uint64_t kmt_broker_now_ms(void);
 

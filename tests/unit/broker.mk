@@ -4,7 +4,8 @@
 KMT_BROKER_TESTS = \
 	tests/unit/test_broker \
 	tests/unit/test_broker_nt \
-	tests/unit/test_broker_failure
+	tests/unit/test_broker_failure \
+	tests/unit/test_broker_limits
 
 check_PROGRAMS += $(KMT_BROKER_TESTS) tests/unit/broker_peer
 TESTS += $(KMT_BROKER_TESTS)
@@ -22,6 +23,10 @@ tests_unit_test_broker_nt_LDADD = $(KMT_UNIT_LDADD)
 tests_unit_test_broker_failure_SOURCES = tests/unit/test_broker_failure.c $(KMT_BROKER_TEST_UTIL)
 tests_unit_test_broker_failure_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_broker_failure_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_broker_limits_SOURCES = tests/unit/test_broker_limits.c $(KMT_BROKER_TEST_UTIL)
+tests_unit_test_broker_limits_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_broker_limits_LDADD = $(KMT_UNIT_LDADD)
 
 tests_unit_broker_peer_SOURCES = tests/unit/broker_peer.c
 tests_unit_broker_peer_LDADD = libkmtcore.la $(PTHREAD_LIBS)

@@ -9,9 +9,12 @@
 #include <signal.h>
 #include <stddef.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "broker/protocol.h"
 #include "broker_util.h"
 
 
@@ -134,4 +137,20 @@ bool process_exists(pid_t pid)
     stat[len] = 0;
     paren = strrchr(stat, ')');
     return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
+int broker_raw_connect(const char *dir)
+{
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" KMT_BROKER_SOCKET_NAME, dir);
+    if (connect(sock, (struct sockaddr *)&addr, sizeof(addr))) {
+        int err = errno;
+
+        close(sock);
+        errno = err;
+        return -1;
+    }
+    return sock;
 }

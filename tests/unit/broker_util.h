@@ -42,5 +42,8 @@ uint64_t broker_create(uint32_t kind, bool global, const char *blob, int fd, int
 unsigned count_memfds(pid_t pid, const char *name);
 /* pid runs (a zombie does not). */
 bool process_exists(pid_t pid);
+/* A blocking socket connected to the broker of dir, bypassing the
+ * library; -1 with errno when nothing answers. */
+int broker_raw_connect(const char *dir);
 
 #endif

@@ -27,11 +27,11 @@ static inline bool fd_pass_send(int sock, int fd)
 static inline int fd_pass_recv(int sock)
 {
     struct pollfd p = { sock, POLLIN, 0 };
-    unsigned n = 0;
+    unsigned n = 0, trouble = 0;
     char byte;
-    int fd = -1, overflow = 0;
+    int fd = -1;
 
-    if (poll(&p, 1, -1) != 1 || kmt_wire_recv(sock, &byte, 1, &fd, &n, 1, &overflow) != 1 || n != 1 || overflow) {
+    if (poll(&p, 1, -1) != 1 || kmt_wire_recv(sock, &byte, 1, &fd, &n, 1, &trouble) != 1 || n != 1 || trouble) {
         if (n)
             close(fd);
         return -1;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "broker/protocol.h"
+#include "broker/wire.h"
 #include "broker_util.h"
 
 START_TEST(hung_broker_times_out_then_works_again)
@@ -72,23 +73,6 @@ START_TEST(dead_broker_is_replaced)
 }
 END_TEST
 
-/* A socket connected to the test's broker, bypassing the library. */
-static int raw_connect(const char *dir)
-{
-    struct sockaddr_un addr = { .sun_family = AF_UNIX };
-    int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-    snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" KMT_BROKER_SOCKET_NAME, dir);
-    if (connect(sock, (struct sockaddr *)&addr, sizeof(addr))) {
-        int err = errno;
-
-        close(sock);
-        errno = err;
-        return -1;
-    }
-    return sock;
-}
-
 /* Waits (at most 10 s) for the broker to hang up on sock. */
 static bool hung_up(int sock)
 {
@@ -121,42 +105,34 @@ START_TEST(malformed_requests_drop_only_their_client)
     int sock, stalled;
 
     /* an oversized message */
-    sock = raw_connect(dir);
+    sock = broker_raw_connect(dir);
     send_head(sock, KMT_BROKER_OP_HELLO, 0xffffffffu, NULL, 0);
     ck_assert(hung_up(sock));
     close(sock);
     /* a request before the hello */
-    sock = raw_connect(dir);
+    sock = broker_raw_connect(dir);
     send_head(sock, KMT_BROKER_OP_STATS, 0, NULL, 0);
     ck_assert(hung_up(sock));
     close(sock);
     /* an unknown op, after a good hello */
-    sock = raw_connect(dir);
+    sock = broker_raw_connect(dir);
     send_head(sock, KMT_BROKER_OP_HELLO, sizeof(hello), &hello, sizeof(hello));
     send_head(sock, 0x7777, 0, NULL, 0);
     ck_assert(hung_up(sock));
     close(sock);
     /* fds the head does not announce */
-    sock = raw_connect(dir);
+    sock = broker_raw_connect(dir);
     {
         struct kmt_broker_head head = { KMT_BROKER_OP_HELLO, 0, sizeof(hello), 0 };
-        char control[CMSG_SPACE(sizeof(int))] = { 0 };
         struct iovec iov[2] = { { &head, sizeof(head) }, { &hello, sizeof(hello) } };
-        struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = control,
-                              .msg_controllen = sizeof(control) };
-        struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
         int fd = 0;
 
-        cmsg->cmsg_level = SOL_SOCKET;
-        cmsg->cmsg_type = SCM_RIGHTS;
-        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cmsg), &fd, sizeof(fd));
-        ck_assert_int_eq(sendmsg(sock, &msg, 0), sizeof(head) + sizeof(hello));
+        ck_assert_int_eq(kmt_wire_send(sock, iov, 2, &fd, 1), sizeof(head) + sizeof(hello));
     }
     ck_assert(hung_up(sock));
     close(sock);
     /* another protocol version: refused with a reply, then hung up */
-    sock = raw_connect(dir);
+    sock = broker_raw_connect(dir);
     hello.version = 999;
     send_head(sock, KMT_BROKER_OP_HELLO, sizeof(hello), &hello, sizeof(hello));
     {
@@ -168,7 +144,7 @@ START_TEST(malformed_requests_drop_only_their_client)
     ck_assert(hung_up(sock));
     close(sock);
     /* half a message, then silence: the broker does not wait for the rest */
-    stalled = raw_connect(dir);
+    stalled = broker_raw_connect(dir);
     send_head(stalled, KMT_BROKER_OP_HELLO, 100, "abc", 3);
     ck_assert_uint_eq(broker_wait_clients(2).broker_pid, pid);
     ck_assert_uint_eq(broker_stats().broker_pid, pid);
@@ -196,7 +172,7 @@ static int raw_hello(const char *dir)
 {
     struct kmt_broker_hello_req hello = { KMT_BROKER_PROTOCOL_VERSION };
     struct kmt_broker_head head;
-    int sock = raw_connect(dir);
+    int sock = broker_raw_connect(dir);
     char reply[64];
 
     ck_assert_int_ge(sock, 0);
@@ -289,7 +265,7 @@ static int nobody_child(const char *dir, uid_t uid, gid_t gid)
     signal(SIGPIPE, SIG_IGN);            /* a broker that hangs up is an answer */
     if (setgid(gid) || setuid(uid))
         return 2;
-    if ((sock = raw_connect(dir)) < 0)
+    if ((sock = broker_raw_connect(dir)) < 0)
         return 0;                        /* the directory's mode keeps it out */
     if (write(sock, &head, sizeof(head)) != sizeof(head) || write(sock, &hello, sizeof(hello)) != sizeof(hello))
         return 0;

@@ -21,8 +21,11 @@
  * bounded in time: a broker that does not answer within the timeout fails
  * the call with STATUS_IO_TIMEOUT and the connection is dropped; one that
  * is gone fails it with STATUS_PORT_DISCONNECTED; either way the next call
- * connects again (starting a new broker if none listens).  An ERR line on
- * the "broker" channel says why.
+ * connects again (starting a new broker if none listens).  A reply that
+ * arrived whole fails its call alone, the connection kept: without its
+ * fds (this process or the broker is out of fds) with
+ * STATUS_INSUFFICIENT_RESOURCES, breaking the protocol with
+ * STATUS_INTERNAL_ERROR.  An ERR line on the "broker" channel says why.
  *
  * Nothing here is called on the uncontended paths: acquiring a keyed mutex
  * and signalling or waiting on a shared fence work on shared memory the

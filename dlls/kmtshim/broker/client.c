@@ -7,6 +7,14 @@
  * child closes it: the child is another process with its own references
  * (kmt_broker_forget).  The fds handed to the caller (objects' fds, NT
  * handles) are the caller's and are not tracked here.
+ *
+ * Dropping the connection drops every reference the process holds, so
+ * only a broken transport does: a reply that arrived whole fails its own
+ * call alone.  Whole but without all its fds (this process is out of fds,
+ * RLIMIT_NOFILE): STATUS_INSUFFICIENT_RESOURCES, the fds that came closed
+ * and the references it took given back.  Whole but breaking the
+ * protocol (a broker bug): STATUS_INTERNAL_ERROR; references it may have
+ * taken stay until the connection ends.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +50,8 @@ struct call {
     uint32_t size;
     int fds_in[KMT_BROKER_MAX_MSG_FDS];
     unsigned fds_in_count;
+    bool fds_lost;                       /* the kernel dropped some (out of fds) */
+    bool malformed;                      /* whole, but its fds do not match its head */
 };
 
 static unsigned timeout_ms(void)
@@ -98,11 +108,11 @@ static int send_all(int sock, struct iovec *iov, int n, const int *fds, unsigned
     return 0;
 }
 
-static int recv_all(int sock, void *buf, size_t len, struct call *c, int *overflow, uint64_t deadline_ms)
+static int recv_all(int sock, void *buf, size_t len, struct call *c, unsigned *trouble, uint64_t deadline_ms)
 {
     while (len) {
         ssize_t got = kmt_wire_recv(sock, buf, len, c->fds_in, &c->fds_in_count,
-                                    KMT_BROKER_MAX_MSG_FDS, overflow);
+                                    KMT_BROKER_MAX_MSG_FDS, trouble);
         int r;
 
         if (got > 0) {
@@ -128,14 +138,31 @@ static void call_free_reply(struct call *c)
     c->fds_in_count = 0;
 }
 
+/* A broker that refused us (out of fds) said why, then hung up: its
+ * failed reply may still wait on the socket. */
+static bool read_refusal(int sock, struct call *c)
+{
+    struct kmt_broker_head head;
+    unsigned trouble = 0;
+
+    if (recv_all(sock, &head, sizeof(head), c, &trouble, 0) || head.op != c->op || !head.status || head.size
+        || head.fd_count || c->fds_in_count)
+        return false;
+    c->status = head.status;
+    c->size = 0;
+    return true;
+}
+
 /* One request and its reply on sock.  The transport's status:
- * STATUS_SUCCESS (c->status is the broker's), STATUS_IO_TIMEOUT or
+ * STATUS_SUCCESS (c->status is the broker's; c->fds_lost and c->malformed
+ * tell what was wrong with a whole reply), STATUS_IO_TIMEOUT or
  * STATUS_PORT_DISCONNECTED (the connection is unusable). */
 static NTSTATUS exchange(int sock, struct call *c, uint64_t deadline_ms)
 {
     struct kmt_broker_head head = { c->op, 0, 0, c->fd_count };
     struct iovec iov[4];
-    int overflow = 0, r;
+    unsigned trouble = 0;
+    int r;
 
     iov[0].iov_base = &head;
     iov[0].iov_len = sizeof(head);
@@ -145,9 +172,13 @@ static NTSTATUS exchange(int sock, struct call *c, uint64_t deadline_ms)
     }
     c->payload = NULL;
     c->fds_in_count = 0;
-    if ((r = send_all(sock, iov, c->req_count + 1, c->fds, c->fd_count, deadline_ms)))
+    c->fds_lost = c->malformed = false;
+    if ((r = send_all(sock, iov, c->req_count + 1, c->fds, c->fd_count, deadline_ms))) {
+        if (r != -ETIMEDOUT && read_refusal(sock, c))
+            return STATUS_SUCCESS;
         goto failed;
-    if ((r = recv_all(sock, &head, sizeof(head), c, &overflow, deadline_ms)))
+    }
+    if ((r = recv_all(sock, &head, sizeof(head), c, &trouble, deadline_ms)))
         goto failed;
     /* a failed reply carries nothing: fds with one are closed here */
     if (head.op != c->op || head.size > KMT_BROKER_MAX_REPLY || (head.status && (head.size || head.fd_count))) {
@@ -158,12 +189,13 @@ static NTSTATUS exchange(int sock, struct call *c, uint64_t deadline_ms)
         r = -ENOMEM;
         goto failed;
     }
-    if ((r = recv_all(sock, c->payload, head.size, c, &overflow, deadline_ms)))
+    if ((r = recv_all(sock, c->payload, head.size, c, &trouble, deadline_ms)))
         goto failed;
-    if (overflow || c->fds_in_count != head.fd_count) {
-        r = -EPROTO;
-        goto failed;
-    }
+    if ((trouble & KMT_WIRE_EXCESS) || c->fds_in_count > head.fd_count)
+        c->malformed = true;
+    else if (c->fds_in_count < head.fd_count)
+        c->fds_lost = (trouble & KMT_WIRE_TRUNCATED) != 0;
+    c->malformed |= !c->fds_lost && c->fds_in_count != head.fd_count;
     c->status = head.status;
     c->size = head.size;
     return STATUS_SUCCESS;
@@ -220,7 +252,7 @@ static NTSTATUS connect_locked(uint64_t deadline_ms)
         kmt_broker_connect_done(sock);
         status = exchange(sock, &c, deadline_ms);
         if (status == STATUS_SUCCESS && c.status == STATUS_SUCCESS && c.size == sizeof(reply)
-            && !c.fds_in_count) {
+            && !c.fds_in_count && !c.fds_lost && !c.malformed) {
             memcpy(&reply, c.payload, sizeof(reply));
             call_free_reply(&c);
             conn = sock;
@@ -229,6 +261,11 @@ static NTSTATUS connect_locked(uint64_t deadline_ms)
             return STATUS_SUCCESS;
         }
         kmt_fd_close(sock);
+        if (status == STATUS_SUCCESS && c.status == STATUS_INSUFFICIENT_RESOURCES) {
+            ERR_(broker, "the broker is out of file descriptors\n");
+            call_free_reply(&c);
+            return STATUS_INSUFFICIENT_RESOURCES;
+        }
         if (status == STATUS_SUCCESS) {
             ERR_(broker, "the broker refused the hello (%s): another protocol version?\n",
                  kmt_debugstr_status(c.status));
@@ -239,6 +276,31 @@ static NTSTATUS connect_locked(uint64_t deadline_ms)
             return status;
     }
     return STATUS_PORT_DISCONNECTED;
+}
+
+/* Releases the references a well-formed OPEN_GLOBAL / OPEN_NT reply
+ * took, which the caller will not get. */
+static void give_back_refs(const struct call *c)
+{
+    const char *p = c->payload, *end = p + c->size;
+    struct kmt_broker_objects_reply head;
+
+    if ((c->op != KMT_BROKER_OP_OPEN_GLOBAL && c->op != KMT_BROKER_OP_OPEN_NT) || c->status
+        || c->size < sizeof(head))
+        return;
+    memcpy(&head, p, sizeof(head));
+    p += sizeof(head);
+    for (unsigned i = 0; i < head.count && (size_t)(end - p) >= sizeof(struct kmt_broker_object_desc); i++) {
+        struct kmt_broker_object_desc d;
+
+        memcpy(&d, p, sizeof(d));
+        p += sizeof(d);
+        if (d.id)
+            kmt_broker_release(d.id);
+        if ((size_t)(end - p) < d.blob_size)
+            break;
+        p += d.blob_size;
+    }
 }
 
 /* The call on the process's connection, connecting first if needed.
@@ -258,6 +320,17 @@ static NTSTATUS broker_call(struct call *c)
     pthread_mutex_unlock(&call_lock);
     if (status != STATUS_SUCCESS)
         return status;
+    if (c->fds_lost) {
+        ERR_(broker, "out of file descriptors: a reply of the broker lost its fds\n");
+        give_back_refs(c);
+        call_free_reply(c);
+        return STATUS_INSUFFICIENT_RESOURCES;
+    }
+    if (c->malformed) {
+        ERR_(broker, "malformed reply from the broker (op %u): its fds do not match\n", c->op);
+        call_free_reply(c);
+        return STATUS_INTERNAL_ERROR;
+    }
     if (c->status != STATUS_SUCCESS)
         TRACE_(broker, "op %u: %s\n", c->op, kmt_debugstr_status(c->status));
     return c->status;
@@ -321,7 +394,7 @@ NTSTATUS kmt_broker_create(const struct kmt_broker_create *c, uint64_t *id, D3DK
         return status;
     if (call.size != sizeof(reply) || call.fds_in_count) {
         call_free_reply(&call);
-        return STATUS_PORT_DISCONNECTED;
+        return STATUS_INTERNAL_ERROR;    /* malformed */
     }
     memcpy(&reply, call.payload, sizeof(reply));
     call_free_reply(&call);
@@ -387,31 +460,17 @@ static NTSTATUS parse_objects(struct call *call, struct kmt_broker_object *out, 
     return STATUS_SUCCESS;
 
 no_memory:
-    /* give back every reference the reply took */
     forget_parsed(out, done);
-    p = (const char *)call->payload + sizeof(head);
-    for (unsigned i = 0; i < head.count && (size_t)(end - p) >= sizeof(struct kmt_broker_object_desc); i++) {
-        struct kmt_broker_object_desc d;
-
-        memcpy(&d, p, sizeof(d));
-        p += sizeof(d);
-        if (d.id)
-            kmt_broker_release(d.id);
-        if ((size_t)(end - p) < d.blob_size)
-            break;
-        p += d.blob_size;
-    }
+    give_back_refs(call);
     call_free_reply(call);
     return STATUS_NO_MEMORY;
 
 malformed:
+    /* the connection stays: it is the other threads' too, and its framing held */
     forget_parsed(out, done);
     call_free_reply(call);
     ERR_(broker, "malformed object list from the broker\n");
-    pthread_mutex_lock(&call_lock);
-    drop_connection();
-    pthread_mutex_unlock(&call_lock);
-    return STATUS_PORT_DISCONNECTED;
+    return STATUS_INTERNAL_ERROR;
 }
 
 NTSTATUS kmt_broker_open_global(D3DKMT_HANDLE global, uint32_t kind, bool take_ref,
@@ -459,7 +518,7 @@ static NTSTATUS take_nt_fd(struct call *call, int *nt_fd)
 {
     if (call->size || call->fds_in_count != 1) {
         call_free_reply(call);
-        return STATUS_PORT_DISCONNECTED;
+        return STATUS_INTERNAL_ERROR;    /* malformed */
     }
     *nt_fd = call->fds_in[0];
     call->fds_in_count = 0;
@@ -543,7 +602,7 @@ NTSTATUS kmt_broker_query_stats(struct kmt_broker_stats *stats)
         return status;
     if (call.size != sizeof(reply) || call.fds_in_count) {
         call_free_reply(&call);
-        return STATUS_PORT_DISCONNECTED;
+        return STATUS_INTERNAL_ERROR;    /* malformed */
     }
     memcpy(&reply, call.payload, sizeof(reply));
     call_free_reply(&call);

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,11 @@ static void nap_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
+static bool out_of_fds(int err)
+{
+    return err == EMFILE || err == ENFILE;
+}
+
 /* 1: connected; 0: nothing listens; -1: the socket was refused for
  * another reason (errno). */
 static int try_connect(const char *path, uint64_t deadline_ms, int *sock_out)
@@ -231,13 +237,17 @@ static int lock_start(const char *dir, uint64_t deadline_ms)
         return -1;
     fd = open_lock(path);
     if (fd < 0) {
-        ERR_(broker, "cannot open %s: %s\n", path, strerror(errno));
+        int err = errno;
+
+        ERR_(broker, "cannot open %s: %s\n", path, strerror(err));
+        errno = err;
         return -1;
     }
     while (flock(fd, LOCK_EX | LOCK_NB)) {
         if ((errno != EWOULDBLOCK && errno != EINTR) || kmt_broker_now_ms() >= deadline_ms) {
             ERR_(broker, "cannot lock %s: %s\n", path, errno == EWOULDBLOCK ? "timed out" : strerror(errno));
             close_pending(PENDING_LOCK);
+            errno = ETIMEDOUT;
             return -1;
         }
         nap_ms(1);
@@ -265,7 +275,7 @@ int kmt_broker_connect(const char *dir, uint64_t deadline_ms, NTSTATUS *status)
     if (r < 0)
         goto refused;
     if ((lock = lock_start(dir, deadline_ms)) < 0) {
-        *status = STATUS_IO_TIMEOUT;
+        *status = out_of_fds(errno) ? STATUS_INSUFFICIENT_RESOURCES : STATUS_IO_TIMEOUT;
         return -1;
     }
     r = try_connect(path, deadline_ms, &sock);
@@ -283,7 +293,10 @@ int kmt_broker_connect(const char *dir, uint64_t deadline_ms, NTSTATUS *status)
     return -1;
 
 refused:
-    ERR_(broker, "cannot connect to %s: %s\n", path, strerror(errno));
-    *status = errno == EACCES || errno == EPERM ? STATUS_ACCESS_DENIED : STATUS_PORT_DISCONNECTED;
+    r = errno;
+    ERR_(broker, "cannot connect to %s: %s\n", path, strerror(r));
+    *status = r == EACCES || r == EPERM ? STATUS_ACCESS_DENIED
+            : out_of_fds(r)             ? STATUS_INSUFFICIENT_RESOURCES
+                                        : STATUS_PORT_DISCONNECTED;
     return -1;
 }

@@ -44,7 +44,7 @@ ssize_t kmt_wire_send(int sock, const struct iovec *iov, int iovcnt, const int *
 }
 
 ssize_t kmt_wire_recv(int sock, void *buf, size_t len, int *fds, unsigned *nfds, unsigned max,
-                      int *overflow)
+                      unsigned *trouble)
 {
     /* room for more than a message may carry, so an excess is seen, not lost */
     union {
@@ -65,8 +65,10 @@ ssize_t kmt_wire_recv(int sock, void *buf, size_t len, int *fds, unsigned *nfds,
     while (ret < 0 && errno == EINTR);
     if (ret < 0)
         return ret;
+    /* the receiver's fd table is full (RLIMIT_NOFILE): the kernel installed
+     * what fit and dropped the rest */
     if (msg.msg_flags & MSG_CTRUNC)
-        *overflow = 1;
+        *trouble |= KMT_WIRE_TRUNCATED;
     for (cmsg = CMSG_FIRSTHDR(&msg); cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg)) {
         unsigned n;
         const unsigned char *data;
@@ -83,7 +85,7 @@ ssize_t kmt_wire_recv(int sock, void *buf, size_t len, int *fds, unsigned *nfds,
                 fds[(*nfds)++] = fd;
             else {
                 close(fd);
-                *overflow = 1;
+                *trouble |= KMT_WIRE_EXCESS;
             }
         }
     }

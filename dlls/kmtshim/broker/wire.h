@@ -13,12 +13,15 @@
  * sent, or -1 with errno. */
 ssize_t kmt_wire_send(int sock, const struct iovec *iov, int iovcnt, const int *fds, unsigned nfds);
 
+/* What kmt_wire_recv saw go wrong with the fds, or'ed into *trouble. */
+#define KMT_WIRE_EXCESS 1u               /* more fds than fit: the extra ones were closed */
+#define KMT_WIRE_TRUNCATED 2u            /* MSG_CTRUNC: the kernel dropped some (out of fds) */
+
 /* Receives up to len bytes; fds that came with them (O_CLOEXEC) are
- * appended to fds[*nfds..max-1].  More fds than fit, or a truncated
- * control message: the extra ones are closed and *overflow is set.
- * Returns bytes read (0: the peer hung up), or -1 with errno. */
+ * appended to fds[*nfds..max-1].  Returns bytes read (0: the peer hung
+ * up), or -1 with errno. */
 ssize_t kmt_wire_recv(int sock, void *buf, size_t len, int *fds, unsigned *nfds, unsigned max,
-                      int *overflow);
+                      unsigned *trouble);
 
 /* Closes fds[0..n-1]. */
 void kmt_wire_close_fds(const int *fds, unsigned n);

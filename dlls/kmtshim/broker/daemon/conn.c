@@ -3,7 +3,9 @@
  * complete; a reply the socket cannot take at once waits in a queue.
  * Anything that breaks the framing (an oversized or short message, fds
  * that do not match its head, more than one request before a reply is
- * out) drops the client, never the broker.
+ * out) drops the client, never the broker.  A request whose fds the
+ * kernel could not install (the broker is out of fds) fails alone with
+ * STATUS_INSUFFICIENT_RESOURCES: the client did nothing wrong.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,11 +29,13 @@ static unsigned max_fds(uint32_t op)
 
 static ssize_t receive(struct client *c, void *buf, size_t len, bool *bad)
 {
-    int overflow = 0;
-    ssize_t got = kmt_wire_recv(c->sock, buf, len, c->fds, &c->fd_count, KMT_BROKER_MAX_FDS, &overflow);
+    unsigned trouble = 0;
+    ssize_t got = kmt_wire_recv(c->sock, buf, len, c->fds, &c->fd_count, KMT_BROKER_MAX_FDS, &trouble);
 
-    if (overflow)
+    if (trouble & KMT_WIRE_EXCESS)
         *bad = true;
+    else if (trouble & KMT_WIRE_TRUNCATED)
+        c->fds_truncated = true;
     return got;
 }
 
@@ -62,11 +66,12 @@ bool conn_read(struct client *c)
             return errno == EAGAIN || errno == EWOULDBLOCK;
         if (c->head_got < sizeof(c->head) || c->payload_got < c->head.size)
             continue;
-        if (c->fd_count != c->head.fd_count)
+        if (c->fds_truncated ? c->fd_count >= c->head.fd_count : c->fd_count != c->head.fd_count)
             return false;
         bool ok = requests_run(c);
         kmt_wire_close_fds(c->fds, c->fd_count);
         c->fd_count = 0;
+        c->fds_truncated = false;
         free(c->payload);
         c->payload = NULL;
         c->head_got = c->payload_got = 0;
@@ -104,13 +109,18 @@ bool conn_reply(struct client *c, NTSTATUS status, const struct iovec *parts, un
 
     for (unsigned i = 0; i < part_count; i++)
         size += parts[i].iov_len;
-    if (!(c->out = malloc(size)))
+    if (!(c->out = malloc(size))) {
+        errno = ENOMEM;
         return false;
+    }
     for (unsigned i = 0; i < fd_count; i++) {
         if ((c->out_fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 0)) < 0) {
+            int err = errno;
+
             kmt_wire_close_fds(c->out_fds, i);
             free(c->out);
             c->out = NULL;
+            errno = err;
             return false;
         }
     }

@@ -53,6 +53,7 @@ struct client {
     uint32_t payload_got;
     int fds[KMT_BROKER_MAX_FDS];
     unsigned fd_count;
+    bool fds_truncated;                  /* the kernel dropped some of its fds */
     /* the reply being sent */
     uint8_t *out;
     size_t out_len, out_sent;
@@ -85,8 +86,8 @@ struct broker {
     struct client *clients;
     struct share *shares;
     uint64_t next_object_id;
-    uint32_t next_global;                /* index part, see books.c */
     uint32_t next_client_id;
+    uint32_t next_global;                /* index part, see books.c */
     struct kmt_broker_stats stats;
 };
 extern struct broker broker;
@@ -129,13 +130,15 @@ void nt_reap_hangups(void);
 bool conn_read(struct client *c);
 /* Sends what the queue holds; false: the client is to be dropped. */
 bool conn_write(struct client *c);
-/* Queues a reply: the parts copied, the fds duplicated. */
+/* Queues a reply: the parts copied, the fds duplicated.  false with
+ * errno ENOMEM, or EMFILE / ENFILE when the fds could not be. */
 bool conn_reply(struct client *c, NTSTATUS status, const struct iovec *parts, unsigned part_count,
                 const int *fds, unsigned fd_count);
 
 /* requests.c */
 /* Runs the client's complete request; false: it was malformed, drop the
- * client. */
+ * client.  One whose fds were truncated fails with
+ * STATUS_INSUFFICIENT_RESOURCES. */
 bool requests_run(struct client *c);
 
 #endif /* KMTSHIM_BROKER_DAEMON_H */

@@ -116,7 +116,45 @@ static int listen_on(void)
     return sock;
 }
 
-static void accept_clients(void)
+/* An fd kept for the moment the broker runs out: closing it makes room to
+ * accept a waiting client and tell it why it is refused, instead of
+ * leaving it in the backlog, where poll() would report it again at once
+ * and the loop would spin. */
+static int reserve_fd = -1;
+static bool out_of_fds_logged;
+
+static void take_reserve(void)
+{
+    if (reserve_fd < 0)
+        reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* Accepts one waiting client with the reserve fd and refuses it: a HELLO
+ * reply with STATUS_INSUFFICIENT_RESOURCES, then a hang-up.  1: one was
+ * refused; 0: none waits (accept says EMFILE before it looks); -1: there
+ * is no reserve (it could not be taken back). */
+static int refuse_one(void)
+{
+    struct kmt_broker_head head = { KMT_BROKER_OP_HELLO, (uint32_t)STATUS_INSUFFICIENT_RESOURCES, 0, 0 };
+    int sock;
+
+    if (reserve_fd < 0)
+        return -1;
+    close(reserve_fd);
+    reserve_fd = -1;
+    if ((sock = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+        if (send(sock, &head, sizeof(head), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+            /* the client sees the hang-up alone */
+        }
+        close(sock);
+    }
+    take_reserve();
+    return sock >= 0;
+}
+
+/* false: a client waits that cannot be accepted now (no fd, no reserve);
+ * the caller stops polling the listener for a while. */
+static bool accept_clients(void)
 {
     for (;;) {
         struct ucred cred;
@@ -125,13 +163,19 @@ static void accept_clients(void)
         int sock = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
         if (sock < 0) {
-            if (errno == EMFILE || errno == ENFILE) {
-                /* the connection waits in the backlog; do not spin on it */
-                BROKER_ERR("out of file descriptors: %s\n", strerror(errno));
-                usleep(10000);
+            if (errno != EMFILE && errno != ENFILE)
+                return true;
+            if (!out_of_fds_logged)
+                BROKER_ERR("out of file descriptors (%s): refusing new clients\n", strerror(errno));
+            out_of_fds_logged = true;
+            switch (refuse_one()) {
+            case 1: continue;
+            case 0: return true;
+            default: return false;
             }
-            return;
         }
+        out_of_fds_logged = false;
+        take_reserve();
         /* the directory's mode keeps other users out; this keeps them
          * out when it was opened up */
         if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != getuid()) {
@@ -174,10 +218,11 @@ static void serve(unsigned linger_ms)
     struct pollfd *fds = NULL;
     struct client **owners = NULL;
     size_t cap = 0;
-    uint64_t idle_since = now_ms();
+    uint64_t idle_since = now_ms(), listener_paused_until = 0;
 
     for (;;) {
         size_t n = 1, clients;
+        bool listening = now_ms() >= listener_paused_until;
         int timeout = -1, r;
         bool was_busy;
 
@@ -197,7 +242,7 @@ static void serve(unsigned linger_ms)
             }
         }
         n = 0;
-        fds[n++] = (struct pollfd){ listener, POLLIN, 0 };
+        fds[n++] = (struct pollfd){ listening ? listener : -1, POLLIN, 0 };
         for (struct client *c = broker.clients; c; c = c->next) {
             owners[n] = c;
             fds[n++] = (struct pollfd){ c->sock, c->out_len ? POLLOUT : POLLIN, 0 };
@@ -217,6 +262,8 @@ static void serve(unsigned linger_ms)
             }
             timeout = (int)(idle_since + linger_ms - now);
         }
+        if (!listening)
+            timeout = timeout < 0 || timeout > 100 ? 100 : timeout;
         was_busy = broker.clients || broker.shares;
         r = poll(fds, n, timeout);
         if (r < 0 && errno != EINTR) {
@@ -247,8 +294,9 @@ static void serve(unsigned linger_ms)
                 nt_reap_hangups();
                 break;
             }
-        if (fds[0].revents & POLLIN)
-            accept_clients();
+        /* no fd and no reserve: look again in 100 ms, serving the others */
+        if ((fds[0].revents & POLLIN) && !accept_clients())
+            listener_paused_until = now_ms() + 100;
         /* the linger counts from when the last one went */
         if (was_busy || broker.clients || broker.shares)
             idle_since = now_ms();
@@ -332,6 +380,7 @@ int main(int argc, char **argv)
         /* nothing depends on the working directory */
     }
     books_init();
+    take_reserve();
     serve(linger_ms);
     return 0;
 }

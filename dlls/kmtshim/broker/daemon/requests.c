@@ -4,6 +4,7 @@
  * well formed but names what the client may not use gets a failed reply.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,12 @@ static bool reply_status(struct client *c, NTSTATUS status)
     return conn_reply(c, status, NULL, 0, NULL, 0);
 }
 
+/* The status for a reply conn_reply could not queue. */
+static NTSTATUS reply_failure(void)
+{
+    return errno == ENOMEM ? STATUS_NO_MEMORY : STATUS_INSUFFICIENT_RESOURCES;
+}
+
 /* Replies with a new NT handle (the program's end, closed here once
  * queued), or status when it is not STATUS_SUCCESS. */
 static bool reply_nt_handle(struct client *c, NTSTATUS status, int end)
@@ -24,7 +31,9 @@ static bool reply_nt_handle(struct client *c, NTSTATUS status, int end)
 
     if (status != STATUS_SUCCESS)
         return reply_status(c, status);
-    ok = conn_reply(c, STATUS_SUCCESS, NULL, 0, &end, 1);
+    /* unsent, the closed end hangs up and the share goes with it */
+    if (!(ok = conn_reply(c, STATUS_SUCCESS, NULL, 0, &end, 1)))
+        ok = reply_status(c, reply_failure());
     close(end);
     return ok;
 }
@@ -126,7 +135,7 @@ static bool reply_objects(struct client *c, struct object *const *objects, unsig
     struct kmt_broker_objects_reply head = { count, 0 };
     struct kmt_broker_object_desc descs[KMT_BROKER_MAX_NT_OBJECTS];
     struct iovec parts[1 + 2 * KMT_BROKER_MAX_NT_OBJECTS];
-    int fds[KMT_BROKER_MAX_MSG_FDS];
+    int fds[KMT_BROKER_MAX_MSG_FDS] = { 0 };   /* GCC cannot see that only fd_count are read */
     unsigned fd_count = 0, n = 0, taken = 0;
 
     parts[n++] = (struct iovec){ &head, sizeof(head) };
@@ -146,9 +155,11 @@ static bool reply_objects(struct client *c, struct object *const *objects, unsig
         if (!client_add_ref(c, objects[taken]))
             break;
     if ((take_ref && taken < count) || !conn_reply(c, STATUS_SUCCESS, parts, n, fds, fd_count)) {
+        NTSTATUS status = take_ref && taken < count ? STATUS_NO_MEMORY : reply_failure();
+
         for (unsigned i = 0; take_ref && i < taken; i++)
             client_drop_ref(c, objects[i]->id);
-        return reply_status(c, STATUS_NO_MEMORY);
+        return reply_status(c, status);
     }
     return true;
 }
@@ -267,6 +278,10 @@ bool requests_run(struct client *c)
 {
     if (!c->hello_done && c->head.op != KMT_BROKER_OP_HELLO)
         return false;
+    if (c->fds_truncated) {
+        BROKER_ERR("out of file descriptors: client %u's request %u failed\n", c->id, c->head.op);
+        return reply_status(c, STATUS_INSUFFICIENT_RESOURCES);
+    }
     nt_reap_hangups();
     switch (c->head.op) {
     case KMT_BROKER_OP_HELLO: return run_hello(c);

@@ -56,6 +56,9 @@ START_TEST(dead_broker_is_replaced)
     D3DKMT_HANDLE global;
     pid_t pid;
 
+    /* both brokers are told to start at one index (a test hook): the
+     * second starts after the first one's block (DIR/globals) instead */
+    setenv("KMTSHIM_BROKER_TEST_GLOBAL_FIRST", "100", 1);
     kmt_test_private_broker();
     broker_create(KMT_BROKER_RESOURCE, true, "gone", -1, -1, &global);
     pid = broker_stats().broker_pid;
@@ -68,7 +71,13 @@ START_TEST(dead_broker_is_replaced)
     ck_assert_status(kmt_broker_query_stats(&s), STATUS_SUCCESS);
     ck_assert_int_ne(s.broker_pid, pid);
     ck_assert_uint_eq(s.objects, 0);
-    /* the old broker's objects went with it */
+    /* the old broker's objects went with it, and its handles stay dead */
+    for (int i = 0; i < 4; i++) {
+        D3DKMT_HANDLE fresh;
+
+        broker_create(KMT_BROKER_RESOURCE, true, "new", -1, -1, &fresh);
+        ck_assert_uint_ne(fresh, global);
+    }
     ck_assert_status(kmt_broker_open_global(global, KMT_BROKER_RESOURCE, false, &o), STATUS_INVALID_PARAMETER);
 }
 END_TEST
@@ -410,6 +419,34 @@ START_TEST(fork_child_never_keeps_the_start_lock)
 }
 END_TEST
 
+/* A reference id belongs to the connection that took it: after a
+ * reconnect, the process's stale ids name nothing, even for an object it
+ * opened again (an NT handle kept it alive). */
+START_TEST(reference_ids_of_an_ended_connection_name_nothing)
+{
+    struct kmt_broker_object o = { 0 };
+    unsigned count;
+    uint32_t first;
+    uint64_t old;
+    int nt;
+
+    kmt_test_private_broker();
+    old = broker_create(KMT_BROKER_RESOURCE, false, "kept", -1, -1, NULL);
+    ck_assert_status(kmt_broker_share_nt(&old, 1, NULL, 0, &nt), STATUS_SUCCESS);
+    first = kmt_broker_client_id();
+    kmt_broker_forget();                 /* the connection ends, as on a timeout */
+    ck_assert_uint_ne(kmt_broker_client_id(), first);
+    ck_assert_status(kmt_broker_open_nt(nt, KMT_BROKER_RESOURCE, true, &o, 1, &count), STATUS_SUCCESS);
+    kmt_broker_object_free(&o);
+    ck_assert_uint_ne(o.id, old);
+    ck_assert_status(kmt_broker_release(old), STATUS_INVALID_PARAMETER);
+    ck_assert_status(kmt_broker_set_blob(old, "x", 1), STATUS_INVALID_PARAMETER);
+    ck_assert_status(kmt_broker_release(o.id), STATUS_SUCCESS);
+    close(nt);
+    broker_wait_objects(0);
+}
+END_TEST
+
 static Suite *broker_failure_suite(void)
 {
     Suite *s = suite_create("broker_failure");
@@ -426,6 +463,7 @@ static Suite *broker_failure_suite(void)
     tcase_add_test(tc, other_users_cannot_reach_the_broker);
     tcase_add_test(tc, fork_child_has_its_own_connection);
     tcase_add_test(tc, fork_child_never_keeps_the_start_lock);
+    tcase_add_test(tc, reference_ids_of_an_ended_connection_name_nothing);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -279,6 +279,50 @@ START_TEST(malformed_reply_fails_only_its_call)
 }
 END_TEST
 
+/* Four global indices (a test hook), starting two before the wrap: the
+ * wrapped counter skips the live ones, and with all four live a global
+ * create fails. */
+START_TEST(wrapped_global_index_skips_live_handles)
+{
+    struct kmt_broker_object o = { 0 };
+    D3DKMT_HANDLE g[4], again;
+    const char *blob[4] = { "a", "b", "c", "d" };
+    uint64_t ids[4];
+    uint64_t id;
+    int fd = test_memfd("plain");
+    struct kmt_broker_create c = { KMT_BROKER_RESOURCE, true, "e", 1, NULL, 0, -1 };
+
+    setenv("KMTSHIM_BROKER_TEST_GLOBAL_COUNT", "4", 1);
+    setenv("KMTSHIM_BROKER_TEST_GLOBAL_FIRST", "2", 1);
+    kmt_test_private_broker();
+    for (int i = 0; i < 4; i++) {
+        ids[i] = broker_create(KMT_BROKER_RESOURCE, true, blob[i], -1, -1, &g[i]);
+        for (int j = 0; j < i; j++)
+            ck_assert_uint_ne(g[i], g[j]);
+    }
+    /* b goes; the counter is back at a (live), then takes b's */
+    ck_assert_status(kmt_broker_release(ids[1]), STATUS_SUCCESS);
+    ids[1] = broker_create(KMT_BROKER_RESOURCE, true, "e", -1, -1, &again);
+    ck_assert_uint_eq(again, g[1]);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_status(kmt_broker_open_global(g[i], KMT_BROKER_RESOURCE, false, &o), STATUS_SUCCESS);
+        ck_assert_mem_eq(o.blob, i == 1 ? "e" : blob[i], 1);
+        kmt_broker_object_free(&o);
+    }
+    /* every index live: no global handle, but objects without one */
+    ck_assert_status(kmt_broker_create(&c, &id, &again), STATUS_INSUFFICIENT_RESOURCES);
+    c.global = false;
+    c.fds = &fd;
+    c.fd_count = 1;
+    ck_assert_status(kmt_broker_create(&c, &id, NULL), STATUS_SUCCESS);
+    close(fd);
+    ck_assert_status(kmt_broker_release(id), STATUS_SUCCESS);
+    for (int i = 0; i < 4; i++)
+        ck_assert_status(kmt_broker_release(ids[i]), STATUS_SUCCESS);
+    broker_wait_objects(0);
+}
+END_TEST
+
 static Suite *broker_limits_suite(void)
 {
     Suite *s = suite_create("broker_limits");
@@ -288,6 +332,7 @@ static Suite *broker_limits_suite(void)
     tcase_add_test(tc, client_out_of_fds_fails_only_the_call);
     tcase_add_test(tc, broker_out_of_fds_fails_the_request_and_serves_on);
     tcase_add_test(tc, malformed_reply_fails_only_its_call);
+    tcase_add_test(tc, wrapped_global_index_skips_live_handles);
     suite_add_tcase(s, tc);
     return s;
 }

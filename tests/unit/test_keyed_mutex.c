@@ -525,6 +525,34 @@ START_TEST(wrong_type_and_stale_handles)
 }
 END_TEST
 
+/* A broker that died took its objects and this process's references:
+ * the handle stays until destroyed, but no longer works, and the global
+ * handle names nothing in the broker that follows. */
+START_TEST(broker_death_removes_the_mutex)
+{
+    D3DKMT_OPENKEYEDMUTEX o = { .hKeyedMutex = PRESET };
+    D3DKMT_HANDLE global, h = create(0, &global);
+    struct kmt_broker_stats s;
+    pid_t pid = broker_stats().broker_pid;
+    UINT64 fence;
+
+    ck_assert_status(acquire(h, 0, NULL, &fence), STATUS_SUCCESS);
+    ck_assert_status(release(h, 1, 0), STATUS_SUCCESS);
+    ck_assert_int_eq(kill(pid, SIGKILL), 0);
+    for (int i = 0; i < 10000 && !kill(pid, 0); i++)
+        usleep(1000);
+    kmt_test_capture_begin();
+    ck_assert_status(kmt_broker_query_stats(&s), STATUS_PORT_DISCONNECTED);
+    ck_assert_status(kmt_broker_query_stats(&s), STATUS_SUCCESS);   /* a new broker */
+    ck_assert_status(acquire(h, 1, &ten_ms, &fence), STATUS_DEVICE_REMOVED);
+    ck_assert_uint_eq(fence, PRESET64);  /* as for a bad handle */
+    o.hSharedHandle = global;
+    ck_assert_status(D3DKMTOpenKeyedMutex(&o), STATUS_INVALID_PARAMETER);
+    ck_assert_status(destroy(h), STATUS_SUCCESS);
+    kmt_test_capture_end();
+}
+END_TEST
+
 START_TEST(timeout_forms)
 {
     D3DKMT_HANDLE h = create(0, NULL);
@@ -980,6 +1008,7 @@ static Suite *keyed_mutex_suite(void)
     tcase_add_checked_fixture(bad, setup, teardown);
     tcase_add_test(bad, wrong_type_and_stale_handles);
     tcase_add_test(bad, timeout_forms);
+    tcase_add_test(bad, broker_death_removes_the_mutex);
     suite_add_tcase(s, bad);
 
     tcase_add_checked_fixture(threads, setup, teardown);

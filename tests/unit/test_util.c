@@ -324,7 +324,7 @@ static char private_broker_dir[96];
 
 static void remove_private_broker_dir(void)
 {
-    static const char *const files[] = { "socket", "lock" };
+    static const char *const files[] = { "socket", "lock", "globals" };
     char path[128];
 
     if (!private_broker_dir[0])

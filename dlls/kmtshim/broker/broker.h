@@ -77,7 +77,7 @@ struct kmt_broker_create {
 
 /* What an open gives back. */
 struct kmt_broker_object {
-    uint64_t id;                         /* the reference to release; 0 when none was taken */
+    uint64_t id;                         /* the reference to release, on this connection only; 0: none */
     uint32_t kind;
     D3DKMT_HANDLE global_handle;         /* 0 for NT-only objects */
     void *blob;                          /* malloc'd, blob_size bytes */
@@ -90,7 +90,9 @@ struct kmt_broker_object {
 void kmt_broker_object_free(struct kmt_broker_object *obj);
 
 /* Registers a new object; the caller holds one reference (*id).  With
- * c->global the object gets a global handle (low bits 2, never reused). */
+ * c->global the object gets a global handle (low bits 2, not reused
+ * within 2^23 creations, nor ever while its object lives; none left:
+ * STATUS_INSUFFICIENT_RESOURCES). */
 NTSTATUS kmt_broker_create(const struct kmt_broker_create *c, uint64_t *id,
                            D3DKMT_HANDLE *global_handle);
 
@@ -137,6 +139,15 @@ NTSTATUS kmt_broker_open_name(const char *name, uint32_t kind, uint32_t access, 
 /* This process's id at the broker (connecting first if needed): never 0
  * and never KMT_BROKER_HOLDER_ABANDONED; 0 when no broker can be reached. */
 uint32_t kmt_broker_client_id(void);
+
+/* The connection that is up now, without connecting (one atomic load):
+ * a number no other connection of this process had (client ids are the
+ * broker's, and a new broker counts them from 1 again), 0 when there is
+ * none.  Every reference belongs to the connection it was taken on; once
+ * that connection ended (a timeout, a dead broker) the broker dropped it,
+ * so an object taken on another connection than this one is gone for
+ * this process. */
+uint64_t kmt_broker_connection(void);
 
 /* The broker's books, for tests and kmtinfo. */
 struct kmt_broker_stats {

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,6 +38,8 @@
 static pthread_mutex_t call_lock = PTHREAD_MUTEX_INITIALIZER;
 static int conn = -1;                    /* under call_lock */
 static uint32_t my_client_id;            /* valid while conn >= 0 */
+static uint64_t connections_made;        /* under call_lock */
+static _Atomic uint64_t connection;      /* written under call_lock; 0 while conn < 0 */
 
 struct call {
     uint32_t op;
@@ -221,6 +224,7 @@ static void drop_connection(void)
         kmt_fd_close(conn);
     conn = -1;
     my_client_id = 0;
+    atomic_store_explicit(&connection, 0, memory_order_relaxed);
 }
 
 /* Connects and says hello; under call_lock.  A broker that was exiting
@@ -257,6 +261,7 @@ static NTSTATUS connect_locked(uint64_t deadline_ms)
             call_free_reply(&c);
             conn = sock;
             my_client_id = reply.client_id;
+            atomic_store_explicit(&connection, ++connections_made, memory_order_relaxed);
             TRACE_(broker, "connected to broker %u as client %u\n", reply.broker_pid, reply.client_id);
             return STATUS_SUCCESS;
         }
@@ -343,6 +348,11 @@ void kmt_broker_forget(void)
 
     memcpy(&call_lock, &fresh, sizeof(fresh));
     drop_connection();
+}
+
+uint64_t kmt_broker_connection(void)
+{
+    return atomic_load_explicit(&connection, memory_order_relaxed);
 }
 
 uint32_t kmt_broker_client_id(void)

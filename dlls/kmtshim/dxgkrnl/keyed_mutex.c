@@ -56,6 +56,7 @@ struct dxgk_keyed_mutex {
     size_t map_size;
     uint64_t broker_id;                  /* our reference */
     uint32_t me;                         /* this process's client id */
+    uint64_t connection;                 /* the broker connection `me` is of */
     uint32_t runtime_size;               /* the creator's, and the Acquire2/Release2 size */
     bool nt_shareable;
     atomic_bool held;                    /* this handle owns the mutex */
@@ -143,9 +144,10 @@ static NTSTATUS keyed_mutex_publish(struct dxgk_keyed_mutex *km, D3DKMT_HANDLE *
 }
 
 /* The client id the holder word names this process by. */
-static NTSTATUS client_id(uint32_t *me)
+static NTSTATUS client_id(uint32_t *me, uint64_t *connection)
 {
     *me = kmt_broker_client_id();
+    *connection = kmt_broker_connection();
     return *me ? STATUS_SUCCESS : STATUS_PORT_DISCONNECTED;  /* no broker to be reached */
 }
 
@@ -196,7 +198,7 @@ NTSTATUS dxgk_create_keyed_mutex(UINT64 initial_key, const void *runtime, UINT r
     c.fd_count = 1;
     if ((status = kmt_broker_create(&c, &km->broker_id, &global_handle)))
         goto fail;
-    if ((status = client_id(&km->me)) || (status = keyed_mutex_publish(km, out)))
+    if ((status = client_id(&km->me, &km->connection)) || (status = keyed_mutex_publish(km, out)))
         goto fail;
     close(fd);
     free(blob);
@@ -264,7 +266,7 @@ NTSTATUS dxgk_keyed_mutex_open_object(struct kmt_broker_object *obj, const void 
         keyed_mutex_put(km);
         return STATUS_NO_MEMORY;
     }
-    if ((status = client_id(&km->me)) || (status = keyed_mutex_publish(km, out))) {
+    if ((status = client_id(&km->me, &km->connection)) || (status = keyed_mutex_publish(km, out))) {
         keyed_mutex_put(km);             /* km holds no broker reference yet */
         return status;
     }
@@ -374,6 +376,14 @@ NTSTATUS dxgk_acquire_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, const LONGLONG *t
     if (size && size != km->runtime_size) {
         keyed_mutex_put(km);
         return STATUS_INVALID_PARAMETER;
+    }
+    /* the connection our reference was taken on ended (broker.h): the
+     * reference is gone, and a hold under the old id would not be watched */
+    if (km->connection != kmt_broker_connection()) {
+        WARN_(dxgk, "keyed mutex %#x: its broker connection ended; open it again\n", h);
+        keyed_mutex_put(km);
+        *fence = 0;
+        return STATUS_DEVICE_REMOVED;
     }
     timed = dxgk_km_deadline(timeout, &deadline);
     status = dxgk_km_page_acquire(km->page, km->me, key, timed ? &deadline : NULL);

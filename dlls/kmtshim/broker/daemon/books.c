@@ -13,19 +13,6 @@
 
 struct broker broker;
 
-/* Global handles are Windows' layout with low bits 2, indices from 2^23
- * (the upper half, as local handles: the lower half is Wine's).  The
- * index starts at a point taken from the clock and only grows, so a
- * handle is not reused within 2^23 creations, and a broker started after
- * another (which died) hands out other values than its predecessor. */
-#define GLOBAL_INDEX_BASE (1u << 23)
-#define GLOBAL_INDEX_COUNT (1u << 23)
-
-static uint32_t global_of(uint32_t n)
-{
-    return 0x40000000u | ((GLOBAL_INDEX_BASE + n % GLOBAL_INDEX_COUNT) << 6) | 2;
-}
-
 void books_init(void)
 {
     struct timespec ts;
@@ -34,12 +21,12 @@ void books_init(void)
     clock_gettime(CLOCK_REALTIME, &ts);
     seed = (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
     broker.next_object_id = (seed << 16 | 1) & ~(1ull << 63);
-    broker.next_global = (uint32_t)(seed / 1000) % GLOBAL_INDEX_COUNT;
+    broker.salt_seed = seed;
     broker.next_client_id = 1;
     broker.stats.broker_pid = getpid();
 }
 
-struct object *books_create(uint32_t kind, bool global, const void *blob, uint32_t blob_size,
+struct object *books_create(uint32_t kind, uint32_t global_handle, const void *blob, uint32_t blob_size,
                             const int *fds, unsigned fd_count, int32_t holder_offset)
 {
     struct object *obj = calloc(1, sizeof(*obj));
@@ -52,7 +39,7 @@ struct object *books_create(uint32_t kind, bool global, const void *blob, uint32
     obj->blob_size = blob_size;
     obj->id = broker.next_object_id++;
     obj->kind = kind;
-    obj->global_handle = global ? global_of(broker.next_global++) : 0;
+    obj->global_handle = global_handle;
     memcpy(obj->fds, fds, fd_count * sizeof(int));
     obj->fd_count = fd_count;
     obj->holder_offset = holder_offset;
@@ -114,6 +101,19 @@ bool books_set_blob(struct object *obj, const void *blob, uint32_t blob_size)
     return true;
 }
 
+/* splitmix64's finalizer: distinct connections get unrelated salts */
+static uint64_t mix(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+uint64_t client_ref_id(const struct client *c, const struct object *obj)
+{
+    return obj->id ^ c->salt;
+}
+
 struct client *client_new(int sock)
 {
     struct client *c = calloc(1, sizeof(*c));
@@ -122,6 +122,7 @@ struct client *client_new(int sock)
         return NULL;
     c->sock = sock;
     c->id = broker.next_client_id++;
+    c->salt = mix(broker.salt_seed + c->id) | 1ull << 63;
     if (broker.next_client_id == KMT_BROKER_HOLDER_ABANDONED)
         broker.next_client_id = 1;
     c->next = broker.clients;
@@ -160,7 +161,7 @@ bool client_add_ref(struct client *c, struct object *obj)
 struct object *client_find_ref(struct client *c, uint64_t id)
 {
     for (unsigned i = 0; i < c->ref_count; i++)
-        if (c->refs[i].obj->id == id)
+        if (client_ref_id(c, c->refs[i].obj) == id)
             return c->refs[i].obj;
     return NULL;
 }
@@ -170,7 +171,7 @@ bool client_drop_ref(struct client *c, uint64_t id)
     for (unsigned i = 0; i < c->ref_count; i++) {
         struct object *obj = c->refs[i].obj;
 
-        if (obj->id != id)
+        if (client_ref_id(c, obj) != id)
             continue;
         if (!--c->refs[i].count)
             c->refs[i] = c->refs[--c->ref_count];

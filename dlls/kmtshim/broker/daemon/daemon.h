@@ -1,6 +1,7 @@
 /*
  * kmtshim-broker's state, shared by its files: the objects and their
- * references (books.c), the NT shares and names (nt.c), the holder-word
+ * references (books.c), global handle values (globals.c), the NT shares
+ * and names (nt.c), the holder-word
  * rule (holder.c), the clients' connections (conn.c) and their requests
  * (requests.c), and the main loop (main.c).
  *
@@ -44,6 +45,7 @@ struct client {
     struct client *prev, *next;
     int sock;
     uint32_t id;
+    uint64_t salt;                       /* see client_ref_id */
     bool hello_done;
     bool closing;                        /* drop once the queued reply is out */
     /* the request being received */
@@ -87,14 +89,15 @@ struct broker {
     struct share *shares;
     uint64_t next_object_id;
     uint32_t next_client_id;
-    uint32_t next_global;                /* index part, see books.c */
+    uint64_t salt_seed;
     struct kmt_broker_stats stats;
 };
 extern struct broker broker;
 
 /* books.c */
 void books_init(void);
-struct object *books_create(uint32_t kind, bool global, const void *blob, uint32_t blob_size,
+/* global_handle: from globals_take, or 0 for none. */
+struct object *books_create(uint32_t kind, uint32_t global_handle, const void *blob, uint32_t blob_size,
                             const int *fds, unsigned fd_count, int32_t holder_offset);
 struct object *books_find_global(uint32_t global_handle);
 void books_ref(struct object *obj);
@@ -102,11 +105,21 @@ void books_unref(struct object *obj);
 bool books_set_blob(struct object *obj, const void *blob, uint32_t blob_size);
 struct client *client_new(int sock);
 bool client_add_ref(struct client *c, struct object *obj);
+/* The id c knows its reference to obj by: the object's id salted with
+ * the connection's, so that an id of an ended connection (the process
+ * reconnected and opened the object again) names nothing on this one;
+ * never 0. */
+uint64_t client_ref_id(const struct client *c, const struct object *obj);
 struct object *client_find_ref(struct client *c, uint64_t id);
 bool client_drop_ref(struct client *c, uint64_t id);
 /* The client's connection is gone: abandon what it held, drop its
  * references, free it. */
 void client_free(struct client *c);
+
+/* globals.c */
+void globals_init(const char *dir);
+/* A global handle no live object holds; 0 when every index is live. */
+uint32_t globals_take(void);
 
 /* holder.c */
 bool holder_valid(int fd, int32_t offset);

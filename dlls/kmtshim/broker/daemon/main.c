@@ -47,7 +47,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "Usage: kmtshim-broker --dir DIR [--foreground]\n"
                "kmtshim's session broker; libkmtshim starts it on demand (docs/architecture.md).\n"
-               "  --dir DIR      the broker directory (0700, this user's): DIR/socket, DIR/lock\n"
+               "  --dir DIR      the broker directory (0700, this user's): DIR/socket, DIR/lock,\n"
+               "                 DIR/globals\n"
                "  --foreground   do not detach\n");
 }
 
@@ -380,6 +381,7 @@ int main(int argc, char **argv)
         /* nothing depends on the working directory */
     }
     books_init();
+    globals_init(dir);
     take_reserve();
     serve(linger_ms);
     return 0;

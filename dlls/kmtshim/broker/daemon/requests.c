@@ -103,6 +103,7 @@ static bool run_create(struct client *c)
     struct kmt_broker_create_req req;
     struct kmt_broker_create_reply reply = { 0 };
     struct iovec part = { &reply, sizeof(reply) };
+    uint32_t global_handle = 0;
     struct object *obj;
 
     if (c->head.size < sizeof(req))
@@ -113,7 +114,9 @@ static bool run_create(struct client *c)
     if (!valid_kind(req.kind) || req.holder_offset < -1 || !valid_object_fds(c->fds, c->fd_count)
         || (req.holder_offset >= 0 && (!c->fd_count || !holder_valid(c->fds[0], req.holder_offset))))
         return reply_status(c, STATUS_INVALID_PARAMETER);
-    obj = books_create(req.kind, req.global, c->payload + sizeof(req), req.blob_size, c->fds, c->fd_count,
+    if (req.global && !(global_handle = globals_take()))
+        return reply_status(c, STATUS_INSUFFICIENT_RESOURCES);
+    obj = books_create(req.kind, global_handle, c->payload + sizeof(req), req.blob_size, c->fds, c->fd_count,
                        req.holder_offset);
     if (!obj)
         return reply_status(c, STATUS_NO_MEMORY);
@@ -123,7 +126,7 @@ static bool run_create(struct client *c)
         books_unref(obj);
         return reply_status(c, STATUS_NO_MEMORY);
     }
-    reply.id = obj->id;
+    reply.id = client_ref_id(c, obj);
     reply.global_handle = obj->global_handle;
     return conn_reply(c, STATUS_SUCCESS, &part, 1, NULL, 0);
 }
@@ -142,8 +145,9 @@ static bool reply_objects(struct client *c, struct object *const *objects, unsig
     for (unsigned i = 0; i < count; i++) {
         const struct object *obj = objects[i];
 
-        descs[i] = (struct kmt_broker_object_desc){ take_ref ? obj->id : 0, obj->kind, obj->global_handle,
-                                                    obj->blob_size, take_ref ? obj->fd_count : 0 };
+        descs[i] = (struct kmt_broker_object_desc){ take_ref ? client_ref_id(c, obj) : 0, obj->kind,
+                                                    obj->global_handle, obj->blob_size,
+                                                    take_ref ? obj->fd_count : 0 };
         parts[n++] = (struct iovec){ &descs[i], sizeof(descs[i]) };
         parts[n++] = (struct iovec){ obj->blob, obj->blob_size };
         if (take_ref) {
@@ -158,7 +162,7 @@ static bool reply_objects(struct client *c, struct object *const *objects, unsig
         NTSTATUS status = take_ref && taken < count ? STATUS_NO_MEMORY : reply_failure();
 
         for (unsigned i = 0; take_ref && i < taken; i++)
-            client_drop_ref(c, objects[i]->id);
+            client_drop_ref(c, client_ref_id(c, objects[i]));
         return reply_status(c, status);
     }
     return true;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -65,4 +66,31 @@ int kmt_test_peer_end(struct kmt_test_peer *p)
     ck_assert_int_eq(waitpid(p->pid, &status, 0), p->pid);
     fclose(p->out);
     return status;
+}
+
+void kmt_peer_say(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
+D3DKMT_HANDLE kmt_peer_open_device(void)
+{
+    D3DKMT_ADAPTERINFO info[16];
+    D3DKMT_ENUMADAPTERS2 e = { 16, info };
+    D3DKMT_OPENADAPTERFROMLUID o = { 0 };
+    D3DKMT_CREATEDEVICE d = { 0 };
+
+    if (D3DKMTEnumAdapters2(&e) || !e.NumAdapters)
+        return 0;
+    o.AdapterLuid = info[0].AdapterLuid;
+    if (D3DKMTOpenAdapterFromLuid(&o))
+        return 0;
+    d.hAdapter = o.hAdapter;
+    return D3DKMTCreateDevice(&d) ? 0 : d.hDevice;
 }

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "kmtshim/d3dkmthk.h"
+
 struct kmt_test_peer {
     pid_t pid;
     FILE *out;                           /* its stdout */
@@ -23,5 +25,10 @@ void kmt_test_peer_start(struct kmt_test_peer *p, const char *program, const int
 char *kmt_test_peer_line(struct kmt_test_peer *p, const char *prefix);
 /* Closes its stdin and waits for it: its wait status. */
 int kmt_test_peer_end(struct kmt_test_peer *p);
+
+/* In the peer program: one line to the test (stdout, flushed). */
+void kmt_peer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* In the peer program: a device on the first adapter, 0 on failure. */
+D3DKMT_HANDLE kmt_peer_open_device(void);
 
 #endif

@@ -16,7 +16,6 @@
  * "error <what> <status>".
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <poll.h>
@@ -27,22 +26,11 @@
 
 #include "exec_util.h"
 #include "fd_pass.h"
+#include "peer_util.h"
 
 #define BOUND_MS 20000                   /* a bound on a wait that must end, never a timing */
 
 static D3DKMT_HANDLE device;
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-    fflush(stdout);
-}
 
 static void wait_for_line(void)
 {
@@ -50,22 +38,6 @@ static void wait_for_line(void)
 
     if (!fgets(line, sizeof(line), stdin))
         return;
-}
-
-static D3DKMT_HANDLE open_device(void)
-{
-    D3DKMT_ADAPTERINFO info[16];
-    D3DKMT_ENUMADAPTERS2 e = { 16, info };
-    D3DKMT_OPENADAPTERFROMLUID o = { 0 };
-    D3DKMT_CREATEDEVICE d = { 0 };
-
-    if (D3DKMTEnumAdapters2(&e) || !e.NumAdapters)
-        return 0;
-    o.AdapterLuid = info[0].AdapterLuid;
-    if (D3DKMTOpenAdapterFromLuid(&o))
-        return 0;
-    d.hAdapter = o.hAdapter;
-    return D3DKMTCreateDevice(&d) ? 0 : d.hDevice;
 }
 
 /* exec_util's helpers that assert are for Check cases: these fail plainly. */
@@ -91,7 +63,7 @@ static int open_global(D3DKMT_HANDLE global)
 
     o.hSharedHandle = global;
     status = D3DKMTOpenSynchronizationObject(&o);
-    say("opened %#x", (unsigned)status);
+    kmt_peer_say("opened %#x", (unsigned)status);
     wait_for_line();                     /* held until the test lets go (or kills us) */
     if (!status)
         D3DKMTDestroySynchronizationObject(&(D3DKMT_DESTROYSYNCHRONIZATIONOBJECT){ o.hSyncObject });
@@ -142,42 +114,42 @@ static int fence(const char *how, unsigned long h, const char *mode, UINT64 valu
     NTSTATUS status;
 
     if ((status = open_fence(how, h, &f, &cpu))) {
-        say("error open %#x", (unsigned)status);
+        kmt_peer_say("error open %#x", (unsigned)status);
         return 1;
     }
     if (!strcmp(mode, "cpu")) {
-        say("ready %" PRIu64, value_of(cpu));
+        kmt_peer_say("ready %" PRIu64, value_of(cpu));
         status = kmt_fence_wait(device, f, value, BOUND_MS);
-        say("waited %#x %" PRIu64, (unsigned)status, value_of(cpu));
+        kmt_peer_say("waited %#x %" PRIu64, (unsigned)status, value_of(cpu));
     } else if (!strcmp(mode, "event")) {
         int ev = eventfd(0, EFD_CLOEXEC);
 
         status = kmt_fence_wait_or_event(device, f, value, kmt_event_handle(ev), 0);
-        say("ready %" PRIu64, value_of(cpu));
+        kmt_peer_say("ready %" PRIu64, value_of(cpu));
         if (!status && !event_wait(ev, BOUND_MS))
             status = STATUS_TIMEOUT;
-        say("waited %#x %" PRIu64, (unsigned)status, value_of(cpu));
+        kmt_peer_say("waited %#x %" PRIu64, (unsigned)status, value_of(cpu));
     } else if (!strcmp(mode, "gpu")) {
         D3DKMT_HANDLE ctx = create_context();
         struct kmt_fence ours;
 
         if (!ctx || (status = kmt_fence_create(device, 0, 0, &ours)) || (status = kmt_gpu_wait(ctx, f, value)) ||
             (status = kmt_gpu_signal(ctx, ours.handle, 1))) {
-            say("error gpu %#x", (unsigned)status);
+            kmt_peer_say("error gpu %#x", (unsigned)status);
             return 1;
         }
         /* ours stays 0 until the context's wait ends */
-        say("ready %" PRIu64 " %" PRIu64, value_of(cpu), *ours.cpu);
+        kmt_peer_say("ready %" PRIu64 " %" PRIu64, value_of(cpu), *ours.cpu);
         status = kmt_fence_wait(device, ours.handle, 1, BOUND_MS);
-        say("waited %#x %" PRIu64, (unsigned)status, value_of(cpu));
+        kmt_peer_say("waited %#x %" PRIu64, (unsigned)status, value_of(cpu));
     } else if (!strcmp(mode, "signal")) {
-        say("ready %" PRIu64, value_of(cpu));
+        kmt_peer_say("ready %" PRIu64, value_of(cpu));
         wait_for_line();
         status = kmt_fence_signal(device, f, value, 0);
-        say("signalled %#x", (unsigned)status);
+        kmt_peer_say("signalled %#x", (unsigned)status);
         wait_for_line();                 /* holds the fence until the test has looked */
     } else {
-        say("error mode 0");
+        kmt_peer_say("error mode 0");
         return 1;
     }
     return 0;
@@ -189,8 +161,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: see the comment at the top of share_syncobj_peer.c\n");
         return 2;
     }
-    if (!(device = open_device())) {
-        say("error device 0");
+    if (!(device = kmt_peer_open_device())) {
+        kmt_peer_say("error device 0");
         return 1;
     }
     if (!strcmp(argv[1], "open-global"))

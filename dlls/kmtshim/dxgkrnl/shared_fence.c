@@ -4,7 +4,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -18,6 +20,8 @@
 #include "base/kmt_debug.h"
 
 #define PAGE_BYTES 4096u
+_Static_assert(offsetof(struct dxgk_shared_fence_page, holder) == DXGK_SHARED_HOLDER_OFFSET,
+               "the holder word's offset the broker is told");
 #ifndef SYS_futex_waitv
 # define SYS_futex_waitv 449
 #endif
@@ -52,7 +56,7 @@ static NTSTATUS map_page(int fd, struct dxgk_shared_fence **out)
 NTSTATUS dxgk_shared_fence_create(UINT64 initial, struct dxgk_shared_fence **out, int *fd)
 {
     NTSTATUS status;
-    int f = memfd_create("kmtshim-shared-fence", MFD_CLOEXEC);
+    int f = memfd_create("kmtshim-shared-fence", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
     if (f < 0)
         return STATUS_INSUFFICIENT_RESOURCES;
@@ -60,6 +64,8 @@ NTSTATUS dxgk_shared_fence_create(UINT64 initial, struct dxgk_shared_fence **out
         close(f);
         return STATUS_NO_MEMORY;
     }
+    /* no process can shrink it under the others' mappings or the broker's */
+    fcntl(f, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
     if ((status = map_page(f, out))) {
         close(f);
         return status;

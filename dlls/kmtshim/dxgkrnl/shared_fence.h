@@ -26,12 +26,17 @@
 
 struct dxgk_syncobj;
 
-/* The page's layout: the same in every process. */
+/* The page's layout: the same in every process.  A shared mutex,
+ * semaphore or legacy fence keeps its state in the same page
+ * (syncobj_shared_state.c): a semaphore's count or a legacy fence's value
+ * in `value`, a mutex's owner in `holder`. */
 struct dxgk_shared_fence_page {
     _Atomic uint64_t value;              /* the fence value */
     _Atomic uint32_t wake;               /* bumped by a signal that found watchers */
     _Atomic uint32_t watchers;           /* processes sleeping (or about to) on wake */
+    _Atomic uint32_t holder;             /* a mutex's owner: the broker's holder word */
 };
+#define DXGK_SHARED_HOLDER_OFFSET 16     /* offsetof(struct dxgk_shared_fence_page, holder) */
 
 /* One process's mapping of a shared fence. */
 struct dxgk_shared_fence {
@@ -45,10 +50,12 @@ struct dxgk_shared_fence {
     bool armed;                          /* counted in rw->watchers */
     uint32_t seq;                        /* rw->wake when last looked at */
     atomic_bool gpu_blocked;             /* a GPU wait of the scheduler waits on it */
+    bool watch_holder;                   /* a mutex: the broker may change holder */
+    uint32_t holder_seen;                /* holder when last looked at */
 };
 
 /* A new page holding `initial`; *fd (O_CLOEXEC, the caller's) names it
- * for the broker. */
+ * for the broker (sealed against shrinking: it may carry a holder word). */
 NTSTATUS dxgk_shared_fence_create(UINT64 initial, struct dxgk_shared_fence **out, int *fd);
 /* Maps the page another process made (fd is not consumed). */
 NTSTATUS dxgk_shared_fence_map(int fd, struct dxgk_shared_fence **out);

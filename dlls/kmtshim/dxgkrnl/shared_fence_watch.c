@@ -6,6 +6,10 @@
  * dxgk_fences_changed does for a fence the GPU wrote.  (A blocking CPU
  * wait sleeps on the words itself, wait.c.)
  *
+ * A shared mutex's page (syncobj_shared_state.c) is watched the same way,
+ * and its holder word too: the broker writes that word, and wakes it
+ * alone, when the owner's process dies.
+ *
  * It arms a fence (counts itself in the page's `watchers`) only while a
  * wait of this process is blocked on it, so signals nobody waits for cost
  * the signaller no system call.  After arming it looks at the fence once
@@ -85,6 +89,18 @@ static unsigned look(struct dxgk_waitv *w, bool *overflow)
         seq = atomic_load(&sf->rw->wake);
         moved = fresh || seq != sf->seq;
         sf->seq = seq;
+        if (sf->watch_holder) {
+            /* the broker frees a dead owner's mutex and wakes this word only */
+            uint32_t holder = atomic_load(&sf->rw->holder);
+
+            moved |= holder != sf->holder_seen;
+            sf->holder_seen = holder;
+            if (n + 1 < DXGK_WAITV_MAX)
+                w[n++] = (struct dxgk_waitv){ .val = holder, .uaddr = (uintptr_t)&sf->rw->holder,
+                                              .flags = DXGK_WAITV_U32 };
+            else
+                *overflow = true;
+        }
         if (moved) {
             /* A GPU wait still blocked after the kick marks it again; just
              * armed, it stays marked so the retry does not poke us again. */

@@ -30,7 +30,11 @@ struct dxgk_syncobj {
     D3DKMT_HANDLE global_handle;         /* Flags.Shared without NT sharing */
     uint64_t broker_id;                  /* Flags.Shared: the broker reference, 0 when none */
     bool v2;                             /* made by CreateSynchronizationObject2 or opened */
-    struct dxgk_shared_fence *shared_fence; /* a Shared monitored fence's page, else NULL */
+    /* The page of a Shared monitored fence, or of a Shared mutex,
+     * semaphore or legacy fence, whose state then lives there instead of
+     * below (syncobj_shared_state.h); NULL when not shared. */
+    struct dxgk_shared_fence *shared_fence;
+    uint32_t shared_me;                  /* a shared mutex: the broker's id of this process */
     D3DDDI_SYNCHRONIZATIONOBJECT_TYPE type;
     D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags;
     struct dxgk_adapter *adapter;        /* referenced */
@@ -39,6 +43,9 @@ struct dxgk_syncobj {
     struct list waiters;                 /* struct dxgk_wait_link, under lock */
     bool destroyed;                      /* under lock */
     union {                              /* under lock, except the fence value */
+        /* semaphore.max stays here for a shared semaphore, the rest goes
+         * to the page; mutex.owner stays: the context of this process
+         * that owns it */
         struct {
             struct dxgk_context *owner;  /* not referenced: cleared at context death */
             bool owned;

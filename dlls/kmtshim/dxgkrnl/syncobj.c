@@ -12,9 +12,17 @@
 #include "shared_fence.h"
 #include "sync.h"
 #include "syncobj_share.h"
+#include "syncobj_shared_state.h"
 #include "vidsch.h"
 #include "base/kmt_debug.h"
 #include "ddi.h"
+
+/* A shared mutex, semaphore or legacy fence: its state is in its page. */
+static bool has_shared_state(const struct dxgk_syncobj *obj)
+{
+    return obj->shared_fence && obj->type != D3DDDI_MONITORED_FENCE;
+}
+#define DXGK_SHARED_STATE (-1)           /* a switch case for them */
 
 /* ---- miniport-backed fences (KmtDdiCreateFence, 1.2) ------------------------ */
 
@@ -72,11 +80,10 @@ static void syncobj_release(struct kmt_object *o)
         /* first: the miniport stops writing the value before its slot goes */
         dxgk_ddi_destroy_fence(adapter, obj->monitored.driver_fence);
         dxgk_ddi_unmap_system_memory(adapter, obj->monitored.gpu_va);
-        if (obj->shared_fence)
-            dxgk_shared_fence_free(obj->shared_fence);
-        else
+        if (!obj->shared_fence)
             dxgk_fence_slot_free(obj->monitored.slot);
     }
+    dxgk_shared_fence_free(obj->shared_fence);
     if (obj->broker_id)
         kmt_broker_release(obj->broker_id);  /* creation or opening failed late */
     pthread_mutex_destroy(&obj->lock);
@@ -350,8 +357,14 @@ NTSTATUS dxgk_create_syncobj(D3DKMT_HANDLE hDevice, const D3DDDI_SYNCHRONIZATION
         status = STATUS_INVALID_PARAMETER;
         break;
     }
+    /* a shared mutex, semaphore or legacy fence: one state for every process */
+    if (!status && info->Flags.Shared && info->Type != D3DDDI_MONITORED_FENCE &&
+        info->Type != D3DDDI_CPU_NOTIFICATION)
+        status = dxgk_shared_state_create(obj, info, &page_fd);
     if (!status && info->Flags.Shared)
         status = dxgk_syncobj_register_shared(obj, info, page_fd);
+    if (!status && has_shared_state(obj))
+        status = dxgk_shared_state_registered(obj, info);
     if (page_fd >= 0)
         close(page_fd);                  /* the broker and our mapping keep the page */
     if (!status)
@@ -405,6 +418,11 @@ static void syncobj_retire(struct dxgk_syncobj *obj)
     }
     pthread_mutex_lock(&obj->lock);
     obj->destroyed = true;
+    if (has_shared_state(obj) && obj->type == D3DDDI_SYNCHRONIZATION_MUTEX && obj->mutex.owner) {
+        /* no context here can signal it any more: the other processes get it */
+        obj->mutex.owner = NULL;
+        dxgk_shared_state_disown(obj);
+    }
     dxgk_wake_waiters_locked(obj, true);
     pthread_mutex_unlock(&obj->lock);
     dxgk_reap_async_waits();
@@ -480,10 +498,14 @@ void dxgk_process_destroy_syncobjs(void)
 void dxgk_syncobj_signal(struct dxgk_syncobj *obj, UINT64 value, bool allow_rewind)
 {
     pthread_mutex_lock(&obj->lock);
-    switch (obj->type) {
+    if (obj->type == D3DDDI_SYNCHRONIZATION_MUTEX)
+        obj->mutex.owner = NULL;
+    switch (has_shared_state(obj) ? DXGK_SHARED_STATE : (int)obj->type) {
+    case DXGK_SHARED_STATE:
+        dxgk_shared_state_signal(obj, value);
+        break;
     case D3DDDI_SYNCHRONIZATION_MUTEX:
         obj->mutex.owned = false;
-        obj->mutex.owner = NULL;
         break;
     case D3DDDI_SEMAPHORE:
         if (obj->semaphore.count < obj->semaphore.max)
@@ -512,6 +534,46 @@ void dxgk_syncobj_signal(struct dxgk_syncobj *obj, UINT64 value, bool allow_rewi
     pthread_mutex_unlock(&obj->lock);
     dxgk_reap_async_waits();
     dxgk_sched_kick(obj->adapter);
+}
+
+/* Takes what a satisfied GPU wait takes.  Another process may take a
+ * shared object between the look and the take: then what was taken is
+ * given back and the wait stays blocked. */
+static bool take_all(struct dxgk_syncobj **objs, UINT count, struct dxgk_context *ctx)
+{
+    UINT i;
+
+    for (i = 0; i < count; i++) {
+        struct dxgk_syncobj *o = objs[i];
+
+        if (o->destroyed)
+            continue;
+        if (has_shared_state(o) && !dxgk_shared_state_take(o))
+            break;
+        if (o->type == D3DDDI_SYNCHRONIZATION_MUTEX) {
+            o->mutex.owned = true;
+            o->mutex.owner = ctx;
+        } else if (o->type == D3DDDI_SEMAPHORE && !has_shared_state(o)) {
+            o->semaphore.count--;
+        }
+    }
+    if (i == count)
+        return true;
+    while (i-- > 0) {
+        struct dxgk_syncobj *o = objs[i];
+
+        if (o->destroyed)
+            continue;
+        if (has_shared_state(o))
+            dxgk_shared_state_untake(o);
+        if (o->type == D3DDDI_SYNCHRONIZATION_MUTEX) {
+            o->mutex.owned = false;
+            o->mutex.owner = NULL;
+        } else if (o->type == D3DDDI_SEMAPHORE && !has_shared_state(o)) {
+            o->semaphore.count++;
+        }
+    }
+    return false;
 }
 
 static int cmp_ptr(const void *a, const void *b)
@@ -545,7 +607,8 @@ bool dxgk_syncobj_try_wait(struct dxgk_syncobj **objs, const UINT64 *values, UIN
             continue;                       /* abandoned: never blocks forever */
         for (UINT j = 0; j < count; j++)
             uses += objs[j] == o;
-        switch (o->type) {
+        switch (has_shared_state(o) ? DXGK_SHARED_STATE : (int)o->type) {
+        case DXGK_SHARED_STATE:            ok = dxgk_shared_state_ready(o, values[i], uses); break;
         case D3DDDI_SYNCHRONIZATION_MUTEX: ok = !o->mutex.owned && uses == 1; break;
         case D3DDDI_SEMAPHORE:             ok = o->semaphore.count >= uses; break;
         case D3DDDI_FENCE:                 ok = o->fence.value >= values[i]; break;
@@ -553,19 +616,8 @@ bool dxgk_syncobj_try_wait(struct dxgk_syncobj **objs, const UINT64 *values, UIN
         default:                           ok = true; break;
         }
     }
-    if (ok) {
-        for (UINT i = 0; i < count; i++) {
-            struct dxgk_syncobj *o = objs[i];
-            if (o->destroyed)
-                continue;
-            if (o->type == D3DDDI_SYNCHRONIZATION_MUTEX) {
-                o->mutex.owned = true;
-                o->mutex.owner = ctx;
-            } else if (o->type == D3DDDI_SEMAPHORE) {
-                o->semaphore.count--;
-            }
-        }
-    }
+    if (ok)
+        ok = take_all(objs, count, ctx);
     for (UINT i = n; i-- > 0;)
         pthread_mutex_unlock(&sorted[i]->lock);
     if (!ok)
@@ -628,6 +680,8 @@ void dxgk_syncobj_context_gone(struct dxgk_context *ctx)
         if (obj->mutex.owner == ctx) {
             obj->mutex.owner = NULL;
             obj->mutex.owned = false;       /* abandoned by its owner */
+            if (has_shared_state(obj))
+                dxgk_shared_state_disown(obj);
             released = true;
         }
         pthread_mutex_unlock(&obj->lock);

@@ -1,17 +1,19 @@
 /*
  * Sync objects shared across processes: CreateSynchronizationObject2 with
  * Flags.Shared registers the object with the session broker (kind
- * SYNCOBJ; the blob holds its type, flags, adapter LUID and initial state;
- * a monitored fence's fds are its value's page and, where the miniport
- * exports it, its driver fence), and OpenSynchronizationObject,
+ * SYNCOBJ; the blob holds its type, flags, adapter LUID, initial state and
+ * a semaphore's MaxCount; fds[0] is its state's page and, for a monitored
+ * fence the miniport exports, fds[1] its driver fence), and
+ * OpenSynchronizationObject,
  * OpenSyncObjectFromNtHandle(2) and OpenSyncObjectNtHandleFromName open it
  * in any process of the session.  Every local object of a shared one
  * holds one broker reference, dropped with its handle.
  *
- * A monitored fence is truly one object across processes: one value page,
- * one driver fence where the miniport shares it, waits woken from any
- * process (shared_fence.h).  Mutexes, semaphores and legacy fences open
- * with the creator's initial state and keep their state per process.
+ * Every shared sync object is one object across processes.  A monitored
+ * fence: one value page, one driver fence where the miniport shares it,
+ * waits woken from any process (shared_fence.h).  A mutex, semaphore or
+ * legacy fence: one state in a page of the same kind, which GPU waits and
+ * signals of every process change (syncobj_shared_state.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include "share.h"
 #include "shared_fence.h"
 #include "syncobj_share.h"
+#include "syncobj_shared_state.h"
 #include "base/kmt_debug.h"
 
 #define BLOB_MAGIC 0x4e59534bu           /* "KSYN" */
@@ -70,8 +73,11 @@ NTSTATUS dxgk_syncobj_register_shared(struct dxgk_syncobj *obj, const D3DDDI_SYN
     case D3DDDI_MONITORED_FENCE:       blob.initial = info->MonitoredFence.InitialFenceValue; break;
     default:                           break;   /* a CPU notification: its event stays here */
     }
-    if (obj->type == D3DDDI_MONITORED_FENCE) {
+    if (page_fd >= 0)
         fds[c.fd_count++] = page_fd;
+    if (obj->type == D3DDDI_SYNCHRONIZATION_MUTEX)
+        c.holder_offset = DXGK_SHARED_HOLDER_OFFSET;   /* the broker frees it for a dead owner */
+    if (obj->type == D3DDDI_MONITORED_FENCE) {
         /* Without the driver fence the page alone is shared: the other
          * processes' CPU and scheduler waits still wake through it. */
         if (obj->monitored.driver_fence && dxgk_ddi_has_fence_sharing(obj->adapter)) {
@@ -118,7 +124,7 @@ static NTSTATUS read_blob(const struct kmt_broker_object *bo, struct syncobj_blo
     case D3DDDI_SYNCHRONIZATION_MUTEX:
     case D3DDDI_SEMAPHORE:
     case D3DDDI_FENCE:
-        return STATUS_SUCCESS;
+        return bo->fd_count >= 1 ? STATUS_SUCCESS : STATUS_INVALID_PARAMETER;
     case D3DDDI_MONITORED_FENCE:
         return bo->fd_count >= 1u + !!blob->driver_fence ? STATUS_SUCCESS : STATUS_INVALID_PARAMETER;
     default:
@@ -172,15 +178,12 @@ static NTSTATUS open_object(D3DKMT_HANDLE hDevice, const D3DDDI_SYNCHRONIZATIONO
     }
     obj->v2 = true;
     switch (blob.type) {
-    case D3DDDI_SYNCHRONIZATION_MUTEX:
-        obj->mutex.owned = blob.initial != 0;
-        break;
     case D3DDDI_SEMAPHORE:
-        obj->semaphore.count = blob.semaphore_initial;
         obj->semaphore.max = blob.semaphore_max;
-        break;
+        /* fall through */
+    case D3DDDI_SYNCHRONIZATION_MUTEX:
     case D3DDDI_FENCE:
-        obj->fence.value = blob.initial;
+        status = dxgk_shared_state_map(obj, bo->fds[0]);   /* the state is the page's */
         break;
     case D3DDDI_MONITORED_FENCE: {
         struct dxgk_fence_init init = {

@@ -9,7 +9,7 @@
 
 /* Registers a new object made with Flags.Shared with the broker: sets
  * obj->broker_id and, without NtSecuritySharing, obj->global_handle.
- * page_fd: a monitored fence's page, else -1. */
+ * page_fd: the page of its state (shared_fence.h). */
 NTSTATUS dxgk_syncobj_register_shared(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info,
                                       int page_fd);
 

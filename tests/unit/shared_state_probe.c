@@ -1,0 +1,41 @@
+/*
+ * White-box looks at shared sync objects (shared_state_probe.h).
+ */
+#include <time.h>
+#include <unistd.h>
+
+#include "shared_state_probe.h"
+#include "dxgkrnl/sync.h"
+
+static struct dxgk_shared_fence *shared_of(D3DKMT_HANDLE h)
+{
+    struct dxgk_syncobj *obj = dxgk_syncobj_lookup(h, NULL);
+    struct dxgk_shared_fence *sf;
+
+    if (!obj)
+        return NULL;
+    sf = obj->shared_fence;
+    dxgk_syncobj_put(obj);
+    return sf;
+}
+
+struct dxgk_shared_fence_page *kmt_probe_page(D3DKMT_HANDLE h)
+{
+    struct dxgk_shared_fence *sf = shared_of(h);
+
+    return sf ? sf->rw : NULL;
+}
+
+/* The scheduler marks the fence when a GPU wait on it fails, and the
+ * watcher clears the mark only when the page moves (shared_fence_watch.c). */
+bool kmt_probe_gpu_blocked(D3DKMT_HANDLE h, unsigned bound_ms)
+{
+    struct dxgk_shared_fence *sf = shared_of(h);
+
+    for (unsigned ms = 0; sf && ms < bound_ms; ms++) {
+        if (atomic_load(&sf->gpu_blocked))
+            return true;
+        usleep(1000);
+    }
+    return false;
+}

@@ -1,0 +1,20 @@
+/*
+ * White-box looks at a shared sync object's page (dxgkrnl/shared_fence.h)
+ * for the multi-process tests of shared mutexes, semaphores and legacy
+ * fences: the test and its peer program both use them.
+ */
+#ifndef KMTSHIM_SHARED_STATE_PROBE_H
+#define KMTSHIM_SHARED_STATE_PROBE_H
+
+#include <stdbool.h>
+
+#include "dxgkrnl/shared_fence.h"
+
+/* The page of the shared object `h` of this process, NULL if it has none
+ * (mapped while the handle lives). */
+struct dxgk_shared_fence_page *kmt_probe_page(D3DKMT_HANDLE h);
+/* Waits (bounded by `bound_ms`) until a GPU wait of this process's
+ * scheduler is blocked on `h`; false if none was. */
+bool kmt_probe_gpu_blocked(D3DKMT_HANDLE h, unsigned bound_ms);
+
+#endif /* KMTSHIM_SHARED_STATE_PROBE_H */

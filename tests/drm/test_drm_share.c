@@ -155,6 +155,8 @@ static NTSTATUS import_on(struct kdrm_adapter *a, int fd, const KMT_DRM_ALLOCATI
 
     if (status)
         ck_assert_ptr_null(args.hAllocation);
+    /* the core's allocation reports the importer's own address */
+    ck_assert_uint_eq(args.GpuVirtualAddress, status ? 0 : ((struct kdrm_bo *)args.hAllocation)->gpu_va);
     *out = args.hAllocation;
     return status;
 }

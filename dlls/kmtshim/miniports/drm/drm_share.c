@@ -174,6 +174,7 @@ NTSTATUS APIENTRY kdrm_import_allocation(HANDLE hAdapter, KMTARG_IMPORTALLOCATIO
     int err;
 
     p->hAllocation = NULL;
+    p->GpuVirtualAddress = 0;
     if (!a->family->import)
         return STATUS_NOT_SUPPORTED;     /* amdgpu, and drivers we do not allocate on */
     if (p->Fd < 0)
@@ -199,5 +200,6 @@ NTSTATUS APIENTRY kdrm_import_allocation(HANDLE hAdapter, KMTARG_IMPORTALLOCATIO
     atomic_fetch_add(&a->buffers, 1);
     atomic_fetch_add(&a->bytes, bo->size);
     p->hAllocation = bo;
+    p->GpuVirtualAddress = bo->gpu_va;
     return STATUS_SUCCESS;
 }

@@ -916,8 +916,10 @@ typedef NTSTATUS (APIENTRY *DXGKDDI_CALIBRATEGPUCLOCK)(HANDLE hAdapter, UINT32 N
  *                     ExistingSysMem pages).
  *   ImportAllocation  an allocation of this adapter over the exported
  *                     memory, as DxgkDdiCreateAllocation would have made it
- *                     from the same private driver data; the miniport keeps
- *                     what it needs (it may dup Fd; the caller closes Fd).
+ *                     from the same private driver data, with a GPU VA of
+ *                     its own where a created one gets one; the miniport
+ *                     keeps what it needs (it may dup Fd; the caller
+ *                     closes Fd).
  *                     Destroyed with DxgkDdiDestroyAllocation like any
  *                     other; the memory lives until every process's
  *                     allocation over it is gone.  Then DxgkDdiOpenAllocation
@@ -938,6 +940,8 @@ typedef struct _KMTARG_IMPORTALLOCATION {
     const VOID *pPrivateDriverData;     /* in: the allocation's, as created */
     UINT PrivateDriverDataSize;         /* in */
     HANDLE hAllocation;                 /* out: the driver's allocation handle */
+    D3DGPU_VIRTUAL_ADDRESS GpuVirtualAddress; /* out: in this process's GPU VA space, as
+                                               * DXGK_ALLOCATIONINFO's KmtGpuVirtualAddress; 0: none */
 } KMTARG_IMPORTALLOCATION;
 
 typedef struct _KMTARG_IMPORTFENCE {

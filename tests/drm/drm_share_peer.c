@@ -10,6 +10,10 @@
  *       imports the syncobj fd, checks the fence reads VALUE, signals
  *       VALUE + 1 and waits (up to 20 s) until the first process signals
  *       VALUE + 2
+ *   drm_share_peer open-global LUIDHIGH LUIDLOW GLOBAL SIZE SEED NEWSEED
+ *       through D3DKMT (the core and the session broker): opens the shared
+ *       resource GLOBAL on the adapter with that LUID, checks SEED's
+ *       pattern, writes NEWSEED's, destroys what it opened
  * Exit status 0 when every check held; the failed step is printed.
  */
 #define _GNU_SOURCE
@@ -20,8 +24,10 @@
 #include <unistd.h>
 
 #include "ddi_direct.h"
+#include "kmtshim/kmtshim.h"
 #include "kmtshim/kmtdrm.h"
 #include "share_pattern.h"
+#include "share_resource_util.h"
 
 #define SHARED_FD 3
 
@@ -78,14 +84,46 @@ static int fence_peer(PVOID a, UINT64 value)
     return rc;
 }
 
+/* The resource, opened on a new device of the adapter (share_resource_util.c). */
+static int open_global_peer(char **argv)
+{
+    D3DKMT_OPENADAPTERFROMLUID oa = { .AdapterLuid = { (DWORD)strtoul(argv[3], NULL, 0),
+                                                       (LONG)strtol(argv[2], NULL, 0) } };
+    D3DKMT_CREATEDEVICE cd = { 0 };
+    struct share_test_resource r;
+    UINT64 size = strtoull(argv[5], NULL, 0);
+    unsigned char *p;
+    NTSTATUS s;
+    bool same;
+
+    if ((s = D3DKMTOpenAdapterFromLuid(&oa)))
+        return fail("D3DKMTOpenAdapterFromLuid", s);
+    cd.hAdapter = oa.hAdapter;
+    if ((s = D3DKMTCreateDevice(&cd)))
+        return fail("D3DKMTCreateDevice", s);
+    if ((s = share_test_open(cd.hDevice, (D3DKMT_HANDLE)strtoul(argv[4], NULL, 0), &r)))
+        return fail("D3DKMTOpenResource", s);
+    if (!(p = share_test_map(cd.hDevice, r.allocation)))
+        return fail("D3DKMTLock", 0);
+    same = share_pattern_holds(p, size, (unsigned)strtoul(argv[6], NULL, 0));
+    share_pattern_fill(p, size, (unsigned)strtoul(argv[7], NULL, 0));
+    share_test_unmap(cd.hDevice, r.allocation);
+    if ((s = share_test_destroy(cd.hDevice, r.resource)))
+        return fail("D3DKMTDestroyAllocation", s);
+    return same ? 0 : fail("reading the creator's bytes", 0);
+}
+
 int main(int argc, char **argv)
 {
     PVOID a;
     int rc;
 
+    if (argc == 8 && !strcmp(argv[1], "open-global"))
+        return open_global_peer(argv);
     if (argc < 4 || (strcmp(argv[1], "alloc") && strcmp(argv[1], "fence")) ||
         (!strcmp(argv[1], "alloc") && argc != 6)) {
-        fprintf(stderr, "usage: drm_share_peer alloc LOCATION SIZE SEED NEWSEED | fence LOCATION VALUE\n");
+        fprintf(stderr, "usage: drm_share_peer alloc LOCATION SIZE SEED NEWSEED | fence LOCATION VALUE |\n"
+                        "       open-global LUIDHIGH LUIDLOW GLOBAL SIZE SEED NEWSEED\n");
         return 2;
     }
     if (!(a = ddi_direct_start(argv[2])))

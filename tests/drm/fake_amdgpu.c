@@ -11,7 +11,14 @@
  * given; every later one, with any fd of the same GPU (another open of the
  * node: a UMD's, the program's), hands out that device again, reference
  * counted, and its objects live on the first fd's file.  The fake has one
- * GPU, so one device, kept the same way.
+ * GPU, so one device, kept the same way; fake_amdgpu_new_process() makes
+ * the next initialize start a device of its own, as in another process
+ * (both live on; the fake's VM is one for all of them).
+ *
+ * Objects: one record per GEM handle of the device's file, reference
+ * counted.  amdgpu_bo_import of a dma-buf fd (PRIME_FD_TO_HANDLE on the
+ * device's file) gives the record the handle already has, one reference
+ * more, else a new one; amdgpu_bo_free closes the handle with the last.
  *
  * GPU VA (fake_amdgpu.h): amdgpu_va_range_alloc hands out first-fit ranges
  * of the low half of the VM; amdgpu_bo_va_op(_raw) maps them with the
@@ -40,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xf86drm.h>
 #include <amdgpu.h>
 #include <amdgpu_drm.h>
 
@@ -51,15 +59,35 @@ struct fake_amdgpu fake_amdgpu;
 struct amdgpu_device {
     int fd;
     unsigned refs;
+    struct amdgpu_device *next;         /* live devices */
 };
 
 struct amdgpu_bo {
     struct amdgpu_device *dev;
     unsigned file;                      /* the device's file, where its handle lives */
     uint32_t handle;
+    unsigned refs;
+    struct amdgpu_bo *next;             /* live records */
 };
 
-static struct amdgpu_device *the_device;
+static struct amdgpu_device *the_device;     /* what initialize gives this "process" */
+static struct amdgpu_device *devices;
+static struct amdgpu_bo *bos;
+
+static bool device_live(const struct amdgpu_device *dev)
+{
+    for (const struct amdgpu_device *d = devices; d; d = d->next)
+        if (d == dev)
+            return true;
+    return false;
+}
+
+void fake_amdgpu_new_process(void)
+{
+    fake_drm_lock();
+    the_device = NULL;
+    fake_drm_unlock();
+}
 
 #define MAX_RANGES 256
 #define MAX_MAPPINGS 256
@@ -114,21 +142,30 @@ static int locked_amdgpu_device_initialize(int fd, uint32_t *major, uint32_t *mi
         return -EMFILE;
     }
     dev->refs = 1;
-    *out = the_device = dev;
-    books_reset();
+    if (!devices)
+        books_reset();
+    dev->next = devices;
+    *out = the_device = devices = dev;
     return 0;
 }
 
 static int locked_amdgpu_device_deinitialize(amdgpu_device_handle dev)
 {
-    if (!dev || dev != the_device || !dev->refs)
+    struct amdgpu_device **d = &devices;
+
+    if (!dev || !device_live(dev) || !dev->refs)
         return -EINVAL;
     if (--dev->refs)
         return 0;
-    fake_amdgpu.left_at_deinit += fake_amdgpu.va_ranges + fake_amdgpu.mappings;
+    while (*d != dev)
+        d = &(*d)->next;
+    *d = dev->next;
+    if (!devices)
+        fake_amdgpu.left_at_deinit += fake_amdgpu.va_ranges + fake_amdgpu.mappings;
     fake_drm_close_fd(dev->fd);
     free(dev);
-    the_device = NULL;
+    if (the_device == dev)
+        the_device = NULL;
     return 0;
 }
 
@@ -150,6 +187,9 @@ static int new_bo(struct amdgpu_device *dev, uint64_t size, amdgpu_bo_handle *ou
         return err;
     }
     bo->dev = dev;
+    bo->refs = 1;
+    bo->next = bos;
+    bos = bo;
     *o = fake_drm_object(bo->handle);
     *out = bo;
     return 0;
@@ -221,21 +261,68 @@ static int locked_amdgpu_bo_export(amdgpu_bo_handle bo, enum amdgpu_bo_handle_ty
     return 0;
 }
 
-/* GEM close drops the object's mappings (amdgpu_gem_object_close); the
- * family unmaps first, which the books check. */
+/* The last reference closes the handle.  GEM close drops the object's
+ * mappings (amdgpu_gem_object_close); the family unmaps first, which the
+ * books check. */
 int amdgpu_bo_free(amdgpu_bo_handle bo)
 {
+    struct amdgpu_bo **b = &bos;
     int err;
 
     if (!bo)
         return -EINVAL;
     fake_drm_lock();
+    if (--bo->refs) {
+        fake_drm_unlock();
+        return 0;
+    }
+    while (*b != bo)
+        b = &(*b)->next;
+    *b = bo->next;
     if (drop_mappings_of(bo->handle))
         fake_amdgpu.bo_freed_mapped++;
     err = fake_drm_close_object(bo->file, bo->handle);
     fake_drm_unlock();
     free(bo);
     return err;
+}
+
+/* libdrm's dma-buf import: PRIME_FD_TO_HANDLE on the device's file, then
+ * the record of that handle, or a new one (the other types are not faked). */
+int amdgpu_bo_import(amdgpu_device_handle dev, enum amdgpu_bo_handle_type type, uint32_t shared_handle,
+                     struct amdgpu_bo_import_result *out)
+{
+    struct drm_prime_handle args = { .fd = (int)shared_handle };
+    struct amdgpu_bo *bo;
+    unsigned file;
+
+    if (type != amdgpu_bo_handle_type_dma_buf_fd)
+        return -EINVAL;
+    if (drmIoctl(dev->fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &args))
+        return -errno;
+    fake_drm_lock();
+    file = fake_drm_file_of(dev->fd);
+    for (bo = bos; bo; bo = bo->next)
+        if (bo->dev == dev && bo->handle == args.handle)
+            break;
+    if (bo) {
+        bo->refs++;
+    } else if ((bo = calloc(1, sizeof(*bo)))) {
+        *bo = (struct amdgpu_bo){ .dev = dev, .file = file, .handle = args.handle, .refs = 1, .next = bos };
+        bos = bo;
+    }
+    if (bo) {
+        out->buf_handle = bo;
+        out->alloc_size = fake_drm_object(args.handle)->size;
+    }
+    fake_drm_unlock();
+    if (!bo) {
+        struct drm_gem_close close_args = { .handle = args.handle };
+
+        drmIoctl(dev->fd, DRM_IOCTL_GEM_CLOSE, &close_args);
+        return -ENOMEM;
+    }
+    return 0;
 }
 
 static int locked_amdgpu_bo_cpu_map(amdgpu_bo_handle bo, void **cpu)
@@ -407,7 +494,7 @@ int amdgpu_va_range_alloc(amdgpu_device_handle dev, enum amdgpu_gpu_va_range typ
                           uint64_t alignment, uint64_t base_required, uint64_t *va, amdgpu_va_handle *out,
                           uint64_t flags)
 {
-    if (dev != the_device || type != amdgpu_gpu_va_range_general || !size || base_required || flags ||
+    if (!device_live(dev) || type != amdgpu_gpu_va_range_general || !size || base_required || flags ||
         (alignment & (alignment - 1)))
         return -EINVAL;
     LOCKED(range_alloc(size, alignment < PAGE ? PAGE : alignment, va, out));
@@ -490,7 +577,7 @@ static int va_op(amdgpu_device_handle dev, amdgpu_bo_handle bo, uint64_t offset,
                            AMDGPU_VM_PAGE_EXECUTABLE | AMDGPU_VM_MTYPE_MASK;
     struct fake_drm_object *o;
 
-    if (dev != the_device || !bo || (flags & ~known))
+    if (!device_live(dev) || !bo || (flags & ~known))
         return -EINVAL;
     if (!(o = fake_drm_object(bo->handle)) || o->file != bo->file)
         return -ENOENT;

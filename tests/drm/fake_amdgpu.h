@@ -35,4 +35,8 @@ extern struct fake_amdgpu fake_amdgpu;
  * fake's lock, before it returns (a test forks there); outlives the books. */
 extern void (*fake_amdgpu_after_initialize)(void);
 
+/* The next amdgpu_device_initialize starts a device of its own, on its own
+ * file, as libdrm_amdgpu does in another process. */
+void fake_amdgpu_new_process(void);
+
 #endif

@@ -28,6 +28,9 @@
 #include "test_util.h"
 #include "fake_drm.h"
 #include "fake_xe_exec.h"
+#ifdef KMT_HAVE_DRM_AMDGPU
+#include "fake_amdgpu.h"
+#endif
 #include "miniports/drm/drm_winsys.h"
 #include "miniports/drm/drm_bo.h"
 #include "miniports/drm/drm_cs.h"
@@ -46,6 +49,10 @@ static void APIENTRY notify(HANDLE adapter, const DXGKARGCB_NOTIFY_INTERRUPT_DAT
 
 static const struct kdrm_family *family_of(enum fake_drm_driver driver)
 {
+#ifdef KMT_HAVE_DRM_AMDGPU
+    if (driver == FAKE_AMDGPU)
+        return &kdrm_family_amdgpu;
+#endif
     return driver == FAKE_XE ? &kdrm_family_xe : &kdrm_family_i915;
 }
 
@@ -82,6 +89,10 @@ static void start2(enum fake_drm_driver driver)
 
     fake_xe_reset();
     first = adapter_on(driver, fake_drm_open(&c), true);
+#ifdef KMT_HAVE_DRM_AMDGPU
+    if (driver == FAKE_AMDGPU)
+        fake_amdgpu_new_process();       /* else libdrm_amdgpu hands back the first file's device */
+#endif
     second = adapter_on(driver, fake_drm_open_file(), true);
     ck_assert_uint_ne(fake_drm_file_of(first->fd), fake_drm_file_of(second->fd));
 }
@@ -109,6 +120,11 @@ static void stop2(void)
     ck_assert_uint_eq(fake_drm.live_syncobjs, 0);
     ck_assert_uint_eq(fake_xe.mappings, 0);
     ck_assert_uint_eq(fake_xe.closed_while_bound, 0);
+#ifdef KMT_HAVE_DRM_AMDGPU
+    ck_assert_uint_eq(fake_amdgpu.left_at_deinit, 0);            /* every range unmapped and freed */
+    ck_assert_uint_eq(fake_amdgpu.bo_freed_mapped, 0);
+    ck_assert_uint_eq(fake_amdgpu.range_freed_mapped, 0);
+#endif
     fake_drm_close();
     kdrm_fault_arm(NULL, 0, 0);
 }
@@ -155,6 +171,8 @@ static NTSTATUS import_on(struct kdrm_adapter *a, int fd, const KMT_DRM_ALLOCATI
 
     if (status)
         ck_assert_ptr_null(args.hAllocation);
+    /* the core's allocation reports the importer's own address */
+    ck_assert_uint_eq(args.GpuVirtualAddress, status ? 0 : ((struct kdrm_bo *)args.hAllocation)->gpu_va);
     *out = args.hAllocation;
     return status;
 }
@@ -252,14 +270,14 @@ END_TEST
  * reference of its own: the creator importing its own export, or a second
  * import on one file.  Each allocation over it keeps it open; the last
  * one closes it, whichever order they go in. */
-START_TEST(a_handle_given_twice_is_closed_by_the_last_allocation)
+static void handle_given_twice(enum fake_drm_driver driver)
 {
     KMT_DRM_ALLOCATION_DESC desc = desc_of(SIZE, 0);
     struct kdrm_bo *mine, *again, *theirs, *theirs2;
     UINT32 handle;
     int fd;
 
-    start2(FAKE_I915);
+    start2(driver);
     mine = create_on(first, &desc);
     handle = mine->handle;
     fd = export_of(first, mine);
@@ -289,7 +307,86 @@ START_TEST(a_handle_given_twice_is_closed_by_the_last_allocation)
     close(fd);
     stop2();
 }
+
+START_TEST(a_handle_given_twice_is_closed_by_the_last_allocation)
+{
+    handle_given_twice(FAKE_I915);
+}
 END_TEST
+
+#ifdef KMT_HAVE_DRM_AMDGPU
+/* ---- amdgpu: libdrm_amdgpu owns the file's handles ------------------------ */
+
+START_TEST(amdgpu_export_import_gives_the_same_bytes_on_another_file)
+{
+    same_bytes_across_files(FAKE_AMDGPU, 0);
+}
+END_TEST
+
+/* The importer's object is mapped in its own VM as a created one is, and
+ * unmapped before libdrm_amdgpu closes it (stop2 checks the order). */
+START_TEST(amdgpu_import_is_mapped_in_the_importers_vm)
+{
+    KMT_DRM_ALLOCATION_DESC desc = desc_of(SIZE, KMT_DRM_ALLOCATION_DEVICE_LOCAL);
+    struct kdrm_bo *mine, *theirs;
+    unsigned before;
+    int fd;
+
+    start2(FAKE_AMDGPU);
+    mine = create_on(first, &desc);
+    fd = export_of(first, mine);
+    before = fake_amdgpu.mappings;
+    ck_assert_status(import_on(second, fd, &desc, 0, &theirs), STATUS_SUCCESS);
+    ck_assert_uint_eq(fake_amdgpu.mappings, before + 1);
+    ck_assert_uint_ne(theirs->gpu_va, mine->gpu_va);             /* a range of its own */
+    ck_assert_uint_eq(theirs->gpu_va % (64u << 10), 0);           /* VRAM's, as create aligns it */
+    destroy_on(second, theirs);
+    ck_assert_uint_eq(fake_amdgpu.mappings, before);
+    destroy_on(first, mine);
+    close(fd);
+    stop2();
+}
+END_TEST
+
+START_TEST(amdgpu_a_handle_given_twice_is_closed_by_the_last_allocation)
+{
+    handle_given_twice(FAKE_AMDGPU);
+}
+END_TEST
+
+/* A VA the importer cannot map gives libdrm_amdgpu's record back, which
+ * closes the handle; a dma-buf fd that is none is the caller's error. */
+START_TEST(amdgpu_failed_imports_leave_nothing)
+{
+    KMT_DRM_ALLOCATION_DESC desc = desc_of(SIZE, 0);
+    struct kdrm_bo *mine, *bo;
+    int fd, not_a_buffer;
+
+    start2(FAKE_AMDGPU);
+    mine = create_on(first, &desc);
+    fd = export_of(first, mine);
+    kdrm_fault_arm("amdgpu_bo_va_op", 1, ENOMEM);
+    ck_assert_status(import_on(second, fd, &desc, 0, &bo), STATUS_NO_MEMORY);
+    kdrm_fault_arm(NULL, 0, 0);
+    ck_assert_uint_eq(fake_drm.live_objects, 1);                 /* the creator's only */
+    ck_assert(list_empty(&second->shares));
+    kdrm_fault_arm("amdgpu_bo_import", 1, ENOMEM);
+    ck_assert_status(import_on(second, fd, &desc, 0, &bo), STATUS_NO_MEMORY);
+    kdrm_fault_arm(NULL, 0, 0);
+    ck_assert_uint_eq(fake_drm.live_objects, 1);
+    ck_assert_int_ge(not_a_buffer = memfd_create("not-a-dma-buf", MFD_CLOEXEC), 0);
+    ck_assert_int_eq(ftruncate(not_a_buffer, SIZE), 0);
+    ck_assert_status(import_on(second, not_a_buffer, &desc, 0, &bo), STATUS_INVALID_PARAMETER);
+    close(not_a_buffer);
+    /* and the next import works */
+    ck_assert_status(import_on(second, fd, &desc, 0, &bo), STATUS_SUCCESS);
+    destroy_on(second, bo);
+    close(fd);
+    destroy_on(first, mine);
+    stop2();
+}
+END_TEST
+#endif
 
 /* Exporting again gives another fd of the same dma-buf. */
 START_TEST(exports_of_one_allocation_name_one_buffer)
@@ -570,6 +667,12 @@ static Suite *suite(void)
     tcase_add_test(t, i915_export_import_gives_the_same_bytes_on_another_file);
     tcase_add_test(t, xe_import_is_bound_in_the_importers_vm);
     tcase_add_test(t, a_handle_given_twice_is_closed_by_the_last_allocation);
+#ifdef KMT_HAVE_DRM_AMDGPU
+    tcase_add_test(t, amdgpu_export_import_gives_the_same_bytes_on_another_file);
+    tcase_add_test(t, amdgpu_import_is_mapped_in_the_importers_vm);
+    tcase_add_test(t, amdgpu_a_handle_given_twice_is_closed_by_the_last_allocation);
+    tcase_add_test(t, amdgpu_failed_imports_leave_nothing);
+#endif
     tcase_add_test(t, exports_of_one_allocation_name_one_buffer);
     tcase_add_test(t, concurrent_imports_and_releases_keep_the_creators_handle);
     tcase_add_test(t, program_memory_is_not_exported);

@@ -8,8 +8,10 @@
  * written on one side are read on the other, both ways; a fence value
  * signalled by one process is raised in the other's memory by its
  * watcher, both ways; the GEM handles are closed once both are done.
- * The core's sharing calls are not used: these rows are about what the
- * kernel drivers do with the miniport's ioctls.
+ * The first two rows call the DDIs directly: they are about what the
+ * kernel drivers do with the miniport's ioctls.  The last one goes through
+ * D3DKMT, the core and the session broker: a shared resource made with
+ * CreateShared, opened by its global handle in the other process.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -34,7 +36,7 @@
 
 extern char **environ;
 
-/* Runs drm_share_peer with `fd` as its fd 3; its exit status. */
+/* Starts drm_share_peer with `fd` as its fd 3 (none for -1). */
 static pid_t run_peer(int fd, char **args)
 {
     char self[PATH_MAX], peer[PATH_MAX + 32];
@@ -47,7 +49,8 @@ static pid_t run_peer(int fd, char **args)
     snprintf(peer, sizeof(peer), "%s/drm_share_peer", dirname(self));
     args[0] = peer;
     ck_assert_int_eq(posix_spawn_file_actions_init(&actions), 0);
-    ck_assert_int_eq(posix_spawn_file_actions_adddup2(&actions, fd, 3), 0);
+    if (fd >= 0)
+        ck_assert_int_eq(posix_spawn_file_actions_adddup2(&actions, fd, 3), 0);
     ck_assert_int_eq(posix_spawn(&pid, peer, &actions, NULL, args, environ), 0);
     posix_spawn_file_actions_destroy(&actions);
     return pid;
@@ -190,6 +193,75 @@ START_TEST(syncobj_fence_signalled_in_one_process_wakes_the_other)
 }
 END_TEST
 
+/* The broker the library starts: the build tree's, beside this program. */
+static void use_build_broker(void)
+{
+    char self[PATH_MAX], broker[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+    ck_assert_int_gt(n, 0);
+    self[n] = 0;
+    snprintf(broker, sizeof(broker), "%s/../../dlls/kmtshim/broker/daemon/kmtshim-broker", dirname(self));
+    setenv("KMTSHIM_BROKER", broker, 0);
+    kmt_test_private_broker();
+}
+
+static D3DKMT_HANDLE create_shared(D3DKMT_HANDLE device, D3DKMT_HANDLE *alloc, D3DKMT_HANDLE *global)
+{
+    KMT_DRM_ALLOCATION_DESC desc = drm_test_desc(SIZE, 0);
+    D3DDDI_ALLOCATIONINFO info = { .pPrivateDriverData = &desc, .PrivateDriverDataSize = sizeof(desc) };
+    D3DKMT_CREATEALLOCATION ca = { .hDevice = device, .NumAllocations = 1, .pAllocationInfo = &info };
+
+    ca.Flags.CreateResource = 1;
+    ca.Flags.CreateShared = 1;
+    ck_assert_status(D3DKMTCreateAllocation(&ca), STATUS_SUCCESS);
+    *alloc = info.hAllocation;
+    *global = ca.hGlobalShare;
+    return ca.hResource;
+}
+
+static void d3dkmt_fill_or_check(D3DKMT_HANDLE device, D3DKMT_HANDLE alloc, unsigned seed, bool fill)
+{
+    void *p;
+
+    ck_assert_status(drm_test_lock(device, alloc, 0, &p), STATUS_SUCCESS);
+    if (fill)
+        share_pattern_fill(p, SIZE, seed);
+    else
+        ck_assert_msg(share_pattern_holds(p, SIZE, seed), "the other process's bytes are not there");
+    ck_assert_status(drm_test_unlock(device, alloc), STATUS_SUCCESS);
+}
+
+START_TEST(shared_resource_opened_by_global_handle_in_another_process)
+{
+    struct drm_test_adapter a[DRM_TEST_MAX];
+    unsigned n;
+    char tried[256] = "";
+
+    use_build_broker();
+    n = drm_test_use_allocating(a);
+    for (unsigned i = 0; i < n; i++) {
+        D3DKMT_HANDLE device = drm_test_create_device(a[i].handle), alloc, global, res;
+        char luid_high[16], luid_low[16], handle[16], size[16];
+        char *args[] = { NULL, "open-global", luid_high, luid_low, handle, size, "0x1111", "0x2222", NULL };
+
+        res = create_shared(device, &alloc, &global);
+        d3dkmt_fill_or_check(device, alloc, 0x1111, true);
+        snprintf(luid_high, sizeof(luid_high), "%ld", (long)a[i].luid.HighPart);
+        snprintf(luid_low, sizeof(luid_low), "%lu", (unsigned long)a[i].luid.LowPart);
+        snprintf(handle, sizeof(handle), "%#x", global);
+        snprintf(size, sizeof(size), "%u", SIZE);
+        ck_assert_msg(wait_peer(run_peer(-1, args)) == 0, "%s: the peer's open failed", a[i].umd.DriverName);
+        d3dkmt_fill_or_check(device, alloc, 0x2222, false);
+        ck_assert_status(drm_test_destroy_resource(device, res), STATUS_SUCCESS);
+        drm_test_destroy_device(device);
+        strncat(tried, a[i].umd.DriverName, sizeof(tried) - strlen(tried) - 2);
+        strcat(tried, ",");
+    }
+    expect_tried(tried);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("drm_share_lane");
@@ -198,6 +270,7 @@ static Suite *suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, dma_buf_written_in_one_process_is_read_in_the_other);
     tcase_add_test(t, syncobj_fence_signalled_in_one_process_wakes_the_other);
+    tcase_add_test(t, shared_resource_opened_by_global_handle_in_another_process);
     suite_add_tcase(s, t);
     return s;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "test_util.h"
+#include "exec_util.h"
 #include "share_resource_util.h"
 #include "broker/broker.h"
 #include "fd_pass.h"
@@ -218,6 +219,43 @@ START_TEST(open_resource2)
     ck_assert_uint_gt(d.info2.PrivateDriverDataSize, 0);
     ck_assert_uint_eq(d.runtime, SHARE_TEST_RUNTIME);
     ck_assert_status(share_test_destroy(device, d.o.hResource), STATUS_SUCCESS);
+}
+END_TEST
+
+/* The opened allocation is mapped into the engine's address space as a
+ * created one is: OpenResource2 reports its own GPU VA, and a command
+ * written through it lands in the creator's bytes. */
+START_TEST(opened_allocation_has_a_gpu_va_of_its_own)
+{
+    struct share_test_resource r = create_shared(false);
+    D3DKMT_HANDLE ctx = kmt_exec_virtual_context(device);
+    struct kmt_ring ring;
+    struct kmt_cmds cmds;
+    struct kmt_fence f;
+    struct open_desc d;
+    UINT64 *mine;
+
+    open_desc_init(&d, r.global);
+    d.o.pOpenAllocationInfo2 = &d.info2;
+    ck_assert_status(D3DKMTOpenResource2(&d.o), STATUS_SUCCESS);
+    ck_assert_uint_ne(d.info2.GpuVirtualAddress, 0);
+    kmt_ring_create(device, 4096, &ring);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &f), STATUS_SUCCESS);
+    kmt_cmds_init(&cmds);
+    kmt_cmd_fence(&cmds, KMT_SOFT_OP_WRITE64, d.info2.GpuVirtualAddress + 8, 0x0b5e55edull);
+    kmt_cmd_fence(&cmds, KMT_SOFT_OP_SIGNAL_FENCE, f.gpu, 1);
+    ck_assert_status(kmt_ring_submit(&ring, &ctx, 1, &cmds), STATUS_SUCCESS);
+    ck_assert_status(kmt_fence_wait(device, f.handle, 1, KMT_EXEC_WAIT_MS), STATUS_SUCCESS);
+    ck_assert_int_eq(kmt_exec_state(device), D3DKMT_DEVICEEXECUTION_ACTIVE);
+    ck_assert_ptr_nonnull(mine = (UINT64 *)share_test_map(device, r.allocation));
+    ck_assert_uint_eq(mine[1], 0x0b5e55edull);
+    share_test_unmap(device, r.allocation);
+    ck_assert_status(kmt_syncobj_destroy(f.handle), STATUS_SUCCESS);
+    kmt_ring_destroy(device, &ring);
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    ck_assert_status(share_test_destroy(device, d.o.hResource), STATUS_SUCCESS);
+    ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
 }
 END_TEST
 
@@ -699,6 +737,7 @@ int main(void)
     tcase_add_test(tc, query_resource_info_bad_input);
     tcase_add_test(tc, open_resource_same_process_same_bytes);
     tcase_add_test(tc, open_resource2);
+    tcase_add_test(tc, opened_allocation_has_a_gpu_va_of_its_own);
     tcase_add_test(tc, open_resource_exact_sizes);
     tcase_add_test(tc, open_resource_bad_handles);
     tcase_add_test(tc, existing_sysmem_opens_in_its_process);

@@ -188,6 +188,7 @@ static NTSTATUS import(struct open_call *c)
         if (status)
             return status;
         c->allocs[i]->driver_allocation = args.hAllocation;
+        c->allocs[i]->gpu_va = args.GpuVirtualAddress;
         c->made++;
     }
     return STATUS_SUCCESS;

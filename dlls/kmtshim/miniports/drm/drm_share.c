@@ -7,8 +7,11 @@
  *               a dma-buf fd of the GEM object.  Import: PRIME_FD_TO_HANDLE
  *               on this process's fd of the adapter, then what the family's
  *               create gives an object (a GPU VA, the host resource id),
- *               from the same private driver data.  Memory the program owns
- *               (userptr, copy-backed ExistingSysMem) is not handed out.
+ *               from the same private driver data.  amdgpu's handles are
+ *               libdrm_amdgpu's (it closes them with its last reference):
+ *               there amdgpu_bo_import takes the handle and gives it back.
+ *               Memory the program owns (userptr, copy-backed
+ *               ExistingSysMem) is not handed out.
  *
  * GEM handles: a file has one handle per buffer, and PRIME_FD_TO_HANDLE of
  * a buffer already on the file (this process created or imported it) gives
@@ -140,13 +143,30 @@ static void adopt_known(struct kdrm_bo *bo, struct kdrm_gem_share *s)
     atomic_init(&bo->open_count, 0);
 }
 
-/* share_lock held: the handle PRIME gave, known or new. */
+/* The dma-buf's handle on the adapter's file: PRIME's, or the family's
+ * library's when it keeps the file's handles. */
+static int prime_handle(struct kdrm_adapter *a, struct kdrm_bo *bo, int fd, UINT32 *handle)
+{
+    struct drm_prime_handle args = { .fd = fd };
+    int err;
+
+    if (a->family->import_fd)
+        return a->family->import_fd(a, bo, fd, handle);
+    if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &args, "PRIME_FD_TO_HANDLE")) < 0)
+        return err;
+    *handle = args.handle;
+    return 0;
+}
+
+/* share_lock held: the handle prime_handle gave, known or new. */
 static int import_handle(struct kdrm_adapter *a, struct kdrm_bo *bo, UINT32 handle, UINT64 buf_size)
 {
     struct kdrm_gem_share *s = share_find(a, handle);
     int err;
 
     if (s) {
+        if (a->family->import_drop)
+            a->family->import_drop(a, bo);
         adopt_known(bo, s);
         return 0;
     }
@@ -156,6 +176,8 @@ static int import_handle(struct kdrm_adapter *a, struct kdrm_bo *bo, UINT32 hand
     if ((err = a->family->import(a, bo)) < 0 || !(bo->share = share_add(a, bo))) {
         if (!err)
             a->family->destroy(a, bo);   /* closes the handle too */
+        else if (a->family->import_drop)
+            a->family->import_drop(a, bo);
         else
             kdrm_gem_close(a->fd, handle);
         return err < 0 ? err : -ENOMEM;
@@ -166,16 +188,17 @@ static int import_handle(struct kdrm_adapter *a, struct kdrm_bo *bo, UINT32 hand
 NTSTATUS APIENTRY kdrm_import_allocation(HANDLE hAdapter, KMTARG_IMPORTALLOCATION *p)
 {
     struct kdrm_adapter *a = hAdapter;
-    struct drm_prime_handle args = { .fd = p->Fd };
     struct kdrm_bo *bo;
     UINT64 size, buf_size;
+    UINT32 handle;
     UINT flags;
     NTSTATUS status;
     int err;
 
     p->hAllocation = NULL;
+    p->GpuVirtualAddress = 0;
     if (!a->family->import)
-        return STATUS_NOT_SUPPORTED;     /* amdgpu, and drivers we do not allocate on */
+        return STATUS_NOT_SUPPORTED;     /* drivers we do not allocate on */
     if (p->Fd < 0)
         return STATUS_INVALID_PARAMETER;
     if ((status = import_request(p, &size, &flags)))
@@ -187,8 +210,8 @@ NTSTATUS APIENTRY kdrm_import_allocation(HANDLE hAdapter, KMTARG_IMPORTALLOCATIO
     if (!(bo = kdrm_bo_new(a, size, flags)))
         return STATUS_NO_MEMORY;
     pthread_mutex_lock(&a->share_lock);
-    if (!(err = kdrm_ioctl(a->fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &args, "PRIME_FD_TO_HANDLE")))
-        err = import_handle(a, bo, args.handle, buf_size);
+    if (!(err = prime_handle(a, bo, p->Fd, &handle)))
+        err = import_handle(a, bo, handle, buf_size);
     pthread_mutex_unlock(&a->share_lock);
     if (err < 0) {
         kdrm_trace(a, KMT_TRACE_TRACE, __func__, "%s: import of fd %d failed: %s\n", a->family->name, p->Fd,
@@ -199,5 +222,6 @@ NTSTATUS APIENTRY kdrm_import_allocation(HANDLE hAdapter, KMTARG_IMPORTALLOCATIO
     atomic_fetch_add(&a->buffers, 1);
     atomic_fetch_add(&a->bytes, bo->size);
     p->hAllocation = bo;
+    p->GpuVirtualAddress = bo->gpu_va;
     return STATUS_SUCCESS;
 }

@@ -70,6 +70,13 @@ struct kdrm_family {
      * set) gets what create() would have given it; the caller closes the
      * handle if it fails. */
     int (*import)(struct kdrm_adapter *a, struct kdrm_bo *bo);
+    /* Optional, for a library that owns the file's GEM handles
+     * (libdrm_amdgpu): the handle of dma-buf `fd` on this file, taken
+     * through the library (PRIME_FD_TO_HANDLE otherwise); import_drop
+     * gives back what import_fd took, for a handle the file already had or
+     * after import failed, in place of the caller's GEM_CLOSE. */
+    int (*import_fd)(struct kdrm_adapter *a, struct kdrm_bo *bo, int fd, UINT32 *handle);
+    void (*import_drop)(struct kdrm_adapter *a, struct kdrm_bo *bo);
     void (*destroy)(struct kdrm_adapter *a, struct kdrm_bo *bo);
     int (*map)(struct kdrm_adapter *a, struct kdrm_bo *bo, int prot, void **ptr);
     void (*unmap)(struct kdrm_adapter *a, struct kdrm_bo *bo, void *ptr);

@@ -6,6 +6,8 @@
  *                 KMT_DRM_ALLOCATION_DEVICE_LOCAL; its KMS handle is the
  *                 GEM handle reported to the UMD
  *   existing sysmem  amdgpu_create_bo_from_user_mem (userptr, zero copy)
+ *   import        amdgpu_bo_import of the dma-buf (libdrm_amdgpu owns the
+ *                 file's handles), then a VA as create gives one
  *   GPU VA        every object, userptr ones too, gets a range of the
  *                 library's VA manager (amdgpu_va_range_alloc, general
  *                 range, 64 KiB-aligned for VRAM: the kernel needs page
@@ -256,8 +258,9 @@ static void va_unmap(struct kdrm_adapter *a, struct amd_bo *ab)
     amdgpu_va_range_free(ab->range);
 }
 
-/* Exports the new object's handle and gives it its VA; frees it on failure. */
-static int adopt(struct kdrm_adapter *a, struct kdrm_bo *bo, amdgpu_bo_handle h, UINT64 alignment)
+/* Exports the object's handle and gives it its VA; h is the caller's
+ * still on failure. */
+static int give_va(struct kdrm_adapter *a, struct kdrm_bo *bo, amdgpu_bo_handle h, UINT64 alignment)
 {
     struct amd_bo *ab = calloc(1, sizeof(*ab));
     int err = ab ? kdrm_fault_check("amdgpu_bo_export") : -ENOMEM;
@@ -271,13 +274,66 @@ static int adopt(struct kdrm_adapter *a, struct kdrm_bo *bo, amdgpu_bo_handle h,
     }
     if (err) {
         free(ab);
-        amdgpu_bo_free(h);
         return err;
     }
     bo->family_bo = ab;
     bo->handle = ab->handle;
     bo->gpu_va = ab->va;
     return 0;
+}
+
+/* give_va for a new object: frees it on failure. */
+static int adopt(struct kdrm_adapter *a, struct kdrm_bo *bo, amdgpu_bo_handle h, UINT64 alignment)
+{
+    int err = give_va(a, bo, h, alignment);
+
+    if (err)
+        amdgpu_bo_free(h);
+    return err;
+}
+
+static UINT64 va_alignment(struct kdrm_adapter *a, bool vram)
+{
+    return vram && VRAM_VA_ALIGNMENT > a->page_size ? VRAM_VA_ALIGNMENT : a->page_size;
+}
+
+/* libdrm_amdgpu keeps one record per GEM handle of its file and closes the
+ * handle with the record's last reference, so a dma-buf comes in through
+ * amdgpu_bo_import (a buffer the file has already gives that record, one
+ * reference more), never through a PRIME_FD_TO_HANDLE of our own that a
+ * GEM_CLOSE would undo.  The record waits in family_bo for import or
+ * import_drop. */
+static int amd_import_fd(struct kdrm_adapter *a, struct kdrm_bo *bo, int fd, UINT32 *handle)
+{
+    struct amdgpu_bo_import_result r;
+    int err = kdrm_fault_check("amdgpu_bo_import");
+
+    if (!err && (err = amdgpu_bo_import(dev_of(a), amdgpu_bo_handle_type_dma_buf_fd, (uint32_t)fd, &r)))
+        err = err == -1 && errno ? -errno : err < 0 ? err : -EIO;   /* drmPrimeFDToHandle's -1 */
+    if (err)
+        return err;
+    if ((err = amdgpu_bo_export(r.buf_handle, amdgpu_bo_handle_type_kms, handle))) {
+        amdgpu_bo_free(r.buf_handle);
+        return err < 0 ? err : -EIO;
+    }
+    bo->family_bo = r.buf_handle;
+    return 0;
+}
+
+static void amd_import_drop(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    (void)a;
+    amdgpu_bo_free(bo->family_bo);
+    bo->family_bo = NULL;
+}
+
+/* A new imported object: its VA, as create gives one of its placement's
+ * alignment. */
+static int amd_import(struct kdrm_adapter *a, struct kdrm_bo *bo)
+{
+    bool vram = a->memory.discrete && (bo->flags & KMT_DRM_ALLOCATION_DEVICE_LOCAL);
+
+    return give_va(a, bo, bo->family_bo, va_alignment(a, vram));
 }
 
 static int amd_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
@@ -295,7 +351,7 @@ static int amd_create(struct kdrm_adapter *a, struct kdrm_bo *bo)
 
     if (err || (err = amdgpu_bo_alloc(dev_of(a), &req, &h)))
         return err;
-    return adopt(a, bo, h, vram && VRAM_VA_ALIGNMENT > a->page_size ? VRAM_VA_ALIGNMENT : a->page_size);
+    return adopt(a, bo, h, va_alignment(a, vram));
 }
 
 static int amd_create_userptr(struct kdrm_adapter *a, struct kdrm_bo *bo, void *mem)
@@ -502,6 +558,9 @@ const struct kdrm_family kdrm_family_amdgpu = {
     .stop = amd_stop,
     .create = amd_create,
     .create_userptr = amd_create_userptr,
+    .import = amd_import,
+    .import_fd = amd_import_fd,
+    .import_drop = amd_import_drop,
     .destroy = amd_destroy,
     .map = amd_map,
     .unmap = amd_unmap,

@@ -51,7 +51,8 @@ NTSTATUS APIENTRY soft_import_allocation(HANDLE hAdapter, KMTARG_IMPORTALLOCATIO
     kmt_fd_track(s->fd);
     atomic_fetch_add(&a->bytes, s->size);
     if (!soft_allocation_place(a, s))
-        return STATUS_NO_MEMORY;
+        return STATUS_NO_MEMORY;         /* place freed it */
     pImport->hAllocation = s;
+    pImport->GpuVirtualAddress = s->gpu_va;   /* a range of this process's engine, as create gives */
     return STATUS_SUCCESS;
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "broker/broker.h"
 #include "fuzz_steps.h"
 
 #define MAX_STEPS 64
@@ -34,6 +35,10 @@ const fuzz_step fuzz_steps[] = {
     /* the common creates again, so random programs build something to use */
     step_create_device, step_create_allocation, step_create_context, step_create_sync,
     step_open_adapter, step_shutdown, step_bad_desc,
+    /* sharing (new steps go last: the seed corpus names steps by index) */
+    step_share_objects, step_close_nt, step_query_resource, step_open_resource, step_open_nt_from_name,
+    step_create_keyed_mutex, step_open_keyed_mutex, step_destroy_keyed_mutex, step_acquire_keyed_mutex,
+    step_release_keyed_mutex, step_open_sync, step_escape_wine,
 };
 const unsigned fuzz_nsteps = sizeof(fuzz_steps) / sizeof(fuzz_steps[0]);
 
@@ -103,6 +108,21 @@ static void print_fds(void)
         closedir(d);
 }
 
+/* The broker's books: what the program shared dies with its last handle
+ * (the broker hears of a closed NT handle a moment later: settled() waits). */
+static void broker_counts(struct fuzz_counts *c)
+{
+    struct kmt_broker_stats st;
+
+    if (kmt_broker_query_stats(&st))
+        return;
+    fuzz_count_add(c, "broker objects", st.objects);
+    fuzz_count_add(c, "broker global handles", st.global_handles);
+    fuzz_count_add(c, "broker NT shares", st.nt_shares);
+    fuzz_count_add(c, "broker names", st.names);
+    fuzz_count_add(c, "broker fds", st.fds);
+}
+
 /* The process's fds and the miniport's books, through an adapter handle
  * of the harness's own; the target's reset runs on it first. */
 static void take_counts(struct fuzz_counts *c)
@@ -124,6 +144,7 @@ static void take_counts(struct fuzz_counts *c)
         while (read(fuzz_eventfds[i], &v, sizeof(v)) == sizeof(v))
             ;
     fuzz_count_add(c, "open fds", open_fds());
+    broker_counts(c);
 }
 
 /* What the process makes once and keeps (the monitored-fence page pool;
@@ -190,6 +211,7 @@ void fuzz_init(void)
     done = true;
     /* hung GPU work (an unsatisfied wait) ends in milliseconds, not seconds */
     setenv("KMTSHIM_TDR_DELAY", "20", 0);
+    fuzz_share_private_broker();
     fuzz_target.setup();
     for (int i = 0; i < 2; i++)
         fuzz_eventfds[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -201,17 +223,24 @@ void fuzz_init(void)
     baseline = KmtLiveObjectCount();
 }
 
-/* Destroys what the program may have left, newest first. */
-static void cleanup(struct fuzz_pool *pool)
+/* Destroys what the program may have left, newest first, and closes the
+ * NT handles it got. */
+static void cleanup(struct fuzz_prog *p)
 {
+    struct fuzz_pool *pool = &p->pool;
+
     for (unsigned i = pool->count; i-- > 0;) {
         struct fuzz_object *o = &pool->objects[i];
 
         if (o->kind == FK_SYNC && !o->dead) {
             D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { o->handle };
             D3DKMTDestroySynchronizationObject(&d);
+        } else if (o->kind == FK_KEYED_MUTEX && !o->dead) {
+            D3DKMT_DESTROYKEYEDMUTEX d = { o->handle };
+            D3DKMTDestroyKeyedMutex(&d);
         }
     }
+    fuzz_share_close_all(p);
     for (unsigned i = pool->count; i-- > 0;) {
         struct fuzz_object *o = &pool->objects[i];
 
@@ -273,6 +302,7 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
 
     fuzz_init();
     memset(&prog.pool, 0, sizeof(prog.pool));
+    memset(&prog.shares, 0, sizeof(prog.shares));
     prog.restarted = false;
     prog.gpu_waited = false;
     found = false;
@@ -282,7 +312,7 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
         fuzz_steps[fuzz_u8(&prog.in) % fuzz_nsteps](&prog);
     if (fuzz_target.disarm)
         fuzz_target.disarm();
-    cleanup(&prog.pool);
+    cleanup(&prog);
     if (prog.restarted && !start())
         fprintf(stderr, "fuzz: no adapter after a restart (%s)\n", fuzz_target.name);
     if (settled(&counts, &live))

@@ -88,8 +88,13 @@ static unsigned open_fds(void)
     return n;
 }
 
-/* What each fd is, for a report. */
-static void print_fds(void)
+/* The fds before the first input, for a report of those that went. */
+#define KEPT_FDS 64
+static struct { int fd; char target[64]; } kept[KEPT_FDS];
+static unsigned nkept;
+
+/* What each fd is (with `keep`, remembered as the baseline's), for a report. */
+static void print_fds(bool keep)
 {
     char path[300], target[256];
     struct dirent *e;
@@ -102,10 +107,22 @@ static void print_fds(void)
         snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
         n = readlink(path, target, sizeof(target) - 1);
         target[n > 0 ? n : 0] = 0;
-        fprintf(stderr, "fuzz:   fd %s -> %s\n", e->d_name, target);
+        if (keep && nkept < KEPT_FDS) {
+            kept[nkept].fd = atoi(e->d_name);
+            snprintf(kept[nkept++].target, sizeof(kept[0].target), "%.63s", target);
+        } else if (!keep) {
+            fprintf(stderr, "fuzz:   fd %s -> %s\n", e->d_name, target);
+        }
     }
     if (d)
         closedir(d);
+    for (unsigned i = 0; !keep && i < nkept; i++) {
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", kept[i].fd);
+        n = readlink(path, target, sizeof(target) - 1);
+        target[n > 0 ? n : 0] = 0;
+        if (strncmp(target, kept[i].target, sizeof(kept[0].target) - 1))
+            fprintf(stderr, "fuzz:   fd %d was %s before the first input\n", kept[i].fd, kept[i].target);
+    }
 }
 
 /* The broker's books: what the program shared dies with its last handle
@@ -220,6 +237,7 @@ void fuzz_init(void)
         abort();
     }
     take_counts(&baseline_counts);
+    print_fds(true);
     baseline = KmtLiveObjectCount();
 }
 
@@ -276,13 +294,17 @@ static bool same_counts(const struct fuzz_counts *now, bool quiet)
 }
 
 /* Objects are reclaimed when their last user leaves, which may be a
- * scheduler or watcher thread finishing up: give them five seconds (a
- * loaded machine) before calling it a leak. */
+ * scheduler or watcher thread finishing up, or the broker hearing of a
+ * closed NT handle: give them five seconds (a loaded machine) before
+ * calling it a leak.  Five seconds of the clock: a round of counts asks
+ * the broker, which takes its time on a loaded machine too. */
 static bool settled(struct fuzz_counts *counts, unsigned *live)
 {
-    struct timespec tick = { 0, 1000000 };
+    struct timespec tick = { 0, 1000000 }, start, now;
 
-    for (int i = 0; i < 5000; i++) {
+    *live = KmtLiveObjectCount();
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (now = start; now.tv_sec - start.tv_sec < 5; clock_gettime(CLOCK_MONOTONIC, &now)) {
         if ((*live = KmtLiveObjectCount()) == baseline) {
             take_counts(counts);
             if (same_counts(counts, true))
@@ -321,7 +343,7 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz: %u live objects after the input, %u before (%s)\n", live, baseline,
                 fuzz_target.name);
     if (!same_counts(&counts, false))
-        print_fds();
+        print_fds(false);
     baseline = live;                    /* one report per leak */
     baseline_counts = counts;
     return false;

@@ -29,8 +29,16 @@ void fuzz_share_add_nt(struct fuzz_prog *p, HANDLE nt, const char *call)
 {
     intptr_t fd = (intptr_t)nt;
 
-    if (fd < 0 || fd > INT32_MAX || fcntl((int)fd, F_GETFD) < 0) {
+    struct stat st;
+
+    if (fd < 0 || fd > INT32_MAX || fstat((int)fd, &st)) {
         fuzz_finding("%s succeeded with NT handle %#llx, no fd of the process", call, (unsigned long long)fd);
+        return;
+    }
+    /* natively an NT handle is one end of a socket pair (broker.h): any
+     * other fd is one the library keeps, which the harness must not close */
+    if (!S_ISSOCK(st.st_mode)) {
+        fuzz_finding("%s succeeded with NT handle %d, which is no socket", call, (int)fd);
         return;
     }
     for (unsigned i = 0; i < p->shares.nnt; i++)

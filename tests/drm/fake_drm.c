@@ -1725,6 +1725,32 @@ drmVersionPtr drmGetVersion(int fd)
     return v;
 }
 
+/* Whether a handle of any file still names the timeline `root`. */
+static bool timeline_named(uint32_t root)
+{
+    for (uint32_t h = 1; h <= FAKE_MAX_SYNCOBJS; h++)
+        if (syncobjs[h].live && root_of(h) == root)
+            return true;
+    return false;
+}
+
+void fake_drm_forget_shared_files(void)
+{
+    fake_drm_lock();
+    /* a syncobj file holds its timeline, and the timeline its
+     * registrations: a file of a timeline no handle names goes */
+    for (unsigned i = 0; i < FAKE_MAX_SHARED_FILES; i++)
+        if (shared_files[i].fd >= 0 && shared_files[i].syncobj && !timeline_named(shared_files[i].target)) {
+            if (syncobjs[shared_files[i].target].refs)
+                syncobj_unref(shared_files[i].target);
+            close(shared_files[i].fd);
+            shared_files[i].fd = -1;
+        }
+    if (!fake_drm.live_objects)
+        shared_files_reset();
+    fake_drm_unlock();
+}
+
 bool fake_drm_holds_fd(int fd)
 {
     if (fd < 0)

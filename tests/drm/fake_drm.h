@@ -128,6 +128,12 @@ void fake_drm_close(void);
 /* True for an fd the fake holds as the kernel's reference (an exported
  * dma-buf or syncobj file, an eventfd registration). */
 bool fake_drm_holds_fd(int fd);
+/* Drops the kernel's reference to the exported files of timelines no
+ * handle names, and to every exported file when no GEM object lives, so
+ * nothing can be imported by them any more (the state between fuzz
+ * inputs): a long run that exports more than the fake's tables hold goes
+ * on. */
+void fake_drm_forget_shared_files(void);
 /* Another open file of the same device, and a dup sharing an fd's file;
  * -1 on failure.  fake_drm_close_fd closes one of the fake's fds. */
 int fake_drm_open_file(void);

@@ -77,6 +77,7 @@ START_TEST(chaos_drm_i915_with_faults)
         .inject = drm_inject,
         .escape = drm_escape,
         .fault_status = { STATUS_NO_MEMORY, STATUS_GRAPHICS_NO_VIDEO_MEMORY },
+        .share = true,
         .check_empty = drm_check_empty,
     };
     const struct fake_drm_config c = { .driver = FAKE_I915, .has_llc = true, .timelines = true };

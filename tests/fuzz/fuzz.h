@@ -50,7 +50,7 @@ const void *fuzz_read_only_copy(const void *src, size_t n);
 /* ---- the handles a program made -------------------------------------------- */
 
 enum fuzz_kind {
-    FK_ADAPTER, FK_DEVICE, FK_RESOURCE, FK_ALLOCATION, FK_CONTEXT, FK_SYNC, FK_KINDS
+    FK_ADAPTER, FK_DEVICE, FK_RESOURCE, FK_ALLOCATION, FK_CONTEXT, FK_SYNC, FK_KEYED_MUTEX, FK_KINDS
 };
 
 struct fuzz_object {
@@ -136,6 +136,21 @@ struct fuzz_target {
 
 extern const struct fuzz_target fuzz_target;
 
+/* ---- what a program shared: global handles and NT handles (fuzz_share.c) ---- */
+
+#define FUZZ_MAX_SHARES 32
+
+/* Global handles the creates gave (never closed: they die with their
+ * objects), and the NT handles (natively fds) the program got, which the
+ * harness closes: a step, or the end of the program. */
+struct fuzz_shares {
+    D3DKMT_HANDLE global[FUZZ_MAX_SHARES];
+    unsigned nglobal;
+    int nt[FUZZ_MAX_SHARES];
+    bool nt_closed[FUZZ_MAX_SHARES];
+    unsigned nnt;
+};
+
 /* ---- steps: one D3DKMT call each, its arguments drawn from the input ------- */
 
 struct fuzz_prog {
@@ -148,6 +163,7 @@ struct fuzz_prog {
      * an allocation to go idle (a Lock without DonotWait, a synchronous
      * destroy): it would wait for ever, the program's own deadlock. */
     bool gpu_waited;
+    struct fuzz_shares shares;
 };
 
 /* The adapters' LUIDs and two eventfds, found at start-up. */
@@ -165,6 +181,26 @@ UINT fuzz_size(struct fuzz_prog *p, UINT natural);
 UINT fuzz_count(struct fuzz_prog *p, UINT max);
 HANDLE fuzz_event(struct fuzz_prog *p);
 UINT64 fuzz_fence_value(struct fuzz_prog *p);
+
+/* Sharing (fuzz_share.c).  A global handle a create gave (0: none). */
+void fuzz_share_add_global(struct fuzz_prog *p, D3DKMT_HANDLE global);
+/* An NT handle a call gave: kept until closed (a finding if it is no fd). */
+void fuzz_share_add_nt(struct fuzz_prog *p, HANDLE nt, const char *call);
+/* A global handle for an open: live, stale, a local handle, 0 or garbage. */
+D3DKMT_HANDLE fuzz_share_global(struct fuzz_prog *p);
+/* An NT handle for an open: one the program holds, one it closed, an fd
+ * of another kind (an eventfd), or no fd at all. */
+HANDLE fuzz_share_nt(struct fuzz_prog *p);
+/* Closes one NT handle the program holds (CloseHandle). */
+void fuzz_share_close_one(struct fuzz_prog *p);
+/* Closes every NT handle the program still holds. */
+void fuzz_share_close_all(struct fuzz_prog *p);
+/* A name for ShareObjects and the opens by name: NULL attributes, no
+ * name, one of a few names, or a malformed UNICODE_STRING. */
+OBJECT_ATTRIBUTES *fuzz_share_name(struct fuzz_prog *p);
+/* Gives the process a broker of its own (KMTSHIM_BROKER_DIR, a fresh
+ * directory removed at exit), so a run never meets the user's session. */
+void fuzz_share_private_broker(void);
 
 /* A broken rule the harness saw during the program (not a leak): printed,
  * and the input fails. */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "broker/broker.h"
 #include "fuzz_steps.h"
 
 #define MAX_STEPS 64
@@ -34,6 +35,10 @@ const fuzz_step fuzz_steps[] = {
     /* the common creates again, so random programs build something to use */
     step_create_device, step_create_allocation, step_create_context, step_create_sync,
     step_open_adapter, step_shutdown, step_bad_desc,
+    /* sharing (new steps go last: the seed corpus names steps by index) */
+    step_share_objects, step_close_nt, step_query_resource, step_open_resource, step_open_nt_from_name,
+    step_create_keyed_mutex, step_open_keyed_mutex, step_destroy_keyed_mutex, step_acquire_keyed_mutex,
+    step_release_keyed_mutex, step_open_sync, step_escape_wine,
 };
 const unsigned fuzz_nsteps = sizeof(fuzz_steps) / sizeof(fuzz_steps[0]);
 
@@ -83,8 +88,13 @@ static unsigned open_fds(void)
     return n;
 }
 
-/* What each fd is, for a report. */
-static void print_fds(void)
+/* The fds before the first input, for a report of those that went. */
+#define KEPT_FDS 64
+static struct { int fd; char target[64]; } kept[KEPT_FDS];
+static unsigned nkept;
+
+/* What each fd is (with `keep`, remembered as the baseline's), for a report. */
+static void print_fds(bool keep)
 {
     char path[300], target[256];
     struct dirent *e;
@@ -97,10 +107,37 @@ static void print_fds(void)
         snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
         n = readlink(path, target, sizeof(target) - 1);
         target[n > 0 ? n : 0] = 0;
-        fprintf(stderr, "fuzz:   fd %s -> %s\n", e->d_name, target);
+        if (keep && nkept < KEPT_FDS) {
+            kept[nkept].fd = atoi(e->d_name);
+            snprintf(kept[nkept++].target, sizeof(kept[0].target), "%.63s", target);
+        } else if (!keep) {
+            fprintf(stderr, "fuzz:   fd %s -> %s\n", e->d_name, target);
+        }
     }
     if (d)
         closedir(d);
+    for (unsigned i = 0; !keep && i < nkept; i++) {
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", kept[i].fd);
+        n = readlink(path, target, sizeof(target) - 1);
+        target[n > 0 ? n : 0] = 0;
+        if (strncmp(target, kept[i].target, sizeof(kept[0].target) - 1))
+            fprintf(stderr, "fuzz:   fd %d was %s before the first input\n", kept[i].fd, kept[i].target);
+    }
+}
+
+/* The broker's books: what the program shared dies with its last handle
+ * (the broker hears of a closed NT handle a moment later: settled() waits). */
+static void broker_counts(struct fuzz_counts *c)
+{
+    struct kmt_broker_stats st;
+
+    if (kmt_broker_query_stats(&st))
+        return;
+    fuzz_count_add(c, "broker objects", st.objects);
+    fuzz_count_add(c, "broker global handles", st.global_handles);
+    fuzz_count_add(c, "broker NT shares", st.nt_shares);
+    fuzz_count_add(c, "broker names", st.names);
+    fuzz_count_add(c, "broker fds", st.fds);
 }
 
 /* The process's fds and the miniport's books, through an adapter handle
@@ -124,6 +161,7 @@ static void take_counts(struct fuzz_counts *c)
         while (read(fuzz_eventfds[i], &v, sizeof(v)) == sizeof(v))
             ;
     fuzz_count_add(c, "open fds", open_fds());
+    broker_counts(c);
 }
 
 /* What the process makes once and keeps (the monitored-fence page pool;
@@ -190,6 +228,7 @@ void fuzz_init(void)
     done = true;
     /* hung GPU work (an unsatisfied wait) ends in milliseconds, not seconds */
     setenv("KMTSHIM_TDR_DELAY", "20", 0);
+    fuzz_share_private_broker();
     fuzz_target.setup();
     for (int i = 0; i < 2; i++)
         fuzz_eventfds[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -198,20 +237,28 @@ void fuzz_init(void)
         abort();
     }
     take_counts(&baseline_counts);
+    print_fds(true);
     baseline = KmtLiveObjectCount();
 }
 
-/* Destroys what the program may have left, newest first. */
-static void cleanup(struct fuzz_pool *pool)
+/* Destroys what the program may have left, newest first, and closes the
+ * NT handles it got. */
+static void cleanup(struct fuzz_prog *p)
 {
+    struct fuzz_pool *pool = &p->pool;
+
     for (unsigned i = pool->count; i-- > 0;) {
         struct fuzz_object *o = &pool->objects[i];
 
         if (o->kind == FK_SYNC && !o->dead) {
             D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { o->handle };
             D3DKMTDestroySynchronizationObject(&d);
+        } else if (o->kind == FK_KEYED_MUTEX && !o->dead) {
+            D3DKMT_DESTROYKEYEDMUTEX d = { o->handle };
+            D3DKMTDestroyKeyedMutex(&d);
         }
     }
+    fuzz_share_close_all(p);
     for (unsigned i = pool->count; i-- > 0;) {
         struct fuzz_object *o = &pool->objects[i];
 
@@ -247,13 +294,17 @@ static bool same_counts(const struct fuzz_counts *now, bool quiet)
 }
 
 /* Objects are reclaimed when their last user leaves, which may be a
- * scheduler or watcher thread finishing up: give them five seconds (a
- * loaded machine) before calling it a leak. */
+ * scheduler or watcher thread finishing up, or the broker hearing of a
+ * closed NT handle: give them five seconds (a loaded machine) before
+ * calling it a leak.  Five seconds of the clock: a round of counts asks
+ * the broker, which takes its time on a loaded machine too. */
 static bool settled(struct fuzz_counts *counts, unsigned *live)
 {
-    struct timespec tick = { 0, 1000000 };
+    struct timespec tick = { 0, 1000000 }, start, now;
 
-    for (int i = 0; i < 5000; i++) {
+    *live = KmtLiveObjectCount();
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (now = start; now.tv_sec - start.tv_sec < 5; clock_gettime(CLOCK_MONOTONIC, &now)) {
         if ((*live = KmtLiveObjectCount()) == baseline) {
             take_counts(counts);
             if (same_counts(counts, true))
@@ -273,6 +324,7 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
 
     fuzz_init();
     memset(&prog.pool, 0, sizeof(prog.pool));
+    memset(&prog.shares, 0, sizeof(prog.shares));
     prog.restarted = false;
     prog.gpu_waited = false;
     found = false;
@@ -282,7 +334,7 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
         fuzz_steps[fuzz_u8(&prog.in) % fuzz_nsteps](&prog);
     if (fuzz_target.disarm)
         fuzz_target.disarm();
-    cleanup(&prog.pool);
+    cleanup(&prog);
     if (prog.restarted && !start())
         fprintf(stderr, "fuzz: no adapter after a restart (%s)\n", fuzz_target.name);
     if (settled(&counts, &live))
@@ -291,7 +343,7 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz: %u live objects after the input, %u before (%s)\n", live, baseline,
                 fuzz_target.name);
     if (!same_counts(&counts, false))
-        print_fds();
+        print_fds(false);
     baseline = live;                    /* one report per leak */
     baseline_counts = counts;
     return false;

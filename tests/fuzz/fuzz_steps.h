@@ -52,4 +52,17 @@ void step_wait_gpu(struct fuzz_prog *p);
 void step_signal_cpu(struct fuzz_prog *p);
 void step_wait_cpu(struct fuzz_prog *p);
 
+void step_share_objects(struct fuzz_prog *p);
+void step_close_nt(struct fuzz_prog *p);
+void step_query_resource(struct fuzz_prog *p);
+void step_open_resource(struct fuzz_prog *p);
+void step_open_nt_from_name(struct fuzz_prog *p);
+void step_create_keyed_mutex(struct fuzz_prog *p);
+void step_open_keyed_mutex(struct fuzz_prog *p);
+void step_destroy_keyed_mutex(struct fuzz_prog *p);
+void step_acquire_keyed_mutex(struct fuzz_prog *p);
+void step_release_keyed_mutex(struct fuzz_prog *p);
+void step_open_sync(struct fuzz_prog *p);
+void step_escape_wine(struct fuzz_prog *p);
+
 #endif

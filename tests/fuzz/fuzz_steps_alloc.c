@@ -72,8 +72,9 @@ static D3DKMT_CREATESTANDARDALLOCATION *standard(struct fuzz_prog *p)
 
 void step_create_allocation(struct fuzz_prog *p)
 {
-    /* CreateResource, CreateShared, ExistingSysMem, StandardAllocation, and the rest now and then */
-    static const UINT useful = 0x1u | 0x2u | 0x20u | 0x10000u;
+    /* CreateResource, CreateShared, ExistingSysMem, NtSecuritySharing,
+     * StandardAllocation, and the rest now and then */
+    static const UINT useful = 0x1u | 0x2u | 0x20u | 0x40u | 0x10000u;
     D3DKMT_CREATEALLOCATION c = { 0 };
     bool v2 = fuzz_u8(&p->in) & 1;
     size_t stride = v2 ? sizeof(D3DDDI_ALLOCATIONINFO2) : sizeof(D3DDDI_ALLOCATIONINFO);
@@ -129,6 +130,7 @@ void step_create_allocation(struct fuzz_prog *p)
         return;
     if (c.Flags.CreateResource)
         fuzz_pool_add(&p->pool, FK_RESOURCE, c.hResource, c.hDevice);
+    fuzz_share_add_global(p, c.hGlobalShare);
     for (UINT i = 0; i < room; i++) {
         D3DKMT_HANDLE h = v2 ? c.pAllocationInfo2[i].hAllocation : c.pAllocationInfo[i].hAllocation;
         struct fuzz_object *o = fuzz_pool_add(&p->pool, FK_ALLOCATION, h, c.hDevice);

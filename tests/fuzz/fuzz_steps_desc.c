@@ -27,6 +27,15 @@ static const struct { const char *name; one_desc_call call; } calls[] = {
     CALL(D3DKMTWaitForSynchronizationObjectFromGpu), CALL(D3DKMTSignalSynchronizationObjectFromCpu),
     CALL(D3DKMTWaitForSynchronizationObjectFromCpu), CALL(D3DKMTOpenAdapterFromGdiDisplayName),
     CALL(D3DKMTOpenAdapterFromHdc), CALL(D3DKMTOpenAdapterFromDeviceName),
+    /* sharing */
+    CALL(D3DKMTCreateKeyedMutex), CALL(D3DKMTCreateKeyedMutex2), CALL(D3DKMTOpenKeyedMutex),
+    CALL(D3DKMTOpenKeyedMutex2), CALL(D3DKMTOpenKeyedMutexFromNtHandle), CALL(D3DKMTDestroyKeyedMutex),
+    CALL(D3DKMTAcquireKeyedMutex), CALL(D3DKMTAcquireKeyedMutex2), CALL(D3DKMTReleaseKeyedMutex),
+    CALL(D3DKMTReleaseKeyedMutex2), CALL(D3DKMTQueryResourceInfo), CALL(D3DKMTOpenResource),
+    CALL(D3DKMTOpenResource2), CALL(D3DKMTQueryResourceInfoFromNtHandle), CALL(D3DKMTOpenResourceFromNtHandle),
+    CALL(D3DKMTOpenNtHandleFromName), CALL(D3DKMTOpenSynchronizationObject),
+    CALL(D3DKMTOpenSyncObjectFromNtHandle), CALL(D3DKMTOpenSyncObjectFromNtHandle2),
+    CALL(D3DKMTOpenSyncObjectNtHandleFromName),
 };
 
 void step_bad_desc(struct fuzz_prog *p)

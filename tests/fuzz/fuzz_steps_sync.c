@@ -62,6 +62,7 @@ void step_create_sync(struct fuzz_prog *p)
      * the rest (monitored fences) are the device's */
     adapter_object = c.Info.Type >= D3DDDI_SYNCHRONIZATION_MUTEX && c.Info.Type <= D3DDDI_CPU_NOTIFICATION;
     o = fuzz_pool_add(&p->pool, FK_SYNC, c.hSyncObject, adapter_object ? 0 : dev);
+    fuzz_share_add_global(p, c.Info.SharedHandle);
     if (o && c.Info.Type == D3DDDI_MONITORED_FENCE)
         o->gpu_va = c.Info.MonitoredFence.FenceValueGPUVirtualAddress;
 }

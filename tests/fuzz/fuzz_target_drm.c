@@ -133,10 +133,13 @@ static void arm_fault(D3DKMT_HANDLE adapter, struct fuzz_input *in)
     set_fault(adapter, call, nth, errs[fuzz_u8(in) % (sizeof(errs) / sizeof(errs[0]))]);
 }
 
-/* An armed fault that did not fire must not carry over into the next input. */
+/* An armed fault that did not fire must not carry over into the next
+ * input; nor the kernel's references to what the input exported (its
+ * table of shared files would fill up over a run). */
 static void reset(D3DKMT_HANDLE adapter)
 {
     set_fault(adapter, "", 0, 0);
+    fake_drm_forget_shared_files();
 }
 
 static UINT alloc_desc(void *dst, size_t room, UINT64 size, UINT flags)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the fuzzer's seed corpus (tests/fuzz/corpus/): programs that do
-what a driver does (open, create, lock, submit, signal, wait, destroy) and
-then the misuses the rules are about.  Each byte follows the harness's
+what a driver does (open, create, lock, submit, signal, wait, destroy,
+share and open shared objects) and then the misuses the rules are about.  Each byte follows the harness's
 reading order (fuzz_steps_*.c); `python3 make_corpus.py DIR` rewrites them."""
 import os
 import struct
@@ -10,16 +10,22 @@ import sys
 STEPS = ["enum", "open", "close", "qai", "qvm", "create_device", "destroy_device", "state", "escape",
          "create_alloc", "destroy_alloc", "lock", "unlock", "create_ctx", "destroy_ctx", "submit", "render",
          "create_sync", "destroy_sync", "signal_gpu", "wait_gpu", "signal_cpu", "wait_cpu",
-         "create_device2", "create_alloc2", "create_ctx2", "create_sync2", "open2", "shutdown", "bad_desc"]
+         "create_device2", "create_alloc2", "create_ctx2", "create_sync2", "open2", "shutdown", "bad_desc",
+         "share", "close_nt", "query_res", "open_res", "open_nt_name", "create_km", "open_km", "destroy_km",
+         "acquire_km", "release_km", "open_sync", "escape_wine"]
 BAD_DESC_CALLS, BAD_DESC_POINTERS = 36, 7
-ADAPTER, DEVICE, RESOURCE, ALLOC, CTX, SYNC = range(6)
+BAD_DESC_SHARE = range(39, 59)         # the sharing calls of step_bad_desc
+ADAPTER, DEVICE, RESOURCE, ALLOC, CTX, SYNC, KM = range(7)
+SHARED, NT_SHARED = 0x2, 0x42          # CreateShared, with NtSecuritySharing
 
 
 class Prog:
     def __init__(self):
         self.b = bytearray()
-        self.live = {k: [] for k in range(6)}
+        self.live = {k: [] for k in range(7)}
         self.n = 0
+        self.globals = 0                # global handles the creates gave
+        self.nts = 0                    # NT handles the program got
 
     def u8(self, *v):
         self.b += bytes(v)
@@ -56,8 +62,10 @@ class Prog:
     def device(self):
         self.step("create_device"); self.handle(ADAPTER); self.u8(0); self.new(DEVICE)
 
-    def alloc(self, n=1, v2=True, resource=False, size=4, existing=False, standard=False, dev=-1):
-        flags = (1 if resource else 0) | (0x20 if existing else 0) | (0x10000 if standard else 0)
+    def alloc(self, n=1, v2=True, resource=False, size=4, existing=False, standard=False, dev=-1, share=0):
+        flags = (1 if resource else 0) | (0x20 if existing else 0) | (0x10000 if standard else 0) | share
+        if share == SHARED:
+            self.globals += 1
         self.step("create_alloc"); self.u8(1 if v2 else 0, 1); self.u32(flags)
         self.handle(DEVICE, dev); self.u8(1)
         self.u8(1, 3, n - 1)            # fuzz_count: 1..4
@@ -90,8 +98,13 @@ class Prog:
         self.step("create_ctx"); self.handle(DEVICE); self.u8(1, 1, 0, 1, 0, 1 if virtual else 0)
         self.new(CTX)
 
-    def sync(self, type_=5, value=0):
-        self.step("create_sync"); self.handle(DEVICE); self.u8(1, type_, 0)
+    def sync(self, type_=5, value=0, shared=0):
+        self.step("create_sync"); self.handle(DEVICE); self.u8(1, type_)
+        if shared:                      # 1: Shared, 3: Shared|NtSecuritySharing
+            self.u8(4); self.u32(shared)
+            self.globals += shared == 1
+        else:
+            self.u8(0)
         if type_ == 5:
             self.u8(2, value, 1)
         elif type_ == 4:
@@ -209,6 +222,103 @@ class Prog:
     def state(self):
         self.step("state"); self.handle(DEVICE); self.u8(1)
 
+    # ---- sharing (fuzz_steps_share.c; fuzz_share.c reads handles and names)
+    def glob(self, i):                  # a global handle a create gave
+        self.u8(0, i)
+
+    def nt(self, i):                    # an NT handle the program got, perhaps closed
+        self.u8(0, i)
+
+    def name(self, i=None):             # None: NULL attributes
+        self.u8(0) if i is None else self.u8(4, i)
+
+    def share(self, kinds=(RESOURCE,), name=None):
+        first = {RESOURCE: 0, KM: 1, SYNC: 2}[kinds[0]]
+        self.step("share"); self.u8(1, 1 if len(kinds) == 3 else 0, first)
+        for k in kinds:
+            self.handle(k)
+        self.name(name); self.u8(3, 2, 1)   # GENERIC_ALL, the out pointer, the object array
+        self.nts += 1
+
+    def close_nt(self, i):
+        self.step("close_nt"); self.u8(i)
+
+    def query_res(self, nt=None, glob=None):
+        self.step("query_res"); self.u8(1 if nt is not None else 0); self.handle(DEVICE)
+        self.nt(nt) if nt is not None else self.glob(glob)
+        self.u8(2, 1)
+
+    def open_res(self, nt=None, glob=None, v2=True, n=1, km=False, sync=False):
+        self.step("open_res"); self.u8(0 if nt is not None else 1, 1 if v2 else 0); self.handle(DEVICE)
+        self.nt(nt) if nt is not None else self.glob(glob)
+        self.u8(2, 1, 2, 2, 2, 2, 1)    # query, no size changed, the four buffers, driver data placed
+        if nt is not None:
+            self.u8(1, 2)               # no keyed mutex runtime data
+        self.new(RESOURCE)
+        for _ in range(n):
+            self.new(ALLOC)
+        if km:
+            self.new(KM)
+        if sync:
+            self.new(SYNC)
+
+    def open_nt_name(self, i, sync=False):
+        self.step("open_nt_name"); self.name(i); self.u8(3, 0 if sync else 1)
+        self.nts += 1
+
+    def create_km(self, v2=False, nt=False, key=0):
+        self.step("create_km"); self.u8(1, key)
+        if v2:
+            self.u8(0, 1, 1)            # v2, no runtime data
+            if nt:
+                self.u8(4); self.u32(1)
+            else:
+                self.u8(0)
+        else:
+            self.u8(1)
+        self.globals += not nt
+        self.new(KM)
+
+    def open_km(self, glob=None, nt=None, v2=False):
+        self.step("open_km")
+        if nt is not None:
+            self.u8(2); self.nt(nt); self.u8(1, 2)
+        elif v2:
+            self.u8(1); self.glob(glob); self.u8(1, 2)
+        else:
+            self.u8(0); self.glob(glob)
+        self.new(KM)
+
+    def acquire_km(self, key=0, ms=0, v2=False, k=-1):
+        self.step("acquire_km"); self.handle(KM, k); self.u8(0 if v2 else 1, 1, key)
+        if v2:
+            self.u8(1, 2)
+        self.u8(0, ms) if ms else self.u8(2)
+
+    def release_km(self, key=0, value=1, v2=False, k=-1):
+        self.step("release_km"); self.handle(KM, k); self.u8(0 if v2 else 1, 1, key, 2, value)
+        if v2:
+            self.u8(1, 2)
+
+    def open_sync(self, glob=None, nt=None, device=False):
+        self.step("open_sync")
+        if glob is not None:
+            self.u8(0); self.glob(glob)
+        elif not device:
+            self.u8(1); self.nt(nt)
+        else:
+            self.u8(2); self.nt(nt); self.handle(DEVICE); self.u8(0, 1)
+        self.new(SYNC)
+
+    def escape_wine(self, update=True):
+        self.step("escape_wine"); self.u8(1 if update else 0, 1, 1)
+        if update:
+            self.handle(RESOURCE)
+        else:
+            self.u32(0x10010)           # a window's handle
+        self.u8(5, 1, 2)                # the natural size, the payload
+        self.b += b"vkd3d-proton-runtime-24" + b"\0" if update else struct.pack("<4i", 0, 0, 640, 480)
+
 
 def base(dev=True):
     p = Prog()
@@ -261,6 +371,35 @@ def seeds():
     p = Prog(); p.step("enum"); p.u8(3, 3, 2, 0); p.device(); p.device(); s["enum-two-devices"] = p
     p = base(); p.alloc(); p.context(True); p.step("shutdown"); p.u8(0); p.lock(); p.device(); p.alloc()
     s["shutdown"] = p
+    # sharing: resources by global handle, by NT handle, by name; keyed mutexes; sync objects
+    p = base(); p.alloc(1, resource=True, share=SHARED); p.query_res(glob=0); p.open_res(glob=0, v2=False)
+    p.open_res(glob=0); p.lock(); p.unlock(); p.destroy_allocs(resource=True); p.open_res(glob=0)
+    s["share-resource-global"] = p
+    p = base(); p.alloc(2, resource=True, share=NT_SHARED); p.share(); p.query_res(nt=0); p.open_res(nt=0, n=2)
+    p.close_nt(0); p.open_res(nt=0, n=2); s["share-resource-nt"] = p
+    p = base(); p.alloc(1, resource=True, share=NT_SHARED); p.create_km(v2=True, nt=True); p.sync(5, shared=3)
+    p.share((RESOURCE, KM, SYNC), name=0); p.open_nt_name(1); p.open_res(nt=1, km=True, sync=True)
+    p.acquire_km(0); p.release_km(1, 7); p.open_nt_name(1, sync=True); p.open_nt_name(2)
+    s["share-three-named"] = p
+    p = base(False); p.create_km(); p.acquire_km(0); p.release_km(1, 5); p.acquire_km(0, ms=2); p.open_km(glob=0)
+    p.acquire_km(1, v2=True); p.release_km(0, 6, v2=True); p.open_km(glob=0, v2=True)
+    p.destroy("destroy_km", KM, 0); p.acquire_km(0, k=0); p.destroy("destroy_km", KM, how="stale")
+    s["keyed-mutex"] = p
+    p = base(); p.alloc(1, resource=True, share=NT_SHARED); p.create_km(v2=True, nt=True); p.sync(5, shared=3)
+    p.share((KM,)); p.share((RESOURCE, KM, SYNC)); p.open_res(nt=1, km=True, sync=True); p.acquire_km(0, k=0)
+    p.destroy("destroy_km", KM, 0); p.acquire_km(0, ms=1); p.close_nt(1); p.open_km(nt=1)
+    s["keyed-mutex-abandoned"] = p
+    p = base(); p.context(True); p.sync(5, shared=1); p.open_sync(glob=0); p.sync(5, shared=3); p.share((SYNC,))
+    p.open_sync(nt=0); p.open_sync(nt=0, device=True); p.signal_cpu(3); p.wait_cpu(3)
+    p.destroy("destroy_sync", SYNC, 0); p.open_sync(glob=0); s["sync-shared"] = p
+    p = base(); p.alloc(1, resource=True, share=SHARED); p.escape_wine(); p.query_res(glob=0); p.open_res(glob=0)
+    p.escape_wine(False); s["escape-wine"] = p
+    calls = [(w, k) for w in BAD_DESC_SHARE for k in range(BAD_DESC_POINTERS)]
+    for i in range(0, len(calls), 60):
+        p = Prog()
+        for w, k in calls[i:i + 60]:
+            p.step("bad_desc"); p.u8(w, k)
+        s["bad-descriptors-share-%d" % (i // 60)] = p
     # every call with every descriptor pointer no caller owns, 60 calls a program
     calls = [(w, k) for w in range(BAD_DESC_CALLS) for k in range(BAD_DESC_POINTERS)]
     for i in range(0, len(calls), 60):

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "chaos.h"
+#include "chaos_share.h"
 
 #define MAX_THREADS 8                      /* KMT_CHAOS_THREADS: 4 to 8, 6 by default */
 #define HEAP_PAGES 16
@@ -19,7 +20,7 @@
 #define CONTEXT_SLOTS 8
 #define SYNC_SLOTS 16
 #define SESSION_SLOTS 2
-#define TALLIES 48                         /* names of calls, at most */
+#define TALLIES 64                         /* names of calls, at most */
 
 /* A slot holds (owner << 32) | handle; local handles have their low 6 bits
  * clear, which carry the object's kind. */
@@ -32,21 +33,6 @@
 
 enum { CTX_VIRTUAL, CTX_LEGACY };
 enum { SYNC_MUTEX, SYNC_SEMAPHORE, SYNC_FENCE, SYNC_CPU_NOTIFICATION, SYNC_MONITORED, SYNC_KINDS };
-
-/* Statuses, as a bit each, for the allowed sets. */
-enum {
-    OK = 1u << 0,
-    INVALID = 1u << 1,                     /* STATUS_INVALID_PARAMETER: stale or mismatched handle */
-    REMOVED = 1u << 2,                     /* STATUS_DEVICE_REMOVED: the device hung or faulted */
-    TIMEOUT = 1u << 3,
-    ABANDONED = 1u << 4,                   /* the object was destroyed under the wait */
-    BAD_HANDLE = 1u << 5,                  /* STATUS_INVALID_HANDLE: hResource names no resource of the device */
-    FAULT = 1u << 6,                       /* the backend's injected failures, in calls that reach the kernel */
-    BUSY = 1u << 7,                        /* STATUS_GRAPHICS_ALLOCATION_BUSY: DonotWait on queued work */
-    IN_USE = 1u << 8,                      /* STATUS_RESOURCE_IN_USE: the Miracast sink has a session */
-    NOT_CONNECTED = 1u << 9,               /* STATUS_DEVICE_NOT_CONNECTED: the session's context is gone */
-    DEVICE_STATE = 1u << 10,               /* STATUS_INVALID_DEVICE_STATE: another thread stops it */
-};
 
 static const struct chaos_backend *backend;
 static unsigned threads;
@@ -872,6 +858,27 @@ static void op_query(struct worker *t)
     }
 }
 
+/* Sharing (chaos_share.c), with the thread's own device. */
+static unsigned share_rnd(void *worker)
+{
+    return rnd(worker);
+}
+
+static NTSTATUS share_check(void *worker, const char *name, NTSTATUS s, unsigned allowed)
+{
+    return check(worker, name, s, allowed);
+}
+
+static void op_share(struct worker *t)
+{
+    const struct chaos_share_thread s = { t, share_rnd, share_check, backend->alloc_desc };
+
+    if (backend->share) {
+        atomic_store_explicit(&t->current, "sharing", memory_order_relaxed);
+        chaos_share_op(&s);
+    }
+}
+
 /* Weights: uses far more often than the destroys that make them stale, a
  * device or an adapter handle (which take much with them) rarest. */
 static const struct {
@@ -888,6 +895,7 @@ static const struct {
     { op_create_sync, 20 }, { op_destroy_sync, 12 },
     { op_cpu_signal, 24 }, { op_cpu_wait, 24 }, { op_gpu_sync, 32 },
     { op_query, 16 }, { op_escape, 8 }, { op_inject, 8 }, { op_miracast, 12 },
+    { op_share, 40 },
 };
 
 static void random_op(struct worker *t)
@@ -1013,6 +1021,8 @@ static unsigned env_uint(const char *name, unsigned fallback)
  * much of it is stale); the threads' async waits have all been set. */
 static void destroy_pool(struct world *w, struct worker *t)
 {
+    if (backend->share)
+        chaos_share_destroy();
     for (unsigned i = 0; i < CONTEXT_SLOTS; i++)
         if (w->contexts[i])
             kmt_exec_destroy_context(SLOT_HANDLE(w->contexts[i]));
@@ -1136,6 +1146,7 @@ void chaos_run(const struct chaos_backend *b)
         pthread_rwlock_init(&w.legacy_guard, &writers_first);
     }
     backend = b;
+    kmt_test_private_broker();
     /* a queue blocked by a GPU wait nobody satisfies is given up sooner */
     setenv("KMTSHIM_TDR_DELAY", "250", 1);
     ck_assert_status(D3DKMTEnumAdapters2(&e), STATUS_SUCCESS);
@@ -1167,11 +1178,15 @@ void chaos_run(const struct chaos_backend *b)
     pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
     pthread_cond_init(&d.cond, &monotonic);
     ck_assert_int_eq(pthread_create(&d.thread, NULL, watchdog_main, &d), 0);
+    if (b->share)
+        chaos_share_start(w.adapter, seed);
     for (unsigned i = 0; i < threads; i++)
         ck_assert_int_eq(pthread_create(&t[i].thread, NULL, worker_main, &t[i]), 0);
     for (unsigned i = 0; i < threads; i++)
         ck_assert_int_eq(pthread_join(t[i].thread, NULL), 0);
     elapsed = (double)(now_ns() - start) / 1e9;
+    if (b->share)
+        chaos_share_stop();
 
     for (unsigned i = 0; i < threads; i++) {
         if (t[i].done < t[i].ops)
@@ -1199,5 +1214,7 @@ void chaos_run(const struct chaos_backend *b)
     if (b->check_empty)
         b->check_empty(w.adapter);
     ck_assert_uint_eq(KmtLiveObjectCount(), live);
+    if (b->share)
+        chaos_share_expect_broker_empty();
     kmt_test_shutdown_no_leaks();
 }

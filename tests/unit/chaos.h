@@ -32,6 +32,21 @@
 
 #include "exec_util.h"
 
+/* Statuses, as a bit each, for the allowed sets. */
+enum {
+    OK = 1u << 0,
+    INVALID = 1u << 1,                     /* STATUS_INVALID_PARAMETER: stale or mismatched handle */
+    REMOVED = 1u << 2,                     /* STATUS_DEVICE_REMOVED: the device hung or faulted */
+    TIMEOUT = 1u << 3,
+    ABANDONED = 1u << 4,                   /* the object was destroyed under the wait */
+    BAD_HANDLE = 1u << 5,                  /* STATUS_INVALID_HANDLE: hResource names no resource of the device */
+    FAULT = 1u << 6,                       /* the backend's injected failures, in calls that reach the kernel */
+    BUSY = 1u << 7,                        /* STATUS_GRAPHICS_ALLOCATION_BUSY: DonotWait on queued work */
+    IN_USE = 1u << 8,                      /* STATUS_RESOURCE_IN_USE: the Miracast sink has a session */
+    NOT_CONNECTED = 1u << 9,               /* STATUS_DEVICE_NOT_CONNECTED: the session's context is gone */
+    DEVICE_STATE = 1u << 10,               /* STATUS_INVALID_DEVICE_STATE: another thread stops it */
+};
+
 #define CHAOS_ALLOC_SIZE 4096u
 #define CHAOS_DESC_MAX 64u                 /* bytes of an allocation's private driver data, at most */
 #define CHAOS_ESCAPE_MAX 256u
@@ -70,6 +85,9 @@ struct chaos_backend {
      * return one of fault_status. */
     void (*inject)(D3DKMT_HANDLE adapter, unsigned random);
     NTSTATUS fault_status[2];
+    /* A peer process opens, uses and dies holding what the threads share
+     * (chaos_share.h). */
+    bool share;
     /* Everything destroyed, before the shutdown: the miniport holds nothing. */
     void (*check_empty)(D3DKMT_HANDLE adapter);
 };

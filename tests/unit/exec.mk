@@ -15,7 +15,7 @@ KMT_EXEC_TESTS = \
 	tests/unit/test_threads \
 	tests/unit/test_chaos
 
-check_PROGRAMS += $(KMT_EXEC_TESTS)
+check_PROGRAMS += $(KMT_EXEC_TESTS) tests/unit/chaos_peer
 TESTS += $(KMT_EXEC_TESTS)
 
 KMT_EXEC_UTIL = tests/unit/exec_util.c tests/unit/exec_util.h
@@ -61,10 +61,15 @@ tests_unit_test_tdr_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_tdr_LDADD = $(KMT_UNIT_LDADD)
 
 # Randomized threads over one shared pool of handles (seed: KMT_CHAOS_SEED).
-tests_unit_test_chaos_SOURCES = tests/unit/test_chaos.c tests/unit/chaos.c tests/unit/chaos.h $(KMT_EXEC_UTIL)
+tests_unit_test_chaos_SOURCES = tests/unit/test_chaos.c tests/unit/chaos.c tests/unit/chaos.h \
+	tests/unit/chaos_share.c tests/unit/chaos_share.h $(KMT_EXEC_UTIL)
 tests_unit_test_chaos_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_chaos_LDADD = $(KMT_UNIT_LDADD)
 
 tests_unit_test_statistics_SOURCES = tests/unit/test_statistics.c $(KMT_EXEC_UTIL)
 tests_unit_test_statistics_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_statistics_LDADD = $(KMT_UNIT_LDADD)
+
+# the peer process of the chaos tests' sharing (tests/unit/chaos_share.h)
+tests_unit_chaos_peer_SOURCES = tests/unit/chaos_peer.c tests/unit/chaos_share.h
+tests_unit_chaos_peer_LDADD = libkmtcore.la $(PTHREAD_LIBS)

@@ -139,6 +139,7 @@ START_TEST(chaos_soft)
         .fill_patched = soft_fill_patched,
         .escape = soft_escape,
         .miracast_io = soft_miracast_io,
+        .share = true,
         .check_empty = soft_check_empty,
     };
 

@@ -204,11 +204,42 @@ START_TEST(names)
 }
 END_TEST
 
+/* The peer writes its id into the word and dies holding it; `bits` is
+ * what this process then adds (a sleeper's waiter flag).  The broker must
+ * mark it abandoned and wake its futex. */
+static void kill_holder_of_word(uint32_t *word, const char *handle, uint32_t bits)
+{
+    struct peer p;
+    uint32_t peer_id;
+    char *line;
+
+    __atomic_store_n(&word[16], 0, __ATOMIC_SEQ_CST);
+    peer_start(&p, NULL, 0, (const char *[]){ "open-global", handle, "3", "hold-word", "wait", NULL });
+    peer_line(&p, "open 0x00000000 ");
+    line = peer_line(&p, "holding ");
+    peer_id = strtoul(line, NULL, 10);
+    ck_assert_uint_ne(peer_id, 0);
+    ck_assert_uint_lt(peer_id, KMT_BROKER_HOLDER_WAITERS - 1);
+    peer_line(&p, "ready");
+    ck_assert_uint_eq(__atomic_load_n(&word[16], __ATOMIC_SEQ_CST), peer_id);
+    __atomic_fetch_or(&word[16], bits, __ATOMIC_SEQ_CST);
+    peer_kill(&p);
+    for (int i = 0; i < 100; i++) {
+        struct timespec ts = { 0, 100 * 1000000 };
+        uint32_t v = __atomic_load_n(&word[16], __ATOMIC_SEQ_CST);
+
+        if (v != (peer_id | bits))
+            break;
+        syscall(SYS_futex, &word[16], FUTEX_WAIT, v, &ts, NULL, 0);
+    }
+    ck_assert_uint_eq(word[16], KMT_BROKER_HOLDER_ABANDONED);
+}
+
 START_TEST(killed_holder_abandons_its_word)
 {
     D3DKMT_HANDLE global;
-    char handle[16], *line;
-    uint32_t *word, peer_id;
+    char handle[16];
+    uint32_t *word;
     struct peer p;
     int fd;
 
@@ -218,33 +249,19 @@ START_TEST(killed_holder_abandons_its_word)
     ck_assert_ptr_ne(word, MAP_FAILED);
     broker_create(KMT_BROKER_KEYED_MUTEX, true, "km", fd, 64, &global);
     snprintf(handle, sizeof(handle), "0x%x", global);
-    peer_start(&p, NULL, 0, (const char *[]){ "open-global", handle, "3", "hold-word", "wait", NULL });
-    peer_line(&p, "open 0x00000000 ");
-    line = peer_line(&p, "holding ");
-    peer_id = strtoul(line, NULL, 10);
-    ck_assert_uint_ne(peer_id, 0);
-    peer_line(&p, "ready");
-    ck_assert_uint_eq(__atomic_load_n(&word[16], __ATOMIC_SEQ_CST), peer_id);
-    peer_kill(&p);
-    for (int i = 0; i < 100; i++) {
-        struct timespec ts = { 0, 100 * 1000000 };
-        uint32_t v = __atomic_load_n(&word[16], __ATOMIC_SEQ_CST);
-
-        if (v != peer_id)
-            break;
-        syscall(SYS_futex, &word[16], FUTEX_WAIT, v, &ts, NULL, 0);
-    }
-    ck_assert_uint_eq(word[16], KMT_BROKER_HOLDER_ABANDONED);
+    kill_holder_of_word(word, handle, 0);
+    kill_holder_of_word(word, handle, KMT_BROKER_HOLDER_WAITERS);
     ck_assert_uint_eq(broker_stats().objects, 1);
 
-    /* a word naming someone else stays as it is when a reference holder dies */
-    word[16] = kmt_broker_client_id();
+    /* a word naming someone else (waiter flag or not) stays as it is when
+     * a reference holder dies */
+    word[16] = kmt_broker_client_id() | KMT_BROKER_HOLDER_WAITERS;
     peer_start(&p, NULL, 0, (const char *[]){ "open-global", handle, "3", "wait", NULL });
     peer_line(&p, "open 0x00000000 ");
     peer_line(&p, "ready");
     peer_kill(&p);
     ck_assert_uint_eq(broker_wait_clients(1).objects, 1);
-    ck_assert_uint_eq(word[16], kmt_broker_client_id());
+    ck_assert_uint_eq(word[16], kmt_broker_client_id() | KMT_BROKER_HOLDER_WAITERS);
     munmap(word, 4096);
     close(fd);
 }

@@ -737,6 +737,60 @@ START_TEST(destroy_races_with_acquire)
 }
 END_TEST
 
+/* Two threads release one handle at the same time, with different keys
+ * and fence values: exactly one succeeds, the other gets
+ * STATUS_INVALID_PARAMETER, and the mutex ends free, released to one of
+ * the two keys with one of the two fence values (the loser may have
+ * written its own before it lost: keyed_mutex_page.h). */
+struct releaser {
+    D3DKMT_HANDLE h;
+    UINT64 key;
+    atomic_int *go;
+    NTSTATUS status;
+};
+
+static void *release_thread(void *arg)
+{
+    struct releaser *r = arg;
+
+    while (!atomic_load(r->go))
+        ;
+    r->status = release(r->h, r->key, r->key + 100);
+    return NULL;
+}
+
+START_TEST(racing_releases_of_one_handle)
+{
+    D3DKMT_HANDLE h = create(0, NULL);
+
+    for (unsigned round = 0; round < 200; round++) {
+        atomic_int go = 0;
+        struct releaser r[2] = { { h, 1, &go, PRESET }, { h, 2, &go, PRESET } };
+        pthread_t t[2];
+        UINT64 fence = 0, key;
+
+        ck_assert_status(acquire(h, 0, NULL, NULL), STATUS_SUCCESS);
+        for (unsigned i = 0; i < 2; i++)
+            ck_assert_int_eq(pthread_create(&t[i], NULL, release_thread, &r[i]), 0);
+        atomic_store(&go, 1);
+        for (unsigned i = 0; i < 2; i++)
+            ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+        ck_assert_msg((r[0].status == STATUS_SUCCESS) != (r[1].status == STATUS_SUCCESS),
+                      "round %u: 0x%08x and 0x%08x", round, (unsigned)r[0].status, (unsigned)r[1].status);
+        for (unsigned i = 0; i < 2; i++)
+            if (r[i].status)
+                ck_assert_status(r[i].status, STATUS_INVALID_PARAMETER);
+        key = acquire(h, 1, &(LONGLONG){ 0 }, &fence) == STATUS_SUCCESS ? 1 : 2;
+        if (key == 2)
+            ck_assert_status(acquire(h, 2, &(LONGLONG){ 0 }, &fence), STATUS_SUCCESS);
+        ck_assert_msg(fence == 101 || fence == 102, "round %u: key %llu, fence %llu", round,
+                      (unsigned long long)key, (unsigned long long)fence);
+        ck_assert_status(release(h, 0, 0), STATUS_SUCCESS);
+    }
+    ck_assert_status(destroy(h), STATUS_SUCCESS);
+}
+END_TEST
+
 /* ---- no system call when uncontended ------------------------------------------ */
 
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
@@ -1015,6 +1069,7 @@ static Suite *keyed_mutex_suite(void)
     tcase_add_test(threads, threads_pass_it_round_a_ring);
     tcase_add_test(threads, threads_exclude_each_other);
     tcase_add_test(threads, destroy_races_with_acquire);
+    tcase_add_test(threads, racing_releases_of_one_handle);
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
     tcase_add_test(threads, uncontended_pairs_make_no_system_call);
 #endif

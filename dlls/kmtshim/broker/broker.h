@@ -53,10 +53,12 @@ enum kmt_broker_kind {
 
 /* The holder word: the u32 at holder_offset in the memory of fds[0] holds
  * the id of the client (kmt_broker_client_id) that owns the object, 0 when
- * none does.  When a client's connection ends, for every object it held a
- * reference to, the broker compares that word with the client's id and, if
- * equal, stores KMT_BROKER_HOLDER_ABANDONED there (compare-and-swap) and
- * wakes every futex waiter on the word (FUTEX_WAKE, shared).  Keyed mutexes
+ * none does; a client sets KMT_BROKER_HOLDER_WAITERS in it (client ids
+ * stay below it) before it sleeps on the word.  When a client's connection
+ * ends, for every object it held a reference to, the broker compares that
+ * word, less KMT_BROKER_HOLDER_WAITERS, with the client's id and, if equal,
+ * stores KMT_BROKER_HOLDER_ABANDONED there (compare-and-swap) and wakes
+ * every futex waiter on the word (FUTEX_WAKE, shared).  Keyed mutexes
  * use it for STATUS_ABANDONED when the owner's process dies.  fds[0] must
  * be a memfd sealed with F_SEAL_SHRINK, opened O_RDWR, without
  * F_SEAL_WRITE or F_SEAL_FUTURE_WRITE; any other gets
@@ -64,6 +66,7 @@ enum kmt_broker_kind {
  * reconnect (a timeout, a dead broker) the process has a new one, and the
  * old connection's end marks the mutexes it still held abandoned. */
 #define KMT_BROKER_HOLDER_ABANDONED 0xffffffffu
+#define KMT_BROKER_HOLDER_WAITERS 0x80000000u
 
 struct kmt_broker_create {
     uint32_t kind;                       /* enum kmt_broker_kind */
@@ -136,8 +139,10 @@ NTSTATUS kmt_broker_open_nt(int nt_fd, uint32_t kind, bool take_ref,
                             struct kmt_broker_object *out, unsigned max, unsigned *count);
 NTSTATUS kmt_broker_open_name(const char *name, uint32_t kind, uint32_t access, int *nt_fd);
 
-/* This process's id at the broker (connecting first if needed): never 0
- * and never KMT_BROKER_HOLDER_ABANDONED; 0 when no broker can be reached. */
+/* This process's id at the broker (connecting first if needed): from 1
+ * to KMT_BROKER_HOLDER_WAITERS - 2, so never 0 and, with or without
+ * KMT_BROKER_HOLDER_WAITERS, never KMT_BROKER_HOLDER_ABANDONED; 0 when no
+ * broker can be reached. */
 uint32_t kmt_broker_client_id(void);
 
 /* The connection that is up now, without connecting (one atomic load):

@@ -10,10 +10,16 @@
  * frees the object (and invalidates the global handle) when the last
  * reference goes, including when its holders' processes die.
  *
- * Ownership belongs to a handle: the page's holder word names the process,
- * `held` the handle of that process that acquired it.  Destroying that
- * handle while it holds the mutex abandons the mutex, as the broker does
- * when the owner's process dies.
+ * Ownership belongs to a handle: the page's word names the process and
+ * the handle of that process that acquired it.  Destroying that handle
+ * while it holds the mutex abandons the mutex, as the broker does when the
+ * owner's process dies.
+ *
+ * Acquire and release find the object with hmgr_lookup_rcu(), inside an
+ * RCU read-side section (base/kmt_rcu.h): no reference, no locked
+ * instruction.  The object's release therefore waits for a grace period
+ * before it unmaps the page and frees it.  An acquire that must sleep
+ * takes a reference first and leaves the section.
  */
 #define _GNU_SOURCE                      /* memfd_create, file seals */
 #include <fcntl.h>
@@ -30,6 +36,7 @@
 #include "base/kmt_debug.h"
 #include "base/kmt_list.h"
 #include "base/kmt_lock.h"
+#include "base/kmt_rcu.h"
 
 /* ThreadSanitizer tracks synchronization by address, and two handles of
  * one process map the same page at two addresses: acquire and release
@@ -59,8 +66,7 @@ struct dxgk_keyed_mutex {
     uint64_t connection;                 /* the broker connection `me` is of */
     uint32_t runtime_size;               /* the creator's, and the Acquire2/Release2 size */
     bool nt_shareable;
-    atomic_bool held;                    /* this handle owns the mutex */
-    D3DKMT_HANDLE handle;
+    D3DKMT_HANDLE handle;                /* also the page's owner half while it holds it */
     struct list entry;                   /* live_mutexes, under live_lock */
     uint64_t inode;                      /* the page's memfd (ThreadSanitizer's sync address) */
 };
@@ -76,11 +82,11 @@ static void note_inode(struct dxgk_keyed_mutex *km, int fd)
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct list live_mutexes = LIST_INIT(live_mutexes);
 
-/* The handle holds the mutex and is going away: abandon it, once. */
+/* The handle is going away: if it holds the mutex, abandon it (once: the
+ * page's compare-and-swap decides). */
 static void abandon_if_held(struct dxgk_keyed_mutex *km)
 {
-    if (atomic_exchange_explicit(&km->held, false, memory_order_relaxed) &&
-        dxgk_km_page_abandon(km->page, km->me))
+    if (km->handle && dxgk_km_page_abandon(km->page, km->me, km->handle))
         TRACE_(dxgk, "keyed mutex %#x destroyed while held: abandoned\n", km->handle);
 }
 
@@ -88,9 +94,12 @@ static void keyed_mutex_release(struct kmt_object *obj)
 {
     struct dxgk_keyed_mutex *km = (struct dxgk_keyed_mutex *)obj;
 
+    /* acquires and releases that found the handle before its removal
+     * may still use the object */
+    kmt_rcu_synchronize();
     if (km->page) {
         /* an acquire on this handle that raced with its destroy finished
-         * before the last reference went: it holds the mutex now */
+         * before now: it holds the mutex */
         abandon_if_held(km);
         munmap(km->page, km->map_size);
     }
@@ -111,6 +120,7 @@ static struct dxgk_keyed_mutex *keyed_mutex_new(void)
 
     if (!km)
         return NULL;
+    kmt_rcu_init();                      /* before any acquire or release looks it up */
     kmt_object_init(&km->obj, HMGR_TYPE_KEYEDMUTEX, keyed_mutex_release);
     list_init(&km->entry);
     dxgk_count_object(1);
@@ -120,6 +130,12 @@ static struct dxgk_keyed_mutex *keyed_mutex_new(void)
 static struct dxgk_keyed_mutex *keyed_mutex_lookup(D3DKMT_HANDLE h)
 {
     return (struct dxgk_keyed_mutex *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_KEYEDMUTEX);
+}
+
+/* Inside kmt_rcu_read_lock(): valid until kmt_rcu_read_unlock(). */
+static inline __attribute__((always_inline)) struct dxgk_keyed_mutex *keyed_mutex_find(D3DKMT_HANDLE h)
+{
+    return (struct dxgk_keyed_mutex *)hmgr_lookup_rcu(&dxgk_process.handles, h, HMGR_TYPE_KEYEDMUTEX);
 }
 
 static void keyed_mutex_put(struct dxgk_keyed_mutex *km)
@@ -363,75 +379,88 @@ NTSTATUS dxgk_destroy_keyed_mutex(D3DKMT_HANDLE h)
     return STATUS_SUCCESS;
 }
 
+/* The acquire succeeded: what the last release left for the new owner. */
+static void took(struct dxgk_keyed_mutex *km, UINT64 *fence, void *data, UINT size)
+{
+    KMT_TSAN(__tsan_acquire(TSAN_SYNC(km)));
+    *fence = atomic_load_explicit(&km->page->fence, memory_order_relaxed);
+    if (size) {
+        UINT stored = atomic_load_explicit(&km->page->data_size, memory_order_relaxed);
+
+        if (stored > size)
+            stored = size;
+        memcpy(data, km->page->data, stored);
+        if (stored < size)
+            memset((char *)data + stored, 0, size - stored);
+    }
+}
+
+/* The mutex is not free for us now: wait for it, holding a reference. */
+static NTSTATUS acquire_slow(struct dxgk_keyed_mutex *km, UINT64 key, const LONGLONG *timeout,
+                             UINT64 *fence, void *data, UINT size)
+{
+    struct timespec deadline;
+    bool timed = dxgk_km_deadline(timeout, &deadline);
+    NTSTATUS status = dxgk_km_page_acquire(km->page, km->me, km->handle, key, timed ? &deadline : NULL);
+
+    /* a destroy of this handle racing with us may come before this
+     * success: then the object's release, after our reference, abandons it */
+    if (status == STATUS_SUCCESS)
+        took(km, fence, data, size);
+    else
+        *fence = 0;
+    keyed_mutex_put(km);
+    return status;
+}
+
 NTSTATUS dxgk_acquire_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, const LONGLONG *timeout,
                                   UINT64 *fence, void *data, UINT size)
 {
-    struct dxgk_keyed_mutex *km = keyed_mutex_lookup(h);
-    struct timespec deadline;
-    bool timed;
-    NTSTATUS status;
+    struct kmt_rcu_reader *rcu = kmt_rcu_read_lock();
+    struct dxgk_keyed_mutex *km = keyed_mutex_find(h);
 
-    if (!km)
-        return STATUS_INVALID_PARAMETER;
-    if (size && size != km->runtime_size) {
-        keyed_mutex_put(km);
+    if (!km || (size && size != km->runtime_size)) {
+        kmt_rcu_read_unlock(rcu);
         return STATUS_INVALID_PARAMETER;
     }
     /* the connection our reference was taken on ended (broker.h): the
      * reference is gone, and a hold under the old id would not be watched */
     if (km->connection != kmt_broker_connection()) {
         WARN_(dxgk, "keyed mutex %#x: its broker connection ended; open it again\n", h);
-        keyed_mutex_put(km);
+        kmt_rcu_read_unlock(rcu);
         *fence = 0;
         return STATUS_DEVICE_REMOVED;
     }
-    timed = dxgk_km_deadline(timeout, &deadline);
-    status = dxgk_km_page_acquire(km->page, km->me, key, timed ? &deadline : NULL);
-    if (status == STATUS_SUCCESS) {
-        /* a destroy of this handle racing with us may miss this: then the
-         * object's release, after our reference, abandons it */
-        atomic_store_explicit(&km->held, true, memory_order_relaxed);
-        KMT_TSAN(__tsan_acquire(TSAN_SYNC(km)));
-        *fence = atomic_load_explicit(&km->page->fence, memory_order_relaxed);
-        if (size) {
-            UINT stored = km->page->data_size;
-
-            memcpy(data, km->page->data, stored <= size ? stored : size);
-            if (stored < size)
-                memset((char *)data + stored, 0, size - stored);
-        }
-    } else {
-        *fence = 0;
+    if (__builtin_expect(dxgk_km_page_try_acquire(km->page, km->me, km->handle, key), 1)) {
+        /* a destroy racing with us waits for this section to end, then
+         * abandons what we took */
+        took(km, fence, data, size);
+        kmt_rcu_read_unlock(rcu);
+        return STATUS_SUCCESS;
     }
-    keyed_mutex_put(km);
-    return status;
+    /* no reference left: its handle is gone, as if we came after */
+    if (!kmt_object_tryget(&km->obj)) {
+        kmt_rcu_read_unlock(rcu);
+        return STATUS_INVALID_PARAMETER;
+    }
+    kmt_rcu_read_unlock(rcu);
+    return acquire_slow(km, key, timeout, fence, data, size);
 }
 
 NTSTATUS dxgk_release_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, UINT64 fence, const void *data,
                                   UINT size)
 {
-    struct dxgk_keyed_mutex *km = keyed_mutex_lookup(h);
+    struct kmt_rcu_reader *rcu = kmt_rcu_read_lock();
+    struct dxgk_keyed_mutex *km = keyed_mutex_find(h);
     NTSTATUS status = STATUS_INVALID_PARAMETER;
 
-    if (!km)
-        return status;
-    if ((!size || size == km->runtime_size) &&
-        atomic_load_explicit(&km->held, memory_order_relaxed) &&
-        atomic_load_explicit(&km->page->holder, memory_order_relaxed) == km->me) {
-        bool mine = true;
-
+    if (km && (!size || size == km->runtime_size)) {
+        KMT_TSAN(__tsan_release(TSAN_SYNC(km)));
         /* two releases (or a release and a destroy) of one handle: one wins */
-        if (atomic_compare_exchange_strong_explicit(&km->held, &mine, false, memory_order_relaxed,
-                                                    memory_order_relaxed)) {
-            if (size)
-                memcpy(km->page->data, data, size);
-            km->page->data_size = size;
-            KMT_TSAN(__tsan_release(TSAN_SYNC(km)));
-            dxgk_km_page_release(km->page, key, fence);
+        if (dxgk_km_page_release(km->page, km->me, km->handle, key, fence, data, size))
             status = STATUS_SUCCESS;
-        }
     }
-    keyed_mutex_put(km);
+    kmt_rcu_read_unlock(rcu);
     return status;
 }
 
@@ -460,4 +489,5 @@ void dxgk_keyed_mutex_forget(void)
      * the lock at the fork): the child starts with none */
     live_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     list_init(&live_mutexes);
+    kmt_rcu_forget_other_threads();
 }

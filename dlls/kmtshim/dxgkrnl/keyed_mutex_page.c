@@ -1,14 +1,21 @@
 /*
  * The lock protocol on a keyed mutex's shared page (keyed_mutex_page.h).
  * Shared futexes (no FUTEX_PRIVATE_FLAG): the page is MAP_SHARED in every
- * process that has a handle to the mutex.  Every access that orders a
- * change of holder against the count of sleepers is sequentially
- * consistent (a Dekker pair: the releaser stores holder then reads
- * waiters, a sleeper adds itself to waiters then reads holder).
+ * process that has a handle to the mutex.
+ *
+ * No wake-up is lost: a sleeper reads seq, then the word, sets
+ * KMT_BROKER_HOLDER_WAITERS in the word with a compare-and-swap and only
+ * then sleeps, on seq and holder at their values with the bit.  A release
+ * or abandonment changes the word with a compare-and-swap too, so it
+ * either fails the sleeper's (which looks again) or sees the bit, and
+ * then bumps seq and wakes after changing the word: the sleeper's futex
+ * check finds holder or seq changed, or it is woken.  Woken sleepers set
+ * the bit anew if they still wait; the release clears it.
  */
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,6 +42,13 @@ struct futex_waitv {
  * slices this long, looking at holder in between: an abandonment by a dead
  * process is then seen within one slice. */
 #define NO_WAITV_SLICE_NS 10000000ull
+
+#define WAITERS KMT_BROKER_HOLDER_WAITERS
+#define ABANDONED KMT_BROKER_HOLDER_ABANDONED
+
+_Static_assert(offsetof(struct dxgk_km_page, holder) == DXGK_KM_HOLDER_OFFSET &&
+               offsetof(struct dxgk_km_page, word) == DXGK_KM_HOLDER_OFFSET,
+               "the holder word is the first half of word");
 
 /* NT system time (100 ns units since 1601) of the Unix epoch. */
 #define NT_UNIX_EPOCH 116444736000000000ll
@@ -81,12 +95,10 @@ bool dxgk_km_deadline(const LONGLONG *timeout, struct timespec *deadline)
     return true;
 }
 
-/* After a change of holder: a sleeper counted itself before its last look,
- * so with no one counted nobody can have missed the change. */
+/* After a change of the word that found WAITERS set: every sleeper looks
+ * again. */
 static void wake_all(struct dxgk_km_page *p)
 {
-    if (!atomic_load_explicit(&p->waiters, memory_order_seq_cst))
-        return;
     atomic_fetch_add_explicit(&p->seq, 1, memory_order_seq_cst);
     syscall(SYS_futex, &p->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
@@ -129,73 +141,121 @@ static bool sleep_on(struct dxgk_km_page *p, unsigned seq_seen, unsigned holder_
     return !(deadline && r < 0 && errno == ETIMEDOUT && deadline_passed(deadline));
 }
 
-NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint64_t key,
-                              const struct timespec *deadline)
+static bool held_by(uint64_t word, uint32_t me, uint32_t owner)
 {
-    bool announced = false;
-    NTSTATUS status;
+    uint32_t holder = dxgk_km_holder_of(word);
 
-    for (;;) {
-        unsigned seq = atomic_load_explicit(&p->seq, memory_order_seq_cst);
-        unsigned holder = atomic_load_explicit(&p->holder, memory_order_seq_cst);
+    return holder != ABANDONED && (holder & ~WAITERS) == me && dxgk_km_owner_of(word) == owner;
+}
 
-        if (holder == KMT_BROKER_HOLDER_ABANDONED) {
-            status = STATUS_ABANDONED;
-            break;
-        }
-        if (!holder && atomic_load_explicit(&p->key, memory_order_relaxed) == key) {
-            unsigned free_word = 0;
+static bool is_free(uint64_t word)
+{
+    return !(dxgk_km_holder_of(word) & ~WAITERS);
+}
 
-            if (atomic_compare_exchange_strong_explicit(&p->holder, &free_word, me,
-                                                        memory_order_acquire, memory_order_relaxed)) {
-                /* the key is the owner's to write: now it is stable */
-                if (atomic_load_explicit(&p->key, memory_order_relaxed) == key) {
-                    status = STATUS_SUCCESS;
-                    break;
-                }
-                /* another owner came and released to another key between our
-                 * reads: hand it back as it was */
-                atomic_store_explicit(&p->holder, 0, memory_order_seq_cst);
+bool dxgk_km_page_owned(struct dxgk_km_page *p, uint32_t me, uint32_t owner)
+{
+    return held_by(atomic_load_explicit(&p->word, memory_order_relaxed), me, owner);
+}
+
+/* (me, owner) -> free, keeping nothing; wakes the sleepers it finds.
+ * false if (me, owner) does not hold it. */
+static bool unlock(struct dxgk_km_page *p, uint32_t me, uint32_t owner)
+{
+    uint64_t seen = atomic_load_explicit(&p->word, memory_order_relaxed);
+
+    while (held_by(seen, me, owner)) {
+        if (atomic_compare_exchange_weak_explicit(&p->word, &seen, 0, memory_order_release,
+                                                  memory_order_relaxed)) {
+            if (dxgk_km_holder_of(seen) & WAITERS)
                 wake_all(p);
-            }
-            continue;
-        }
-        if (!announced) {
-            /* count ourselves, then look again: a release that missed the
-             * count has already changed what we see */
-            atomic_fetch_add_explicit(&p->waiters, 1, memory_order_seq_cst);
-            announced = true;
-            continue;
-        }
-        if (deadline && deadline_passed(deadline)) {
-            status = STATUS_TIMEOUT;
-            break;
-        }
-        if (!sleep_on(p, seq, holder, deadline)) {
-            status = STATUS_TIMEOUT;
-            break;
+            return true;
         }
     }
-    if (announced)
-        atomic_fetch_sub_explicit(&p->waiters, 1, memory_order_seq_cst);
-    return status;
+    return false;
 }
 
-void dxgk_km_page_release(struct dxgk_km_page *p, uint64_t key, uint64_t fence)
+/* From `seen`, free and released to `key` when read, to held by (me,
+ * owner), keeping the waiter bit for the release to see. */
+static bool take(struct dxgk_km_page *p, uint64_t seen, uint32_t me, uint32_t owner, uint64_t key)
 {
+    uint64_t mine = dxgk_km_word(me | (dxgk_km_holder_of(seen) & WAITERS), owner);
+
+    if (!atomic_compare_exchange_strong_explicit(&p->word, &seen, mine, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return false;
+    /* the key is the owner's to write: now it is stable */
+    if (atomic_load_explicit(&p->key, memory_order_relaxed) == key)
+        return true;
+    /* another owner came and released to another key between our reads:
+     * hand it back as it was */
+    unlock(p, me, owner);
+    return false;
+}
+
+bool dxgk_km_page_try_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key)
+{
+    uint64_t seen = atomic_load_explicit(&p->word, memory_order_relaxed);
+
+    return is_free(seen) && atomic_load_explicit(&p->key, memory_order_relaxed) == key &&
+           take(p, seen, me, owner, key);
+}
+
+NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
+                              const struct timespec *deadline)
+{
+    for (;;) {
+        /* seq before the word: a release after this read bumps it */
+        unsigned seq = atomic_load_explicit(&p->seq, memory_order_acquire);
+        uint64_t seen = atomic_load_explicit(&p->word, memory_order_acquire);
+        uint32_t holder = dxgk_km_holder_of(seen);
+
+        if (holder == ABANDONED)
+            return STATUS_ABANDONED;
+        if (is_free(seen) && atomic_load_explicit(&p->key, memory_order_relaxed) == key) {
+            if (take(p, seen, me, owner, key))
+                return STATUS_SUCCESS;
+            continue;
+        }
+        if (!(holder & WAITERS)) {
+            /* announce, then look again: a change of the word that came
+             * first fails this, one that comes after sees the bit */
+            atomic_compare_exchange_strong_explicit(
+                &p->word, &seen, dxgk_km_word(holder | WAITERS, dxgk_km_owner_of(seen)),
+                memory_order_relaxed, memory_order_relaxed);
+            continue;
+        }
+        if (deadline && deadline_passed(deadline))
+            return STATUS_TIMEOUT;
+        if (!sleep_on(p, seq, holder, deadline))
+            return STATUS_TIMEOUT;
+    }
+}
+
+bool dxgk_km_page_release(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
+                          uint64_t fence, const void *data, uint32_t size)
+{
+    if (!dxgk_km_page_owned(p, me, owner))
+        return false;
+    if (size)
+        memcpy(p->data, data, size);
+    atomic_store_explicit(&p->data_size, size, memory_order_relaxed);
     atomic_store_explicit(&p->fence, fence, memory_order_relaxed);
     atomic_store_explicit(&p->key, key, memory_order_relaxed);
-    atomic_store_explicit(&p->holder, 0, memory_order_seq_cst);
-    wake_all(p);
+    return unlock(p, me, owner);
 }
 
-bool dxgk_km_page_abandon(struct dxgk_km_page *p, uint32_t me)
+bool dxgk_km_page_abandon(struct dxgk_km_page *p, uint32_t me, uint32_t owner)
 {
-    unsigned expected = me;
+    uint64_t seen = atomic_load_explicit(&p->word, memory_order_relaxed);
 
-    if (!atomic_compare_exchange_strong_explicit(&p->holder, &expected, KMT_BROKER_HOLDER_ABANDONED,
-                                                 memory_order_seq_cst, memory_order_relaxed))
-        return false;
-    wake_all(p);
-    return true;
+    while (held_by(seen, me, owner)) {
+        if (atomic_compare_exchange_weak_explicit(&p->word, &seen, dxgk_km_word(ABANDONED, owner),
+                                                  memory_order_seq_cst, memory_order_relaxed)) {
+            if (dxgk_km_holder_of(seen) & WAITERS)
+                wake_all(p);
+            return true;
+        }
+    }
+    return false;
 }

@@ -2,19 +2,27 @@
  * The shared page of a keyed mutex: its state, seen by every process that
  * has a handle to it, and the lock protocol on it (keyed_mutex_page.c).
  *
- * holder is the broker's holder word (broker/broker.h): the client id of
- * the process whose handle owns the mutex, 0 when free, and
- * KMT_BROKER_HOLDER_ABANDONED for good once an owner went away holding it
- * (its handle destroyed, or its process died: then the broker writes it).
- * key and fence are the last release's, written by the owner only.
+ * `word` is one 64-bit value made of two halves, changed together by one
+ * compare-and-swap:
+ *   holder  (the first 4 bytes) the broker's holder word (broker/broker.h):
+ *           the client id of the process whose handle owns the mutex, 0
+ *           when free, KMT_BROKER_HOLDER_ABANDONED for good once an owner
+ *           went away holding it (its handle destroyed, or its process
+ *           died: then the broker writes it); KMT_BROKER_HOLDER_WAITERS set
+ *           by a waiter before it sleeps
+ *   owner   the local handle, in the holder's process, that owns it; 0
+ *           when free
+ * so an uncontended acquire is one compare-and-swap (free -> me, handle)
+ * and an uncontended release another ((me, handle) -> free), which also
+ * refuses a handle that does not own the mutex, and whose old value says
+ * whether anyone sleeps.  key, fence and data are the last release's,
+ * written by the owner before its release.
  *
  * Sleepers wait on two words at once (futex_waitv): holder, which the
  * broker wakes when it abandons the mutex for a dead process, and seq,
  * which a release or abandonment bumps when it wakes someone.  seq makes a
  * release to the sleeper's key between its check and its sleep visible
- * (holder alone reads 0 before and after).  A release wakes only when
- * `waiters` says someone may sleep, so the uncontended acquire and release
- * are one compare-and-swap and one store, no system call.
+ * (holder alone reads "free, waiters" before and after).
  */
 #ifndef KMTSHIM_KEYED_MUTEX_PAGE_H
 #define KMTSHIM_KEYED_MUTEX_PAGE_H
@@ -30,10 +38,12 @@
 #define DXGK_KM_HOLDER_OFFSET 0           /* offsetof(struct dxgk_km_page, holder) */
 
 struct dxgk_km_page {
-    atomic_uint holder;                  /* the broker's holder word */
+    union {
+        _Atomic uint64_t word;           /* holder and owner (dxgk_km_word) */
+        atomic_uint holder;              /* the first half: the broker's holder word */
+    };
     atomic_uint seq;                     /* bumped by every release that wakes */
-    atomic_uint waiters;                 /* sleepers, of every process */
-    uint32_t data_size;                  /* the last ReleaseKeyedMutex2's data, owner only */
+    _Atomic uint32_t data_size;          /* the last ReleaseKeyedMutex2's data, owner only */
     _Atomic uint64_t key;                /* the key it was released to */
     _Atomic uint64_t fence;              /* the fence value it was released with */
     uint32_t magic;
@@ -41,6 +51,28 @@ struct dxgk_km_page {
     uint8_t reserved[24];
     uint8_t data[];                      /* runtime data between Release2 and Acquire2 */
 };
+
+/* The word of (holder, owner), holder first in memory on any byte order. */
+static inline uint64_t dxgk_km_word(uint32_t holder, uint32_t owner)
+{
+    union { uint64_t w; uint32_t half[2]; } u = { .half = { holder, owner } };
+
+    return u.w;
+}
+
+static inline uint32_t dxgk_km_holder_of(uint64_t word)
+{
+    union { uint64_t w; uint32_t half[2]; } u = { .w = word };
+
+    return u.half[0];
+}
+
+static inline uint32_t dxgk_km_owner_of(uint64_t word)
+{
+    union { uint64_t w; uint32_t half[2]; } u = { .w = word };
+
+    return u.half[1];
+}
 
 /* Bytes of the memfd for `capacity` bytes of runtime data. */
 size_t dxgk_km_page_size(uint32_t capacity);
@@ -50,16 +82,26 @@ void dxgk_km_page_init(struct dxgk_km_page *p, uint64_t initial_key, uint32_t ca
  * false when there is none (infinite). */
 bool dxgk_km_deadline(const LONGLONG *timeout, struct timespec *deadline);
 
-/* Takes the mutex for `me` once it is free and released to `key`; sleeps
- * until then or until the deadline (NULL: none).  STATUS_SUCCESS,
- * STATUS_TIMEOUT or STATUS_ABANDONED. */
-NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint64_t key,
+/* One try, no sleep: takes the mutex for handle `owner` of process `me`
+ * if it is free and released to `key`. */
+bool dxgk_km_page_try_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key);
+/* Takes the mutex for `owner` of `me` once it is free and released to
+ * `key`; sleeps until then or until the deadline (NULL: none).
+ * STATUS_SUCCESS, STATUS_TIMEOUT or STATUS_ABANDONED. */
+NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
                               const struct timespec *deadline);
-/* The owner releases to `key` (key, fence and data already written by the
- * caller are published with it). */
-void dxgk_km_page_release(struct dxgk_km_page *p, uint64_t key, uint64_t fence);
-/* The owner `me` goes away holding it: abandoned for good.  false if `me`
- * did not hold it. */
-bool dxgk_km_page_abandon(struct dxgk_km_page *p, uint32_t me);
+/* Whether handle `owner` of `me` owns the mutex now. */
+bool dxgk_km_page_owned(struct dxgk_km_page *p, uint32_t me, uint32_t owner);
+/* Releases to `key` with `fence` and `size` bytes of `data` (size 0:
+ * none) what `owner` of `me` owns; false, and nothing released, if it
+ * does not own it.  Of two racing releases of one handle exactly one
+ * returns true; the key, the fence value and the data the mutex then
+ * carries are each the winner's or the loser's (the loser checks
+ * ownership before it writes them, and loses at the compare-and-swap). */
+bool dxgk_km_page_release(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
+                          uint64_t fence, const void *data, uint32_t size);
+/* Handle `owner` of `me` goes away: if it owns the mutex, abandoned for
+ * good (true). */
+bool dxgk_km_page_abandon(struct dxgk_km_page *p, uint32_t me, uint32_t owner);
 
 #endif /* KMTSHIM_KEYED_MUTEX_PAGE_H */

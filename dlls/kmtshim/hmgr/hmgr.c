@@ -169,7 +169,7 @@ D3DKMT_HANDLE hmgr_alloc(struct hmgr_table *t)
 
     st = hmgr_entry_lock(e);
     st = (st & HMGR_ST_UNIQUE_MASK) | HMGR_ST_USED;
-    e->obj = NULL;
+    atomic_store_explicit(&e->obj, NULL, memory_order_relaxed);
     hmgr_entry_unlock(e, st);
     atomic_fetch_add_explicit(&t->live, 1, memory_order_relaxed);
     TRACE_(hmgr, "%s handle 0x%08x reserved", table_name(t), make_handle(t, index, hmgr_st_unique(st)));
@@ -188,7 +188,7 @@ void hmgr_publish(struct hmgr_table *t, D3DKMT_HANDLE h, struct kmt_object *obj)
         hmgr_entry_unlock(e, st);
         return;
     }
-    e->obj = obj;
+    atomic_store_explicit(&e->obj, obj, memory_order_relaxed);
     st = (st & ~HMGR_ST_TYPE_MASK) | HMGR_ST_PUBLISHED | ((obj->type & 0x3fu) << HMGR_ST_TYPE_SHIFT);
     hmgr_entry_unlock(e, st);
     TRACE_(hmgr, "%s handle 0x%08x issued: %s %p", table_name(t), h, type_name(obj->type), (void *)obj);
@@ -199,7 +199,7 @@ HMGR_INLINE void release_slot(struct hmgr_table *t, struct hmgr_entry *e, unsign
 {
     unsigned unique = hmgr_st_unique(st) % 3 + 1;
 
-    e->obj = NULL;
+    atomic_store_explicit(&e->obj, NULL, memory_order_relaxed);
     hmgr_entry_unlock(e, unique << HMGR_ST_UNIQUE_SHIFT);
     kmt_mutex_lock(&t->free_lock);
     free_list_append(t, index);
@@ -222,7 +222,7 @@ void hmgr_cancel(struct hmgr_table *t, D3DKMT_HANDLE h)
         return;
     }
     /* free at the same generation: the value was never published */
-    e->obj = NULL;
+    atomic_store_explicit(&e->obj, NULL, memory_order_relaxed);
     hmgr_entry_unlock(e, st & HMGR_ST_UNIQUE_MASK);
     index = hmgr_slot_of(h);
     kmt_mutex_lock(&t->free_lock);
@@ -258,7 +258,7 @@ struct kmt_object *hmgr_remove(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_
         hmgr_trace_refused(t, h, type, __func__);
         return NULL;
     }
-    obj = e->obj;
+    obj = atomic_load_explicit(&e->obj, memory_order_relaxed);
     release_slot(t, e, st, hmgr_slot_of(h));
     TRACE_(hmgr, "%s handle 0x%08x freed: %s %p", table_name(t), h, type_name(obj->type), (void *)obj);
     return obj;
@@ -277,7 +277,7 @@ bool hmgr_peek(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type,
     }
     st = hmgr_entry_lock(e);
     if ((found = hmgr_st_matches(st, unique, type)))
-        read(e->obj, out);
+        read(atomic_load_explicit(&e->obj, memory_order_relaxed), out);
     hmgr_entry_unlock(e, st);
     if (!found)
         hmgr_trace_refused(t, h, type, __func__);

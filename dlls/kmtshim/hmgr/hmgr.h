@@ -36,7 +36,8 @@
  *
  * Concurrency: slots live in fixed chunks that never move, each guarded by a
  * one-bit spinlock in its state word.  hmgr_lookup() takes a reference on
- * the object under that lock and takes no table-wide lock; hmgr_alloc() and
+ * the object under that lock and takes no table-wide lock; hmgr_lookup_rcu()
+ * takes neither, for objects freed only after an RCU grace period; hmgr_alloc() and
  * the free-list part of hmgr_free() take a mutex held for a few instructions,
  * never across a miniport call.  Removing a handle hands the table's
  * reference to the caller, so an object dies only after every user that
@@ -88,6 +89,20 @@ static inline void kmt_object_init(struct kmt_object *obj, enum hmgr_type type,
 static inline void kmt_object_get(struct kmt_object *obj)
 {
     atomic_fetch_add_explicit(&obj->refcount, 1, memory_order_relaxed);
+}
+
+/* A reference on an object whose count may already have dropped to 0
+ * (found under kmt_rcu_read_lock(), its release pending): false then. */
+static inline bool kmt_object_tryget(struct kmt_object *obj)
+{
+    unsigned n = atomic_load_explicit(&obj->refcount, memory_order_relaxed);
+
+    do {
+        if (!n)
+            return false;
+    } while (!atomic_compare_exchange_weak_explicit(&obj->refcount, &n, n + 1, memory_order_relaxed,
+                                                    memory_order_relaxed));
+    return true;
 }
 
 static inline void kmt_object_put(struct kmt_object *obj)
@@ -171,7 +186,8 @@ struct hmgr_entry {
     uint32_t next_free;                  /* under free_lock: the free-list link; while
                                             reserved, the slot's place in the sequence
                                             (hmgr_table.issued when handed out) */
-    struct kmt_object *obj;              /* under the slot lock */
+    /* written under the slot lock; hmgr_lookup_rcu() reads it without */
+    _Atomic(struct kmt_object *) obj;
 };
 
 static inline unsigned hmgr_st_unique(unsigned st)
@@ -267,10 +283,41 @@ HMGR_INLINE struct kmt_object *hmgr_lookup(struct hmgr_table *t, D3DKMT_HANDLE h
         HMGR_LOOKUP_REFUSED(t, h, type);
         return NULL;
     }
-    obj = e->obj;
+    obj = atomic_load_explicit(&e->obj, memory_order_relaxed);
     kmt_object_get(obj);
     hmgr_entry_unlock(e, st);
     return obj;
+}
+
+/* Looks a handle up without a reference and without the slot lock: no
+ * locked instruction.  Only for objects whose memory is freed after a
+ * kmt_rcu_synchronize() that follows their removal (keyed mutexes); the
+ * caller is inside kmt_rcu_read_lock() and uses the object only until
+ * kmt_rcu_read_unlock().  The state is read before and after the object
+ * pointer: unchanged (but for the lock bit), the pointer is the one
+ * published under that handle, or NULL while a remove is under way.  A
+ * slot that went through all three generations back to the same state
+ * between the two reads would give its newest object of the same type,
+ * as a handle kept past three reuses of its slot does. */
+HMGR_INLINE struct kmt_object *hmgr_lookup_rcu(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type)
+{
+    struct kmt_object *obj;
+    unsigned unique, st;
+    struct hmgr_entry *e = hmgr_entry_of(t, h, &unique);
+
+    if (__builtin_expect(!e, 0))
+        goto refused;
+    st = atomic_load_explicit(&e->state, memory_order_acquire);
+    if (__builtin_expect(!hmgr_st_matches(st, unique, type), 0))
+        goto refused;
+    obj = atomic_load_explicit(&e->obj, memory_order_acquire);
+    if (__builtin_expect(!obj, 0) ||
+        __builtin_expect((atomic_load_explicit(&e->state, memory_order_relaxed) ^ st) & ~HMGR_ST_LOCK, 0))
+        goto refused;
+    return obj;
+refused:
+    HMGR_LOOKUP_REFUSED(t, h, type);
+    return NULL;
 }
 
 /* Has `read` copy what it needs out of a live object of `type`, under its

@@ -123,7 +123,9 @@ struct client *client_new(int sock)
     c->sock = sock;
     c->id = broker.next_client_id++;
     c->salt = mix(broker.salt_seed + c->id) | 1ull << 63;
-    if (broker.next_client_id == KMT_BROKER_HOLDER_ABANDONED)
+    /* the holder word's waiter bit stays clear, and id | bit never reads
+     * as KMT_BROKER_HOLDER_ABANDONED */
+    if (broker.next_client_id >= KMT_BROKER_HOLDER_WAITERS - 1)
         broker.next_client_id = 1;
     c->next = broker.clients;
     if (c->next)

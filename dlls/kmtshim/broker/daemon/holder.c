@@ -39,7 +39,7 @@ void holder_abandon(struct object *obj, uint32_t client_id)
 {
     long page = sysconf(_SC_PAGESIZE);
     off_t base;
-    uint32_t *word, expected = client_id;
+    uint32_t *word, seen;
     void *map;
 
     if (obj->holder_offset < 0)
@@ -51,8 +51,14 @@ void holder_abandon(struct object *obj, uint32_t client_id)
         return;
     }
     word = (uint32_t *)((char *)map + (obj->holder_offset - base));
-    if (__atomic_compare_exchange_n(word, &expected, KMT_BROKER_HOLDER_ABANDONED, false,
-                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-        syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    /* the client's id, with or without the waiter bit a sleeper set */
+    seen = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+    while (seen != KMT_BROKER_HOLDER_ABANDONED && (seen & ~KMT_BROKER_HOLDER_WAITERS) == client_id) {
+        if (__atomic_compare_exchange_n(word, &seen, KMT_BROKER_HOLDER_ABANDONED, false,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+            syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+            break;
+        }
+    }
     munmap(map, page);
 }

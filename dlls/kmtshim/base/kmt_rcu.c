@@ -1,0 +1,105 @@
+/*
+ * The registry of readers and the writer's grace period (kmt_rcu.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kmt_rcu.h"
+
+__thread struct kmt_rcu_reader kmt_rcu_self;
+bool kmt_rcu_readers_fence;
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct list readers = LIST_INIT(readers);
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_key_t exit_key;
+
+static long membarrier(int cmd)
+{
+    return syscall(SYS_membarrier, cmd, 0, 0);
+}
+
+/* A thread exits: its record goes with its TLS. */
+static void unregister(void *arg)
+{
+    struct kmt_rcu_reader *r = arg;
+
+    pthread_mutex_lock(&registry_lock);
+    list_remove(&r->entry);
+    r->registered = false;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+static void init(void)
+{
+    long cmds = membarrier(MEMBARRIER_CMD_QUERY);
+
+    pthread_key_create(&exit_key, unregister);
+    if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ||
+        membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED))
+        kmt_rcu_readers_fence = true;
+}
+
+void kmt_rcu_init(void)
+{
+    pthread_once(&once, init);
+}
+
+void kmt_rcu_register(struct kmt_rcu_reader *r)
+{
+    kmt_rcu_init();
+    pthread_mutex_lock(&registry_lock);
+    list_add_tail(&readers, &r->entry);
+    r->registered = true;
+    pthread_mutex_unlock(&registry_lock);
+    pthread_setspecific(exit_key, r);
+}
+
+/* Every thread of the process executes a full barrier between the call's
+ * start and its return (or the readers fence by themselves). */
+static void barrier_everywhere(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (kmt_rcu_readers_fence)
+        return;
+    if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) && errno == EPERM) {
+        /* a fork() child: the registration may not have come along */
+        membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED);
+        membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+    }
+}
+
+void kmt_rcu_synchronize(void)
+{
+    struct kmt_rcu_reader *r;
+
+    kmt_rcu_init();
+    pthread_mutex_lock(&registry_lock);
+    barrier_everywhere();
+    /* a reader seen outside a section enters its next one after the
+     * barrier, so it cannot find what was unpublished before; one seen
+     * inside is waited for until its sequence moves on */
+    LIST_FOR_EACH_ENTRY(r, &readers, struct kmt_rcu_reader, entry) {
+        unsigned long s = atomic_load_explicit(&r->seq, memory_order_acquire);
+
+        while ((s & 1) && atomic_load_explicit(&r->seq, memory_order_acquire) == s)
+            sched_yield();
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void kmt_rcu_forget_other_threads(void)
+{
+    struct kmt_rcu_reader *me = &kmt_rcu_self;
+
+    /* another thread may have held the lock at the fork */
+    registry_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    list_init(&readers);
+    if (me->registered)
+        list_add_tail(&readers, &me->entry);
+}

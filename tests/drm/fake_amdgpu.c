@@ -363,6 +363,19 @@ int amdgpu_query_gpu_info(amdgpu_device_handle dev, struct amdgpu_gpu_info *info
 {
     memset(info, 0, sizeof(*info));
     info->ids_flags = fake_drm.config.apu ? AMDGPU_IDS_FLAGS_FUSION : 0;
+    info->gpu_counter_freq = (uint32_t)(fake_drm.config.timestamp_hz / 1000);   /* kHz */
+    return 0;
+}
+
+/* AMDGPU_INFO_TIMESTAMP only: the GPU's counter. */
+int amdgpu_query_info(amdgpu_device_handle dev, unsigned info_id, unsigned size, void *value)
+{
+    uint64_t ticks;
+
+    if (info_id != AMDGPU_INFO_TIMESTAMP || size != sizeof(ticks) || !fake_drm.config.timestamp_hz)
+        return -EINVAL;
+    ticks = fake_drm_gpu_ticks();
+    memcpy(value, &ticks, sizeof(ticks));
     return 0;
 }
 

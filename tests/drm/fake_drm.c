@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xf86drm.h>
 #include <i915_drm.h>
@@ -335,8 +336,32 @@ static int i915_getparam(struct drm_i915_getparam *gp)
     case I915_PARAM_HAS_EXEC_SOFTPIN: *gp->value = modern; return 0;
     case I915_PARAM_HAS_ALIASING_PPGTT: *gp->value = modern ? 2 : 1; return 0;
     case I915_PARAM_HAS_EXEC_TIMELINE_FENCES: *gp->value = modern && fake_drm.config.timelines; return 0;
+    case I915_PARAM_CS_TIMESTAMP_FREQUENCY:
+        if (!fake_drm.config.timestamp_hz)
+            break;
+        *gp->value = (int)fake_drm.config.timestamp_hz;
+        return 0;
     }
     return -EINVAL;
+}
+
+uint64_t fake_drm_gpu_ticks(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (uint64_t)((unsigned __int128)((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) *
+                      fake_drm.config.timestamp_hz / 1000000000ull);
+}
+
+/* The one register i915 lets a program read that matters here: the render
+ * ring's timestamp, 64 bits at once (RCS_TIMESTAMP | I915_REG_READ_8B_WA). */
+static int i915_reg_read(struct drm_i915_reg_read *r)
+{
+    if (r->offset != (0x2358 | I915_REG_READ_8B_WA) || !fake_drm.config.timestamp_hz)
+        return -EINVAL;
+    r->val = fake_drm_gpu_ticks();
+    return 0;
 }
 
 static bool i915_context_owned(uint64_t id)
@@ -1558,6 +1583,7 @@ static int answer(unsigned long request, void *arg)
     if (fake_drm.config.driver == FAKE_I915) {
         switch (request) {
         case DRM_IOCTL_I915_GETPARAM: return i915_getparam(arg);
+        case DRM_IOCTL_I915_REG_READ: return i915_reg_read(arg);
         case DRM_IOCTL_I915_QUERY: return i915_query(arg);
         case DRM_IOCTL_I915_GEM_CREATE: return i915_gem_create(arg);
         case DRM_IOCTL_I915_GEM_CREATE_EXT: return i915_gem_create_ext(arg);

@@ -68,6 +68,11 @@ struct fake_drm_config {
      * point.  Off: GET_CAP is unknown and SYNCOBJ_EVENTFD takes any handle
      * but 0 without keeping anything. */
     bool timelines;
+    /* The GPU timestamp: CLOCK_MONOTONIC_RAW scaled to this many ticks per
+     * second (fake_drm_gpu_ticks), 0 a kernel without one (i915 before
+     * CS_TIMESTAMP_FREQUENCY, xe without ENGINE_CYCLES, amdgpu with no
+     * counter frequency). */
+    uint64_t timestamp_hz;
 };
 
 struct fake_drm_object {
@@ -194,6 +199,8 @@ int fake_drm_syncobj_value(unsigned file, uint32_t handle, uint64_t *value);
 void fake_drm_syncobj_reach(uint32_t handle, uint64_t point);
 /* i915: the held requests retire (fake_drm.exec_hold): their points signal. */
 void fake_drm_i915_retire(void);
+/* The GPU timestamp now, at config.timestamp_hz. */
+uint64_t fake_drm_gpu_ticks(void);
 
 /* ---- for fake_kms.c (a card node's KMS ioctls) ---- */
 /* Asked first by drmIoctl, without the fake's lock: true when `fd` is its

@@ -35,6 +35,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <xf86drm.h>
 
 #include "fake_drm.h"
@@ -95,6 +96,7 @@ struct fake_xe_exec {
 #define SYNC_TIMELINE 1
 #define SYNC_SIGNAL 1u
 #define QUERY_GT_LIST 3
+#define QUERY_ENGINE_CYCLES 6
 #define CACHING_WB 1
 #define PAGE 4096ull
 #define VM_SIZE (1ull << FAKE_XE_VA_BITS)
@@ -154,6 +156,37 @@ static bool vm_of(unsigned file, uint32_t id)
 
 /* ---- DEVICE_QUERY: engines (render and copy on GT 0) and config ---------- */
 
+struct fake_xe_engine_cycles {
+    struct fake_xe_engine_ci eci;
+    int32_t clockid;
+    uint32_t width;
+    uint64_t engine_cycles, cpu_timestamp, cpu_delta;
+};
+
+/* The kernel's order: the CPU clock, the register, the CPU clock again
+ * (xe_query.c, query_engine_cycles); only CLOCK_MONOTONIC_RAW here. */
+static int engine_cycles(struct fake_xe_dquery *q)
+{
+    struct fake_xe_engine_cycles *c = (void *)(uintptr_t)q->data;
+    struct timespec t0, t1;
+
+    if (!q->size) {
+        q->size = sizeof(*c);
+        return 0;
+    }
+    if (q->size != sizeof(*c) || !fake_drm.config.timestamp_hz)
+        return -EINVAL;
+    if (c->eci.engine_class > 1 || c->eci.engine_instance || c->eci.gt_id || c->clockid != CLOCK_MONOTONIC_RAW)
+        return -EINVAL;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &t0);
+    c->engine_cycles = fake_drm_gpu_ticks();
+    clock_gettime(CLOCK_MONOTONIC_RAW, &t1);
+    c->width = 36;
+    c->cpu_timestamp = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec;
+    c->cpu_delta = (uint64_t)t1.tv_sec * 1000000000ull + (uint64_t)t1.tv_nsec - c->cpu_timestamp;
+    return 0;
+}
+
 static int reply(struct fake_xe_dquery *q, const void *data, uint32_t size)
 {
     if (q->extensions || q->reserved[0] || q->reserved[1])
@@ -183,7 +216,7 @@ static int device_query(struct fake_xe_dquery *q)
      * regions, ip_ver major/minor/rev, pad2, reserved[7] (96 bytes) */
     struct { uint32_t n, pad; uint16_t type, tile, id, pad1[3]; uint32_t clock;
              uint64_t near, far; uint16_t major, minor, rev, pad2; uint64_t reserved[7]; } gts = {
-        .n = 1, .clock = 19200000, .near = 1,
+        .n = 1, .clock = (uint32_t)fake_drm.config.timestamp_hz, .near = 1,
         .major = fake_drm.config.xe_no_ip_ver ? 0 : ip_ver[ip][0],
         .minor = fake_drm.config.xe_no_ip_ver ? 0 : ip_ver[ip][1] };
 
@@ -197,6 +230,8 @@ static int device_query(struct fake_xe_dquery *q)
     }
     if (q->query == QUERY_GT_LIST)
         return reply(q, &gts, sizeof(gts));
+    if (q->query == QUERY_ENGINE_CYCLES)
+        return q->extensions || q->reserved[0] || q->reserved[1] ? -EINVAL : engine_cycles(q);
     return -EINVAL;
 }
 

@@ -4,7 +4,8 @@
  * events and from the timer that stands in where the kernel has none, the
  * scan line, child status, bad target ids, and teardown while the vblank
  * thread waits.  The adapter is the miniport's own, driven through its
- * DDIs: a fake i915 render node next to the fake card node.
+ * DDIs: a fake i915 render node next to the fake card node; one test goes
+ * through the core (WaitForVerticalBlankEvent on a dark CRTC).
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -512,6 +513,53 @@ START_TEST(teardown_while_waiting_for_vblank)
 }
 END_TEST
 
+/* Through the core: a WaitForVerticalBlankEvent on the dark CRTC's source
+ * returns at the timer's vblanks, a frame of the preferred mode apart,
+ * with no time limit standing in; and a wait on a source past the
+ * adapter's one fails at once. */
+START_TEST(wait_on_a_dark_crtc_is_paced_by_the_timer)
+{
+    const struct fake_drm_config dc = { .driver = FAKE_I915, .has_llc = true, .timelines = true };
+    const struct fake_kms_config kc = { .crtc_off = true };
+    struct fake_drm_pci_device dev = { 0, 3, 0, 0, NULL, NULL };
+    D3DKMT_ADAPTERINFO info[2];
+    D3DKMT_ENUMADAPTERS2 e = { 2, info };
+    char render[64], card[80];
+    enum { WAITS = 16 };
+    UINT64 at[WAITS], d[WAITS - 1];
+
+    ck_assert_int_ge(fake_drm_open(&dc), 0);
+    ck_assert_int_eq(fake_kms_open(&kc, card, sizeof(card)), 0);
+    ck_assert_int_eq(fake_drm_device_path(render, sizeof(render)), 0);
+    dev.render_node = render;
+    dev.card_node = card;
+    fake_drm_set_devices(&dev, 1, "i915");
+    kmt_test_use_miniport("drm");
+    ck_assert_status(D3DKMTEnumAdapters2(&e), STATUS_SUCCESS);
+    ck_assert_uint_eq(e.NumAdapters, 1);
+    ck_assert_uint_eq(info[0].NumOfSources, 1);
+    D3DKMT_WAITFORVERTICALBLANKEVENT w = { info[0].hAdapter, 0, 1 };
+    ck_assert_status(D3DKMTWaitForVerticalBlankEvent(&w), STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE);
+    w.VidPnSourceId = 0;
+    for (unsigned i = 0; i < WAITS; i++) {
+        ck_assert_status(D3DKMTWaitForVerticalBlankEvent(&w), STATUS_SUCCESS);
+        at[i] = now_ns();
+        if (i)
+            d[i - 1] = at[i] - at[i - 1];
+    }
+    ck_assert_uint_ge(fake_kms.refused, 1);
+    ck_assert_uint_eq(fake_kms.queued, 0);
+    qsort(d, WAITS - 1, sizeof(d[0]), by_value);
+    expect_near("median", d[(WAITS - 1) / 2], 2475ull * 1000000000ull / 148352ull);
+    ck_assert_status(D3DKMTCloseAdapter(&(D3DKMT_CLOSEADAPTER){ info[0].hAdapter }), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+    ck_assert_uint_eq(settle_threads(0), 0);
+    fake_kms_close();
+    fake_drm_set_devices(NULL, 0, NULL);
+    fake_drm_close();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("drm_kms");
@@ -530,6 +578,7 @@ int main(void)
     tcase_add_test(tc, child_status_probes_unless_non_destructive);
     tcase_add_test(tc, bad_targets_and_types_are_refused);
     tcase_add_test(tc, teardown_while_waiting_for_vblank);
+    tcase_add_test(tc, wait_on_a_dark_crtc_is_paced_by_the_timer);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

@@ -4,8 +4,12 @@
  * KMTQAITYPE_CURRENTDISPLAYMODE, with bad input everywhere, the timing the
  * issue asks for (successive waits 16.7 ms +- 2 ms apart), many waiters,
  * waits racing DestroyDevice and CloseAdapter, and the vsync interrupt's
- * switch (a soft variant records DxgkDdiControlInterrupt).
+ * switch (a soft variant records DxgkDdiControlInterrupt).  A variant
+ * whose vsync never comes shows what else ends a wait: the events of
+ * WaitForVerticalBlankEvent2, DestroyDevice, process teardown.
  */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -50,6 +54,24 @@ static void rec_patch(DRIVER_INITIALIZATION_DATA *ddi)
     ddi->DxgkDdiControlInterrupt = rec_control_interrupt;
 }
 
+/* Switched on and off, and never raises a vsync: a dark output whose
+ * miniport has no timer either. */
+static NTSTATUS APIENTRY silent_control_interrupt(HANDLE a, DXGK_INTERRUPT_TYPE type, BOOLEAN enable)
+{
+    (void)a;
+    (void)type;
+    pthread_mutex_lock(&irq.lock);
+    irq.enabled = enable;
+    enable ? irq.enables++ : irq.disables++;
+    pthread_mutex_unlock(&irq.lock);
+    return STATUS_SUCCESS;
+}
+
+static void silent_patch(DRIVER_INITIALIZATION_DATA *ddi)
+{
+    ddi->DxgkDdiControlInterrupt = silent_control_interrupt;
+}
+
 static void no_vsync_patch(DRIVER_INITIALIZATION_DATA *ddi)
 {
     ddi->DxgkDdiControlInterrupt = NULL;
@@ -65,6 +87,15 @@ static void setup(void)
     pthread_mutex_unlock(&irq.lock);
     kmt_test_register_soft_variant("vsyncrec", rec_patch, &soft);
     kmt_test_use_miniport("vsyncrec");
+    device = kmt_test_create_device(&adapter);
+}
+
+static void setup_silent(void)
+{
+    setup();
+    kmt_test_shutdown_no_leaks();
+    kmt_test_register_soft_variant("silent", silent_patch, &soft);
+    kmt_test_use_miniport("silent");
     device = kmt_test_create_device(&adapter);
 }
 
@@ -449,12 +480,141 @@ START_TEST(waits_race_destroy_and_close)
     for (unsigned i = 0; i < THREADS; i++) {
         ck_assert_int_eq(pthread_join(th[i], NULL), 0);
         for (unsigned j = 0; j < 4; j++)
-            ck_assert_msg(w[i].status[j] == STATUS_SUCCESS || w[i].status[j] == STATUS_INVALID_PARAMETER,
+            ck_assert_msg(w[i].status[j] == STATUS_SUCCESS || w[i].status[j] == STATUS_INVALID_PARAMETER ||
+                              (w[i].device && w[i].status[j] == STATUS_DEVICE_REMOVED),
                           "thread %u wait %u: %#x", i, j, (unsigned)w[i].status[j]);
     }
     ck_assert_int_eq(pthread_join(killer, NULL), 0);
     ck_assert_status(wait_vblank(adapter, 0, 0), STATUS_INVALID_PARAMETER);
     ck_assert_status(wait_vblank(adapter, device, 0), STATUS_INVALID_PARAMETER);
+    assert_interrupt_off();
+}
+END_TEST
+
+/* ---- what ends a wait besides the vblank ------------------------------------------ */
+
+static D3DKMT_WAITFORVERTICALBLANKEVENT2 wait2_desc(D3DKMT_HANDLE d, const int *fds, UINT n)
+{
+    D3DKMT_WAITFORVERTICALBLANKEVENT2 w = { adapter, d, 0, n, { 0 } };
+
+    for (UINT i = 0; i < n; i++)
+        w.ObjectHandleArray[i] = (HANDLE)(intptr_t)fds[i];
+    return w;
+}
+
+static void signal_fd(int fd)
+{
+    uint64_t one = 1;
+
+    ck_assert_int_eq(write(fd, &one, sizeof(one)), sizeof(one));
+}
+
+/* Waits until the vsync interrupt is on: a wait has joined. */
+static void until_interrupt_on(void)
+{
+    bool on = false;
+
+    while (!on) {
+        pthread_mutex_lock(&irq.lock);
+        on = irq.enabled;
+        pthread_mutex_unlock(&irq.lock);
+        usleep(1000);
+    }
+}
+
+struct wait2_call {
+    D3DKMT_WAITFORVERTICALBLANKEVENT2 desc;
+    bool plain;                          /* WaitForVerticalBlankEvent */
+    NTSTATUS status;
+};
+
+static void *wait2_thread(void *arg)
+{
+    struct wait2_call *c = arg;
+
+    if (c->plain)
+        c->status = wait_vblank(c->desc.hAdapter, c->desc.hDevice, c->desc.VidPnSourceId);
+    else
+        c->status = D3DKMTWaitForVerticalBlankEvent2(&c->desc);
+    return NULL;
+}
+
+/* Microsoft: STATUS_WAIT_1 .. STATUS_WAIT_8, the event that ended the
+ * wait.  The event stays signalled: the wait only looks at it. */
+START_TEST(wait2_ends_on_a_signalled_event)
+{
+    int fds[3];
+    uint64_t value = 0;
+
+    for (unsigned i = 0; i < 3; i++)
+        ck_assert_int_ge(fds[i] = eventfd(0, EFD_CLOEXEC), 0);
+    signal_fd(fds[0]);
+    D3DKMT_WAITFORVERTICALBLANKEVENT2 w = wait2_desc(device, fds, 1);
+    ck_assert_status(D3DKMTWaitForVerticalBlankEvent2(&w), STATUS_WAIT_0 + 1);
+    ck_assert_int_eq(read(fds[0], &value, sizeof(value)), sizeof(value));
+    ck_assert_uint_eq(value, 1);
+    /* the lowest signalled index wins */
+    signal_fd(fds[1]);
+    signal_fd(fds[2]);
+    w = wait2_desc(0, fds, 3);
+    ck_assert_status(D3DKMTWaitForVerticalBlankEvent2(&w), STATUS_WAIT_0 + 2);
+    for (unsigned i = 0; i < 3; i++)
+        close(fds[i]);
+    assert_interrupt_off();
+}
+END_TEST
+
+/* An event signalled by another thread while the call waits ends it. */
+START_TEST(wait2_ends_when_an_event_is_signalled_during_the_wait)
+{
+    struct wait2_call c = { .desc = { 0 } };
+    int fds[D3DKMT_MAX_WAITFORVERTICALBLANK_OBJECTS];
+    pthread_t th;
+
+    for (unsigned i = 0; i < D3DKMT_MAX_WAITFORVERTICALBLANK_OBJECTS; i++)
+        ck_assert_int_ge(fds[i] = eventfd(0, EFD_CLOEXEC), 0);
+    c.desc = wait2_desc(device, fds, D3DKMT_MAX_WAITFORVERTICALBLANK_OBJECTS);
+    ck_assert_int_eq(pthread_create(&th, NULL, wait2_thread, &c), 0);
+    until_interrupt_on();
+    usleep(150000);                      /* past any time limit a wait once had */
+    signal_fd(fds[D3DKMT_MAX_WAITFORVERTICALBLANK_OBJECTS - 1]);
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+    ck_assert_status(c.status, STATUS_WAIT_0 + D3DKMT_MAX_WAITFORVERTICALBLANK_OBJECTS);
+    for (unsigned i = 0; i < D3DKMT_MAX_WAITFORVERTICALBLANK_OBJECTS; i++)
+        close(fds[i]);
+    assert_interrupt_off();
+}
+END_TEST
+
+/* No vsync comes: the waits last until DestroyDevice ends those that
+ * named the device, with STATUS_DEVICE_REMOVED; one without a device
+ * goes on. */
+START_TEST(destroy_device_ends_its_waits)
+{
+    struct wait2_call c[3] = { { .plain = true }, { .plain = false }, { .plain = true } };
+    int fd = eventfd(0, EFD_CLOEXEC);
+    pthread_t th[3];
+
+    ck_assert_int_ge(fd, 0);
+    c[0].desc = wait2_desc(device, NULL, 0);
+    c[1].desc = wait2_desc(device, &fd, 1);
+    c[2].desc = wait2_desc(0, NULL, 0);
+    for (unsigned i = 0; i < 3; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, wait2_thread, &c[i]), 0);
+    until_interrupt_on();
+    usleep(150000);
+    ck_assert_status(D3DKMTDestroyDevice(&(D3DKMT_DESTROYDEVICE){ device }), STATUS_SUCCESS);
+    for (unsigned i = 0; i < 2; i++) {
+        ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+        ck_assert_status(c[i].status, STATUS_DEVICE_REMOVED);
+    }
+    usleep(50000);
+    ck_assert_uint_eq(pthread_tryjoin_np(th[2], NULL), EBUSY);   /* still waiting */
+    signal_fd(fd);                       /* no part in that wait */
+    KmtProcessShutdown();
+    ck_assert_int_eq(pthread_join(th[2], NULL), 0);
+    ck_assert_status(c[2].status, STATUS_DEVICE_REMOVED);
+    close(fd);
     assert_interrupt_off();
 }
 END_TEST
@@ -528,6 +688,7 @@ int main(void)
     TCase *render = tcase_create("render_only");
     TCase *timing = tcase_create("timing");
     TCase *threads = tcase_create("threads");
+    TCase *silent = tcase_create("no_vsync_comes");
 
     tcase_add_checked_fixture(def, setup, teardown);
     tcase_add_test(def, soft_has_one_output_by_default);
@@ -557,5 +718,11 @@ int main(void)
     tcase_add_test(threads, interrupt_only_while_waiting);
     tcase_add_test(threads, waits_race_destroy_and_close);
     suite_add_tcase(s, threads);
+
+    tcase_add_checked_fixture(silent, setup_silent, teardown);
+    tcase_add_test(silent, wait2_ends_on_a_signalled_event);
+    tcase_add_test(silent, wait2_ends_when_an_event_is_signalled_during_the_wait);
+    tcase_add_test(silent, destroy_device_ends_its_waits);
+    suite_add_tcase(s, silent);
     return kmt_test_run(s);
 }

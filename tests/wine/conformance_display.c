@@ -185,7 +185,7 @@ void kmtc_vblank(void)
     D3DKMT_POLLDISPLAYCHILDREN poll;
     D3DKMT_HANDLE adapter, device;
     D3DKMT_GETSCANLINE sl;
-    HANDLE event;
+    HANDLE event, set;
     DWORD start;
 
     if (!open_display(&adapter, &device))
@@ -204,6 +204,16 @@ void kmtc_vblank(void)
     w2.NumObjects = 1;
     w2.ObjectHandleArray[0] = event;
     expect_status(kmt_api.WaitForVerticalBlankEvent2(&w2), STATUS_WAIT_0);
+    /* a signalled event ends the wait: STATUS_WAIT_1 + its index */
+    set = CreateEventA(NULL, TRUE, TRUE, NULL);
+    w2.NumObjects = 2;
+    w2.ObjectHandleArray[1] = set;
+    expect_status(kmt_api.WaitForVerticalBlankEvent2(&w2), STATUS_WAIT_0 + 2);
+    ok(WaitForSingleObject(set, 0) == WAIT_OBJECT_0, "the manual-reset event was reset\n");
+    SetEvent(event);
+    expect_status(kmt_api.WaitForVerticalBlankEvent2(&w2), STATUS_WAIT_0 + 1);
+    ok(WaitForSingleObject(event, 0) == WAIT_TIMEOUT, "the auto-reset event stayed set\n");
+    CloseHandle(set);
     CloseHandle(event);
 
     expect_status(scan_line(adapter, 0, &sl), STATUS_SUCCESS);

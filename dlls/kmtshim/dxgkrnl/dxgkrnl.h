@@ -66,10 +66,12 @@ struct dxgk_reg_value;
 /* Vertical blanks of an adapter's sources (vblank.c). */
 struct dxgk_vblank {
     pthread_mutex_t ctl_lock;            /* the CRTC_VSYNC switch; ranks above lock */
-    unsigned waiters;                    /* under ctl_lock: enabled while nonzero */
+    unsigned joined;                     /* waits, under ctl_lock: enabled while nonzero */
     pthread_mutex_t lock;
-    pthread_cond_t cond;                 /* a vsync came (CLOCK_MONOTONIC) */
+    pthread_cond_t cond;                 /* a wait ended (CLOCK_MONOTONIC) */
     UINT64 count[DXGK_MAX_VIDPN_SOURCES]; /* vsyncs seen per source, under lock */
+    struct list waiters;                 /* struct dxgk_vblank_waiter, under lock */
+    bool stopped;                        /* process teardown: every wait ends, under lock */
 };
 
 struct dxgk_adapter {
@@ -454,12 +456,23 @@ bool dxgk_vidpn_any_exclusive(void);
 void dxgk_vidpn_release_device(struct dxgk_device *device);
 
 /* Vertical blanks, scan lines, monitor children, the current mode
- * (vblank.c). */
+ * (vblank.c; the waits: vblank_wait.c). */
+/* The adapter of hAdapter (referenced) with `source` one of its sources,
+ * and hDevice, when given, a device of that adapter. */
+NTSTATUS dxgk_vblank_lookup(D3DKMT_HANDLE adapter, D3DKMT_HANDLE device, UINT source, struct dxgk_adapter **out);
 void dxgk_vblank_init(struct dxgk_adapter *adapter);
 void dxgk_vblank_fini(struct dxgk_adapter *adapter);
 /* DxgkCbNotifyInterrupt(CRTC_VSYNC) of `target`. */
 void dxgk_vblank_interrupt(struct dxgk_adapter *adapter, D3DDDI_VIDEO_PRESENT_TARGET_ID target);
 NTSTATUS dxgk_wait_for_vblank(D3DKMT_HANDLE adapter, D3DKMT_HANDLE device, UINT source);
+/* WaitForVerticalBlankEvent2: STATUS_WAIT_0 at the vblank, STATUS_WAIT_0
+ * + 1 + i when events[i] (checked by the caller) was signalled first. */
+NTSTATUS dxgk_wait_for_vblank_or_events(D3DKMT_HANDLE adapter, D3DKMT_HANDLE device, UINT source,
+                                        const HANDLE *events, UINT count);
+/* DestroyDevice: the waits that named the device end. */
+void dxgk_vblank_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device);
+/* Process teardown: every wait on every adapter ends, none starts again. */
+void dxgk_vblank_stop_all(void);
 NTSTATUS dxgk_get_scan_line(D3DKMT_HANDLE adapter, UINT source, BOOLEAN *in_vblank, UINT *line);
 NTSTATUS dxgk_poll_display_children(D3DKMT_HANDLE adapter, bool non_destructive, bool all_adapters);
 NTSTATUS dxgk_child_connection(struct dxgk_adapter *adapter, ULONG child, bool connected);

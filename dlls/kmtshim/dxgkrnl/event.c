@@ -51,3 +51,8 @@ void dxgk_event_set(HANDLE event)
     TRACE_(dxgk, "event %p\n", event);
     __atomic_load_n(&set_op, __ATOMIC_ACQUIRE)(event);
 }
+
+bool dxgk_events_are_fds(void)
+{
+    return __atomic_load_n(&validate_op, __ATOMIC_ACQUIRE) == eventfd_validate;
+}

@@ -101,6 +101,7 @@ void dxgk_process_shutdown(void)
         }
     }
     dxgk_process_cancel_async_waits();
+    dxgk_vblank_stop_all();           /* waits without a device hold only the adapter */
     dxgk_process_destroy_syncobjs();  /* the adapter-level ones outlive devices */
     dxgk_shared_fence_watch_stop();   /* no shared fence is left to watch */
     dxgk_stop_adapters();           /* closes the remaining adapter handles too */

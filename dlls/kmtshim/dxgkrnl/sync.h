@@ -184,5 +184,7 @@ void dxgk_fence_pool_forget(void);
 /* event.c: Win32 events under Wine, eventfds natively */
 NTSTATUS dxgk_event_validate(HANDLE event);
 void dxgk_event_set(HANDLE event);
+/* No host replaced the events: each is an eventfd a wait may poll. */
+bool dxgk_events_are_fds(void);
 
 #endif /* KMTSHIM_SYNC_H */

@@ -1,17 +1,7 @@
 /*
- * Vertical blanks: WaitForVerticalBlankEvent(2), GetScanLine,
- * PollDisplayChildren and the current display mode, over the display-timing
- * DDIs (d3dkmddi.h, "display timing").
- *
- * The vsync path: a waiter joins the adapter's vblank state; the first one
- * enables DXGK_INTERRUPT_CRTC_VSYNC (DxgkDdiControlInterrupt) and the last
- * one to leave disables it, so a miniport's vsync source runs only while
- * someone waits.  The miniport raises DxgkCbNotifyInterrupt(CRTC_VSYNC)
- * with the target of each vertical blank; dxgk_vblank_interrupt() counts
- * it for the source of that target (kmtshim's paths are the identity) and
- * wakes that source's waiters.  A waiter waits for the count to pass the
- * value it saw after joining: the next vertical blank, never one that
- * began before the call.
+ * Display timing besides the vblank waits (vblank_wait.c): GetScanLine,
+ * PollDisplayChildren and the current display mode, over the
+ * display-timing DDIs (d3dkmddi.h, "display timing").
  *
  * Statuses: a bad hAdapter, or an hDevice that is not a device of that
  * adapter, is STATUS_INVALID_PARAMETER as everywhere in the thunks.  A
@@ -19,54 +9,14 @@
  * included, is STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE: the status
  * Microsoft documents for a source id that names no source
  * (SetVidPnSourceOwner), which CheckVidPnExclusiveOwnership also returns
- * here (vidpn.c).  No Windows run confirmed it for these four calls.
- *
- * A wait never outlasts DXGK_VBLANK_MAX_WAIT_MS: if no vsync comes by then
- * (an output that went dark, a miniport that stopped its timer) it returns
- * as if one had, so a program's frame loop keeps running instead of
- * hanging, as Windows keeps presenting with the monitor off.
+ * here (vidpn.c).  No Windows run confirmed it for the vblank calls.
  */
 #include <string.h>
 
 #include "dxgkrnl.h"
 #include "ddi.h"
-#include "base/kmt_time.h"
 
-#define DXGK_VBLANK_MAX_WAIT_MS 100
-
-void dxgk_vblank_init(struct dxgk_adapter *adapter)
-{
-    struct dxgk_vblank *vb = &adapter->vblank;
-
-    pthread_mutex_init(&vb->ctl_lock, NULL);
-    pthread_mutex_init(&vb->lock, NULL);
-    kmt_cond_init_monotonic(&vb->cond);
-}
-
-void dxgk_vblank_fini(struct dxgk_adapter *adapter)
-{
-    struct dxgk_vblank *vb = &adapter->vblank;
-
-    pthread_cond_destroy(&vb->cond);
-    pthread_mutex_destroy(&vb->lock);
-    pthread_mutex_destroy(&vb->ctl_lock);
-}
-
-void dxgk_vblank_interrupt(struct dxgk_adapter *adapter, D3DDDI_VIDEO_PRESENT_TARGET_ID target)
-{
-    struct dxgk_vblank *vb = &adapter->vblank;
-
-    if (target >= dxgk_source_count(adapter))
-        return;
-    pthread_mutex_lock(&vb->lock);
-    vb->count[target]++;
-    pthread_cond_broadcast(&vb->cond);
-    pthread_mutex_unlock(&vb->lock);
-}
-
-/* The adapter of hAdapter (referenced) with `source` one of its sources,
- * and hDevice, when given, a device of that adapter. */
-static NTSTATUS lookup(D3DKMT_HANDLE h, D3DKMT_HANDLE hdevice, UINT source, struct dxgk_adapter **out)
+NTSTATUS dxgk_vblank_lookup(D3DKMT_HANDLE h, D3DKMT_HANDLE hdevice, UINT source, struct dxgk_adapter **out)
 {
     struct dxgk_adapter *adapter = dxgk_adapter_from_handle(h);
 
@@ -91,71 +41,13 @@ static NTSTATUS lookup(D3DKMT_HANDLE h, D3DKMT_HANDLE hdevice, UINT source, stru
     return STATUS_SUCCESS;
 }
 
-/* The first waiter turns the vsync interrupt on.  Returns the count the
- * next vertical blank of `source` will reach. */
-static NTSTATUS join(struct dxgk_adapter *adapter, UINT source, UINT64 *target)
-{
-    struct dxgk_vblank *vb = &adapter->vblank;
-    NTSTATUS status = STATUS_SUCCESS;
-
-    pthread_mutex_lock(&vb->ctl_lock);
-    if (!vb->waiters)
-        status = dxgk_ddi_control_interrupt(adapter, DXGK_INTERRUPT_CRTC_VSYNC, true);
-    if (!status) {
-        vb->waiters++;
-        pthread_mutex_lock(&vb->lock);
-        *target = vb->count[source] + 1;
-        pthread_mutex_unlock(&vb->lock);
-    }
-    pthread_mutex_unlock(&vb->ctl_lock);
-    return status;
-}
-
-/* The last waiter turns it off again. */
-static void leave(struct dxgk_adapter *adapter)
-{
-    struct dxgk_vblank *vb = &adapter->vblank;
-
-    pthread_mutex_lock(&vb->ctl_lock);
-    if (!--vb->waiters)
-        dxgk_ddi_control_interrupt(adapter, DXGK_INTERRUPT_CRTC_VSYNC, false);
-    pthread_mutex_unlock(&vb->ctl_lock);
-}
-
-NTSTATUS dxgk_wait_for_vblank(D3DKMT_HANDLE h, D3DKMT_HANDLE hdevice, UINT source)
-{
-    struct dxgk_adapter *adapter;
-    struct dxgk_vblank *vb;
-    struct timespec deadline;
-    NTSTATUS status;
-    UINT64 target;
-
-    if ((status = lookup(h, hdevice, source, &adapter)))
-        return status;
-    vb = &adapter->vblank;
-    if (!(status = join(adapter, source, &target))) {
-        deadline = kmt_deadline_after(DXGK_VBLANK_MAX_WAIT_MS);
-        pthread_mutex_lock(&vb->lock);
-        while (vb->count[source] < target)
-            if (pthread_cond_timedwait(&vb->cond, &vb->lock, &deadline) == ETIMEDOUT) {
-                WARN_(dxgk, "%s: no vsync of source %u in %u ms\n", adapter->miniport->name, source,
-                      DXGK_VBLANK_MAX_WAIT_MS);
-                break;
-            }
-        pthread_mutex_unlock(&vb->lock);
-        leave(adapter);
-    }
-    dxgk_adapter_put(adapter);
-    return status;
-}
-
 NTSTATUS dxgk_get_scan_line(D3DKMT_HANDLE h, UINT source, BOOLEAN *in_vblank, UINT *line)
 {
     DXGKARG_GETSCANLINE args = { .VidPnTargetId = source };
     struct dxgk_adapter *adapter;
     NTSTATUS status;
 
-    if ((status = lookup(h, 0, source, &adapter)))
+    if ((status = dxgk_vblank_lookup(h, 0, source, &adapter)))
         return status;
     if (!(status = dxgk_ddi_get_scan_line(adapter, &args))) {
         *in_vblank = args.InVerticalBlank ? TRUE : FALSE;

@@ -15,11 +15,9 @@ NTSTATUS APIENTRY D3DKMTWaitForVerticalBlankEvent(const D3DKMT_WAITFORVERTICALBL
     THUNK_RETURN(dxgk_wait_for_vblank(k.hAdapter, k.hDevice, k.VidPnSourceId));
 }
 
-/* The objects are event handles (Microsoft: STATUS_WAIT_1 + i when event i
- * ended the wait).  They are checked like every event the thunks take; the
- * wait itself ends at the vertical blank (STATUS_WAIT_0): kmtshim cannot
- * wait on an event and a vsync at once, since a host's events (Wine's) are
- * not file descriptors. */
+/* The objects are events: the wait ends at the vblank (STATUS_WAIT_0) or
+ * when event i is signalled (STATUS_WAIT_0 + 1 + i), whichever comes
+ * first (dxgkrnl/vblank_wait.c). */
 NTSTATUS APIENTRY D3DKMTWaitForVerticalBlankEvent2(const D3DKMT_WAITFORVERTICALBLANKEVENT2 *desc)
 {
     D3DKMT_WAITFORVERTICALBLANKEVENT2 k;
@@ -34,7 +32,8 @@ NTSTATUS APIENTRY D3DKMTWaitForVerticalBlankEvent2(const D3DKMT_WAITFORVERTICALB
     for (UINT i = 0; i < k.NumObjects; i++)
         if ((status = dxgk_event_validate(k.ObjectHandleArray[i])))
             THUNK_RETURN(status);
-    THUNK_RETURN(dxgk_wait_for_vblank(k.hAdapter, k.hDevice, k.VidPnSourceId));
+    THUNK_RETURN(dxgk_wait_for_vblank_or_events(k.hAdapter, k.hDevice, k.VidPnSourceId, k.ObjectHandleArray,
+                                                k.NumObjects));
 }
 
 NTSTATUS APIENTRY D3DKMTGetScanLine(D3DKMT_GETSCANLINE *desc)

@@ -157,6 +157,7 @@ NTSTATUS APIENTRY KmtDrmMiniportDriverEntry(KMT_DRIVER_OBJECT *driver, const KMT
         .DxgkDdiRemoveDevice = kdrm_remove_device,
         .DxgkDdiUnload = kdrm_unload,
         .DxgkDdiQueryAdapterInfo = kdrm_query_adapter_info,
+        .DxgkDdiCalibrateGpuClock = kdrm_calibrate_gpu_clock,
         .DxgkDdiCreateDevice = kdrm_create_device,
         .DxgkDdiDestroyDevice = kdrm_destroy_device,
         .DxgkDdiCreateAllocation = kdrm_create_allocation,

@@ -57,6 +57,13 @@ struct kdrm_memory {
 };
 
 /* A driver family's allocator.  Calls return 0 or a negative errno. */
+/* A GPU timestamp and the CPU's QPC (kmt_qpc_now) read around it. */
+struct kdrm_gpu_clock {
+    uint64_t frequency;                  /* GPU ticks per second */
+    uint64_t gpu;
+    uint64_t cpu_qpc;
+};
+
 struct kdrm_family {
     const char *name;
     bool card_node;                      /* buffers live on the primary node */
@@ -85,6 +92,9 @@ struct kdrm_family {
     int (*cpu_begin)(struct kdrm_adapter *a, struct kdrm_bo *bo, DXGK_LOCKFLAGS flags);
     void (*cpu_end)(struct kdrm_adapter *a, struct kdrm_bo *bo, DXGK_LOCKFLAGS flags);
     int (*memory)(struct kdrm_adapter *a, struct kdrm_memory *m);   /* optional */
+    /* The GPU's timestamp with the CPU's QueryPerformanceCounter next to
+     * it (optional: DxgkDdiCalibrateGpuClock is not supported without). */
+    int (*gpu_clock)(struct kdrm_adapter *a, struct kdrm_gpu_clock *out);
     /* Execution (optional).  ctx_create fails with -EOPNOTSUPP where this
      * adapter runs no command buffers; submit queues a job and returns (the
      * kernel signals job->signals when it completed), -ENOSYS where the
@@ -170,6 +180,8 @@ const char *kdrm_sysfs_root(void);
 
 /* drm_query.c */
 NTSTATUS APIENTRY kdrm_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYADAPTERINFO *q);
+NTSTATUS APIENTRY kdrm_calibrate_gpu_clock(HANDLE hAdapter, UINT32 node, UINT32 engine,
+                                           DXGKARG_CALIBRATEGPUCLOCK *args);
 
 /* drm_share.c: allocations as PRIME dma-bufs (DDI 1.6). */
 void kdrm_share_init(struct kdrm_adapter *a);

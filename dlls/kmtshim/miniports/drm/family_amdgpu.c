@@ -69,6 +69,7 @@
 #include "drm_cs.h"
 #include "drm_fault.h"
 #include "drm_trace.h"
+#include "base/kmt_time.h"
 
 #define VRAM_VA_ALIGNMENT (64u * 1024u)  /* a PTE fragment hint: amdgpu_vm_bo_map needs pages only */
 #define VA_FLAGS (AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE | AMDGPU_VM_PAGE_EXECUTABLE)
@@ -551,6 +552,27 @@ static int amd_submit(struct kdrm_adapter *a, struct kdrm_context *c, const stru
     return cs_ioctl(a, c, job);
 }
 
+/* AMDGPU_INFO_TIMESTAMP, the GPU's free-running counter, at the rate the
+ * device info gives in kHz (gpu_counter_freq, as Mesa's radv reads it). */
+static int amd_gpu_clock(struct kdrm_adapter *a, struct kdrm_gpu_clock *out)
+{
+    struct amdgpu_gpu_info info;
+    uint64_t before, ticks = 0;
+    int err;
+
+    if ((err = amdgpu_query_gpu_info(dev_of(a), &info)))
+        return err < 0 ? err : -EIO;
+    if (!info.gpu_counter_freq)
+        return -EOPNOTSUPP;
+    before = kmt_qpc_now();
+    if ((err = amdgpu_query_info(dev_of(a), AMDGPU_INFO_TIMESTAMP, sizeof(ticks), &ticks)))
+        return err < 0 ? err : -EIO;
+    out->cpu_qpc = before + (kmt_qpc_now() - before) / 2;
+    out->gpu = ticks;
+    out->frequency = (uint64_t)info.gpu_counter_freq * 1000;
+    return 0;
+}
+
 const struct kdrm_family kdrm_family_amdgpu = {
     .name = "amdgpu",
     .has_userptr = true,
@@ -566,6 +588,7 @@ const struct kdrm_family kdrm_family_amdgpu = {
     .unmap = amd_unmap,
     .cpu_begin = amd_cpu_begin,
     .memory = amd_memory,
+    .gpu_clock = amd_gpu_clock,
     .ctx_create = amd_ctx_create,
     .ctx_destroy = amd_ctx_destroy,
     .submit = amd_submit,

@@ -46,6 +46,7 @@
 #include "drm_cs.h"
 #include "drm_fault.h"
 #include "drm_trace.h"
+#include "base/kmt_time.h"
 
 /* GPU VA: from 2 MiB (never 0, aligned for every granule) to at most the
  * lower half of the 48-bit space, where addresses are canonical as they are. */
@@ -474,6 +475,29 @@ static int i915_submit(struct kdrm_adapter *a, struct kdrm_context *c, const str
     return err;
 }
 
+/* The render ring's timestamp register, as Mesa's anv and iris read it
+ * (I915_REG_READ of RCS_TIMESTAMP, 64 bits at once), at the command
+ * streamer's timestamp frequency. */
+#define RCS_TIMESTAMP 0x2358
+
+static int i915_gpu_clock(struct kdrm_adapter *a, struct kdrm_gpu_clock *out)
+{
+    struct drm_i915_reg_read reg = { .offset = RCS_TIMESTAMP | I915_REG_READ_8B_WA };
+    int freq = getparam(a, I915_PARAM_CS_TIMESTAMP_FREQUENCY);
+    uint64_t before;
+    int err;
+
+    if (freq <= 0)
+        return -EOPNOTSUPP;              /* before Linux 4.16 */
+    before = kmt_qpc_now();
+    if ((err = kdrm_ioctl(a->fd, DRM_IOCTL_I915_REG_READ, &reg, "I915_REG_READ")) < 0)
+        return err;
+    out->cpu_qpc = before + (kmt_qpc_now() - before) / 2;
+    out->gpu = reg.val;
+    out->frequency = (uint64_t)freq;
+    return 0;
+}
+
 const struct kdrm_family kdrm_family_i915 = {
     .name = "i915",
     .has_userptr = true,
@@ -487,6 +511,7 @@ const struct kdrm_family kdrm_family_i915 = {
     .unmap = kdrm_unmap_plain,
     .cpu_begin = i915_cpu_begin,
     .memory = i915_memory,
+    .gpu_clock = i915_gpu_clock,
     .ctx_create = i915_ctx_create,
     .ctx_destroy = i915_ctx_destroy,
     .submit = i915_submit,

@@ -46,6 +46,7 @@
 #include "drm_cs.h"
 #include "drm_fault.h"
 #include "drm_trace.h"
+#include "base/kmt_time.h"
 
 #define KXE_DEVICE_QUERY 0x00
 #define KXE_GEM_CREATE 0x01
@@ -60,6 +61,7 @@
 #define KXE_QUERY_MEM_REGIONS 1
 #define KXE_QUERY_CONFIG 2
 #define KXE_QUERY_GT_LIST 3
+#define KXE_QUERY_ENGINE_CYCLES 6
 #define KXE_CONFIG_REV_AND_DEVICE_ID 0
 #define KXE_CONFIG_VA_BITS 3
 #define KXE_GT_TYPE_MAIN 0
@@ -154,6 +156,15 @@ struct kxe_query_config {
     uint32_t num_params;
     uint32_t pad;
     uint64_t info[];
+};
+
+struct kxe_engine_cycles {
+    struct kxe_engine_class_instance eci;    /* in */
+    int32_t clockid;                         /* in: the CPU clock */
+    uint32_t width;                          /* bits of engine_cycles */
+    uint64_t engine_cycles;
+    uint64_t cpu_timestamp;                  /* ns, just before the register read */
+    uint64_t cpu_delta;                      /* ns the read took */
 };
 
 struct kxe_gt {
@@ -295,6 +306,7 @@ struct xe_state {
     uint16_t pat_index;                  /* write-back, coherent: for every MAP */
     bool has_render;
     struct kxe_engine_class_instance render;
+    uint32_t reference_clock;            /* the main GT's timestamp Hz (GT_LIST) */
     struct kdrm_gpuva va;                /* the VM's address books */
     pthread_mutex_t bind_lock;           /* one bind at a time: its timeline point in order */
     uint32_t bind_timeline;
@@ -431,6 +443,7 @@ static void pick_pat(struct kdrm_adapter *a, struct xe_state *s)
     if (query(a, KXE_QUERY_GT_LIST, sizeof(struct kxe_gt), (void **)&g) == 0) {
         for (uint32_t i = 0; i < g->num_gt && !major; i++)
             if (g->gt_list[i].type == KXE_GT_TYPE_MAIN) {
+                s->reference_clock = g->gt_list[i].reference_clock;
                 major = g->gt_list[i].ip_ver_major;
                 minor = g->gt_list[i].ip_ver_minor;
             }
@@ -759,6 +772,27 @@ static int xe_submit(struct kdrm_adapter *a, struct kdrm_context *c, const struc
     return exec(a, c, job);
 }
 
+/* DEVICE_QUERY_ENGINE_CYCLES of the render engine: the kernel reads the
+ * CPU clock (CLOCK_MONOTONIC_RAW, QueryPerformanceCounter's) around the
+ * register itself. */
+static int xe_gpu_clock(struct kdrm_adapter *a, struct kdrm_gpu_clock *out)
+{
+    struct xe_state *s = state(a);
+    struct kxe_engine_cycles c = { .clockid = CLOCK_MONOTONIC_RAW };
+    struct kxe_device_query q = { .query = KXE_QUERY_ENGINE_CYCLES, .size = sizeof(c), .data = (uintptr_t)&c };
+    int err;
+
+    if (!s->has_render || !s->reference_clock)
+        return -EOPNOTSUPP;
+    c.eci = s->render;
+    if ((err = kdrm_ioctl(a->fd, KXE_IOCTL_DEVICE_QUERY, &q, "XE_DEVICE_QUERY")) < 0)
+        return err;
+    out->cpu_qpc = (c.cpu_timestamp + c.cpu_delta / 2) / (1000000000ull / KMT_QPC_FREQUENCY);
+    out->gpu = c.engine_cycles;
+    out->frequency = s->reference_clock;
+    return 0;
+}
+
 const struct kdrm_family kdrm_family_xe = {
     .name = "xe",
     .start = xe_start,
@@ -769,6 +803,7 @@ const struct kdrm_family kdrm_family_xe = {
     .map = xe_map,
     .unmap = kdrm_unmap_plain,
     .memory = xe_memory,
+    .gpu_clock = xe_gpu_clock,
     .ctx_create = xe_ctx_create,
     .ctx_destroy = xe_ctx_destroy,
     .submit = xe_submit,

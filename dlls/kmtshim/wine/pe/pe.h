@@ -46,7 +46,7 @@ static inline NTSTATUS kmt_call_desc(enum kmt_unix_code code, const void *desc)
 }
 
 /* The wrappers the generated thunks (thunks_gen.c) call: KMT_FUNC_PE ones
- * in thunks.c, KMT_FUNC_EVENT ones in events.c. */
+ * in thunks.c and vblank.c, KMT_FUNC_EVENT ones in events.c. */
 #define KMT_FUNC(name, type)
 #define KMT_FUNC_PE(name, type) NTSTATUS pe_##name(type *desc);
 #include "functions.h"

@@ -63,28 +63,6 @@ NTSTATUS pe_QueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *desc)
     return status;
 }
 
-/* The objects are the program's event handles, which the Linux half cannot
- * see: they are checked here without being waited on (a handle that is no
- * event is STATUS_INVALID_HANDLE, as natively) and the core waits for the
- * vertical blank alone, as it does natively (thunks/vblank.c). */
-NTSTATUS pe_WaitForVerticalBlankEvent2(const D3DKMT_WAITFORVERTICALBLANKEVENT2 *desc)
-{
-    D3DKMT_WAITFORVERTICALBLANKEVENT2 k;
-
-    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
-        return kmt_call_desc(KMT_UNIX_WaitForVerticalBlankEvent2, desc);
-    k = *desc;
-    if (k.NumObjects > D3DKMT_MAX_WAITFORVERTICALBLANK_OBJECTS)
-        return STATUS_INVALID_PARAMETER;
-    for (UINT i = 0; i < k.NumObjects; i++)
-        if (!k.ObjectHandleArray[i] || !kmt_pe_is_event(k.ObjectHandleArray[i])) {
-            PE_TRACE("ObjectHandleArray[%u] %p is no event\n", i, k.ObjectHandleArray[i]);
-            return STATUS_INVALID_HANDLE;
-        }
-    k.NumObjects = 0;
-    return kmt_call_desc(KMT_UNIX_WaitForVerticalBlankEvent2, &k);
-}
-
 /* hProcess matters to the PROCESS_* types only, which the core knows: a
  * handle that is not this process reaches it as a value that is no process
  * either, and its refusal (INVALID_HANDLE) becomes the reason found here. */

@@ -1,0 +1,279 @@
+/*
+ * WaitForVerticalBlankEvent(2): waits for a source's next vertical blank.
+ *
+ * A waiter joins the adapter's vblank state; the first one enables
+ * DXGK_INTERRUPT_CRTC_VSYNC (DxgkDdiControlInterrupt) and the last one to
+ * leave disables it, so a miniport's vsync source runs only while someone
+ * waits.  The miniport raises DxgkCbNotifyInterrupt(CRTC_VSYNC) with the
+ * target of each vertical blank; dxgk_vblank_interrupt() counts it for the
+ * source of that target (kmtshim's paths are the identity) and ends the
+ * waits of that source whose target count it reached: the count after
+ * joining plus one, so never a blank that began before the call.
+ *
+ * A wait has no time limit, as on Windows: a dark output still has
+ * vblanks, from the miniport's timer at the mode's rate where the CRTC
+ * gives none (the DRM miniport's drm_vblank.c).  What ends a wait without
+ * a vblank: the events of WaitForVerticalBlankEvent2 (STATUS_WAIT_0 + 1 +
+ * i, Microsoft's D3DKMTWaitForVerticalBlankEvent2 page), and teardown,
+ * STATUS_DEVICE_REMOVED as for every call on a device or adapter that is
+ * gone: DestroyDevice of the hDevice the wait named, process teardown
+ * (KmtProcessShutdown) for every wait.
+ *
+ * Natively an event is an eventfd (event.c): an event wait polls the
+ * events and an eventfd of its own, which whatever ends the wait writes.
+ * The events are only looked at, never read: the program that signals
+ * one resets it.  Where a host's events are not file descriptors (Wine:
+ * its PE half waits on them itself) the wait is for the vblank alone.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "dxgkrnl.h"
+#include "ddi.h"
+#include "sync.h"
+#include "base/kmt_time.h"
+
+struct dxgk_vblank_waiter {
+    struct list entry;                   /* vb->waiters while pending */
+    UINT source;
+    UINT64 target;                       /* the count that ends it */
+    D3DKMT_HANDLE device;                /* the hDevice it named, or 0 */
+    NTSTATUS status;                     /* STATUS_PENDING until it ends */
+    int wake_fd;                         /* an event wait's eventfd, or -1 */
+};
+
+void dxgk_vblank_init(struct dxgk_adapter *adapter)
+{
+    struct dxgk_vblank *vb = &adapter->vblank;
+
+    pthread_mutex_init(&vb->ctl_lock, NULL);
+    pthread_mutex_init(&vb->lock, NULL);
+    kmt_cond_init_monotonic(&vb->cond);
+    list_init(&vb->waiters);
+}
+
+void dxgk_vblank_fini(struct dxgk_adapter *adapter)
+{
+    struct dxgk_vblank *vb = &adapter->vblank;
+
+    pthread_cond_destroy(&vb->cond);
+    pthread_mutex_destroy(&vb->lock);
+    pthread_mutex_destroy(&vb->ctl_lock);
+}
+
+static void end_locked(struct dxgk_vblank_waiter *w, NTSTATUS status)
+{
+    static const uint64_t one = 1;
+
+    w->status = status;
+    list_remove(&w->entry);
+    list_init(&w->entry);
+    if (w->wake_fd >= 0 && write(w->wake_fd, &one, sizeof(one)) != sizeof(one))
+        ERR_(dxgk, "cannot wake a vblank wait: %s\n", strerror(errno));
+}
+
+void dxgk_vblank_interrupt(struct dxgk_adapter *adapter, D3DDDI_VIDEO_PRESENT_TARGET_ID target)
+{
+    struct dxgk_vblank *vb = &adapter->vblank;
+    struct dxgk_vblank_waiter *w, *next;
+
+    if (target >= dxgk_source_count(adapter))
+        return;
+    pthread_mutex_lock(&vb->lock);
+    vb->count[target]++;
+    LIST_FOR_EACH_ENTRY_SAFE(w, next, &vb->waiters, struct dxgk_vblank_waiter, entry)
+        if (w->source == target && vb->count[target] >= w->target)
+            end_locked(w, STATUS_WAIT_0);
+    pthread_cond_broadcast(&vb->cond);
+    pthread_mutex_unlock(&vb->lock);
+}
+
+/* Ends the waits that named `device` (0: every wait). */
+static void end_waits(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, bool stop)
+{
+    struct dxgk_vblank *vb = &adapter->vblank;
+    struct dxgk_vblank_waiter *w, *next;
+
+    pthread_mutex_lock(&vb->lock);
+    vb->stopped |= stop;
+    LIST_FOR_EACH_ENTRY_SAFE(w, next, &vb->waiters, struct dxgk_vblank_waiter, entry)
+        if (!device || w->device == device)
+            end_locked(w, STATUS_DEVICE_REMOVED);
+    pthread_cond_broadcast(&vb->cond);
+    pthread_mutex_unlock(&vb->lock);
+}
+
+void dxgk_vblank_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
+{
+    end_waits(adapter, device, false);
+}
+
+void dxgk_vblank_stop_all(void)
+{
+    struct dxgk_adapter *adapter;
+
+    pthread_mutex_lock(&dxgk_process.lock);
+    LIST_FOR_EACH_ENTRY(adapter, &dxgk_process.adapters, struct dxgk_adapter, entry)
+        end_waits(adapter, 0, true);
+    pthread_mutex_unlock(&dxgk_process.lock);
+}
+
+/* The first waiter turns the vsync interrupt on. */
+static NTSTATUS join(struct dxgk_adapter *adapter)
+{
+    struct dxgk_vblank *vb = &adapter->vblank;
+    NTSTATUS status = STATUS_SUCCESS;
+
+    pthread_mutex_lock(&vb->ctl_lock);
+    if (!vb->joined)
+        status = dxgk_ddi_control_interrupt(adapter, DXGK_INTERRUPT_CRTC_VSYNC, true);
+    if (!status)
+        vb->joined++;
+    pthread_mutex_unlock(&vb->ctl_lock);
+    return status;
+}
+
+/* The last waiter turns it off again. */
+static void leave(struct dxgk_adapter *adapter)
+{
+    struct dxgk_vblank *vb = &adapter->vblank;
+
+    pthread_mutex_lock(&vb->ctl_lock);
+    if (!--vb->joined)
+        dxgk_ddi_control_interrupt(adapter, DXGK_INTERRUPT_CRTC_VSYNC, false);
+    pthread_mutex_unlock(&vb->ctl_lock);
+}
+
+/* Joined: waits for the next vblank of `source` until it comes or
+ * teardown ends the wait. */
+static void enlist(struct dxgk_adapter *adapter, struct dxgk_vblank_waiter *w)
+{
+    struct dxgk_vblank *vb = &adapter->vblank;
+    struct dxgk_device *device;
+
+    pthread_mutex_lock(&vb->lock);
+    w->status = STATUS_PENDING;
+    w->target = vb->count[w->source] + 1;
+    list_add_tail(&vb->waiters, &w->entry);
+    if (vb->stopped)
+        end_locked(w, STATUS_DEVICE_REMOVED);
+    pthread_mutex_unlock(&vb->lock);
+    if (!w->device)
+        return;
+    /* DestroyDevice takes the handle before it ends the device's waits:
+     * a wait that enlisted after that finds the handle gone here. */
+    if ((device = dxgk_device_acquire(w->device))) {
+        dxgk_device_release(device);
+        return;
+    }
+    pthread_mutex_lock(&vb->lock);
+    if (w->status == STATUS_PENDING)
+        end_locked(w, STATUS_DEVICE_REMOVED);
+    pthread_mutex_unlock(&vb->lock);
+}
+
+/* Takes a wait that may still be pending off the list; its status. */
+static NTSTATUS delist(struct dxgk_adapter *adapter, struct dxgk_vblank_waiter *w, NTSTATUS pending)
+{
+    struct dxgk_vblank *vb = &adapter->vblank;
+    NTSTATUS status;
+
+    pthread_mutex_lock(&vb->lock);
+    if (w->status == STATUS_PENDING) {
+        list_remove(&w->entry);
+        w->status = pending;
+    }
+    status = w->status;
+    pthread_mutex_unlock(&vb->lock);
+    return status;
+}
+
+NTSTATUS dxgk_wait_for_vblank(D3DKMT_HANDLE h, D3DKMT_HANDLE hdevice, UINT source)
+{
+    struct dxgk_vblank_waiter w = { .source = source, .device = hdevice, .wake_fd = -1 };
+    struct dxgk_adapter *adapter;
+    struct dxgk_vblank *vb;
+    NTSTATUS status;
+
+    if ((status = dxgk_vblank_lookup(h, hdevice, source, &adapter)))
+        return status;
+    vb = &adapter->vblank;
+    if (!(status = join(adapter))) {
+        enlist(adapter, &w);
+        pthread_mutex_lock(&vb->lock);
+        while (w.status == STATUS_PENDING)
+            pthread_cond_wait(&vb->cond, &vb->lock);
+        status = w.status;
+        pthread_mutex_unlock(&vb->lock);
+        leave(adapter);
+    }
+    dxgk_adapter_put(adapter);
+    return status;
+}
+
+/* The first event found signalled: STATUS_WAIT_0 + 1 + its index;
+ * STATUS_PENDING if none; STATUS_INVALID_HANDLE for one closed meanwhile. */
+static NTSTATUS signalled_event(const struct pollfd *fds, UINT count)
+{
+    for (UINT i = 0; i < count; i++) {
+        if (fds[i].revents & POLLNVAL)
+            return STATUS_INVALID_HANDLE;
+        if (fds[i].revents & POLLIN)
+            return STATUS_WAIT_0 + 1 + i;
+    }
+    return STATUS_PENDING;
+}
+
+static NTSTATUS poll_events(struct dxgk_vblank_waiter *w, const HANDLE *events, UINT count)
+{
+    struct pollfd fds[1 + D3DKMT_MAX_WAITFORVERTICALBLANK_OBJECTS];
+    NTSTATUS status = STATUS_PENDING;
+
+    fds[0] = (struct pollfd){ .fd = w->wake_fd, .events = POLLIN };
+    for (UINT i = 0; i < count; i++)
+        fds[1 + i] = (struct pollfd){ .fd = (int)(intptr_t)events[i], .events = POLLIN };
+    while (status == STATUS_PENDING) {
+        if (poll(fds, 1 + count, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return STATUS_UNSUCCESSFUL;
+        }
+        /* the vblank is object 0: it wins a tie, as the lowest index does
+         * in a Windows wait for any of several objects */
+        if (fds[0].revents)
+            return STATUS_PENDING;
+        status = signalled_event(fds + 1, count);
+    }
+    return status;
+}
+
+NTSTATUS dxgk_wait_for_vblank_or_events(D3DKMT_HANDLE h, D3DKMT_HANDLE hdevice, UINT source,
+                                        const HANDLE *events, UINT count)
+{
+    struct dxgk_vblank_waiter w = { .source = source, .device = hdevice, .wake_fd = -1 };
+    struct dxgk_adapter *adapter;
+    NTSTATUS status, ended;
+
+    if (!count || !dxgk_events_are_fds())
+        return dxgk_wait_for_vblank(h, hdevice, source);
+    if ((status = dxgk_vblank_lookup(h, hdevice, source, &adapter)))
+        return status;
+    if ((w.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+        dxgk_adapter_put(adapter);
+        return STATUS_INSUFFICIENT_RESOURCES;
+    }
+    if (!(status = join(adapter))) {
+        enlist(adapter, &w);
+        ended = poll_events(&w, events, count);
+        status = delist(adapter, &w, ended == STATUS_PENDING ? STATUS_UNSUCCESSFUL : ended);
+        leave(adapter);
+    }
+    close(w.wake_fd);
+    dxgk_adapter_put(adapter);
+    return status;
+}

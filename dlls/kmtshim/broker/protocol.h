@@ -18,9 +18,14 @@
 
 #include "broker/broker.h"
 
-#define KMT_BROKER_PROTOCOL_VERSION 1
-#define KMT_BROKER_SOCKET_NAME "socket"
-#define KMT_BROKER_LOCK_NAME "lock"
+/* The names carry the version, so that brokers of two library versions
+ * (one still lingering after an upgrade) serve their own clients side by
+ * side instead of refusing each other's hellos. */
+#define KMT_BROKER_PROTOCOL_VERSION 2
+#define KMT_BROKER_VERSION_STR_(v) #v
+#define KMT_BROKER_VERSION_STR(v) KMT_BROKER_VERSION_STR_(v)
+#define KMT_BROKER_SOCKET_NAME "socket-" KMT_BROKER_VERSION_STR(KMT_BROKER_PROTOCOL_VERSION)
+#define KMT_BROKER_LOCK_NAME "lock-" KMT_BROKER_VERSION_STR(KMT_BROKER_PROTOCOL_VERSION)
 #define KMT_BROKER_LOG_NAME "broker.log"     /* the spawned broker's stderr */
 
 enum kmt_broker_op {

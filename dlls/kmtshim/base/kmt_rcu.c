@@ -28,7 +28,12 @@ static long membarrier(int cmd)
 static void unregister(void *arg)
 {
     struct kmt_rcu_reader *r = arg;
+    unsigned long s = atomic_load_explicit(&r->seq, memory_order_relaxed);
 
+    /* a thread ended inside a section (pthread_exit from a signal handler)
+     * leaves it first: a writer waiting on it holds the lock we need */
+    if (s & 1)
+        atomic_store_explicit(&r->seq, s + 1, memory_order_release);
     pthread_mutex_lock(&registry_lock);
     list_remove(&r->entry);
     r->registered = false;
@@ -67,10 +72,17 @@ static void barrier_everywhere(void)
     atomic_thread_fence(memory_order_seq_cst);
     if (kmt_rcu_readers_fence)
         return;
-    if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) && errno == EPERM) {
+    for (int tries = 0; membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED); tries++) {
         /* a fork() child: the registration may not have come along */
-        membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED);
-        membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+        if (errno == EPERM && !membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED))
+            continue;
+        if (tries >= 100) {
+            /* no barrier to be had (ENOMEM, a sandbox): a reader's store
+             * leaves its CPU's store buffer well within a millisecond */
+            usleep(1000);
+            return;
+        }
+        sched_yield();
     }
 }
 

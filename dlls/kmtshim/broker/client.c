@@ -220,11 +220,13 @@ failed:
 
 static void drop_connection(void)
 {
+    /* first: a keyed mutex taken from now on sees the connection gone
+     * before the broker can see its references go */
+    atomic_store_explicit(&connection, 0, memory_order_seq_cst);
     if (conn >= 0)
         kmt_fd_close(conn);
     conn = -1;
     my_client_id = 0;
-    atomic_store_explicit(&connection, 0, memory_order_relaxed);
 }
 
 /* Connects and says hello; under call_lock.  A broker that was exiting

@@ -282,13 +282,15 @@ NTSTATUS dxgk_keyed_mutex_open_object(struct kmt_broker_object *obj, const void 
         keyed_mutex_put(km);
         return STATUS_NO_MEMORY;
     }
-    if ((status = client_id(&km->me, &km->connection)) || (status = keyed_mutex_publish(km, out))) {
-        keyed_mutex_put(km);             /* km holds no broker reference yet */
-        return status;
-    }
-    /* the reference is ours now, the fds are not needed past the mapping */
+    /* the reference is the object's before its handle is visible: a destroy
+     * racing with the publication (process shutdown) releases it with km */
     km->broker_id = obj->id;
     obj->id = 0;
+    if ((status = client_id(&km->me, &km->connection)) || (status = keyed_mutex_publish(km, out))) {
+        keyed_mutex_put(km);
+        return status;
+    }
+    /* the fds are not needed past the mapping */
     for (unsigned i = 0; i < obj->fd_count; i++)
         close(obj->fds[i]);
     obj->fd_count = 0;
@@ -405,6 +407,15 @@ static NTSTATUS acquire_slow(struct dxgk_keyed_mutex *km, UINT64 key, const LONG
 
     /* a destroy of this handle racing with us may come before this
      * success: then the object's release, after our reference, abandons it */
+    /* the connection may have ended while we slept: a hold under its id
+     * is watched by no broker, so it is given up at once */
+    if (status == STATUS_SUCCESS) {
+        atomic_thread_fence(memory_order_seq_cst);
+        if (km->connection != kmt_broker_connection()) {
+            dxgk_km_page_abandon(km->page, km->me, km->handle);
+            status = STATUS_DEVICE_REMOVED;
+        }
+    }
     if (status == STATUS_SUCCESS)
         took(km, fence, data, size);
     else

@@ -115,7 +115,7 @@ void kmtc_enqueue_cpu_event(void);
 void kmtc_destroy_sets_event(void);
 void kmtc_event_closed_early(void);
 void kmtc_producer_consumer(void);
-/* conformance_share.c: sharing between Windows processes (the programs
+/* conformance_share*.c: sharing between Windows processes (the programs
  * that list these run kmtc_share_child() for "PROG share-child ...") */
 void kmtc_share_nt_handles(void);
 void kmtc_share_processes(void);

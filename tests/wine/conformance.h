@@ -119,6 +119,8 @@ void kmtc_producer_consumer(void);
  * that list these run kmtc_share_child() for "PROG share-child ...") */
 void kmtc_share_nt_handles(void);
 void kmtc_share_processes(void);
+void kmtc_share_holder_killed(void);
+void kmtc_share_holder_exits(void);
 int kmtc_share_child(int argc, char **argv);
 #define KMT_SHARE_CHILD_ARG "share-child"
 
@@ -168,6 +170,8 @@ int kmtc_share_child(int argc, char **argv);
 
 #define KMT_CONFORMANCE_SHARE_TESTS                             \
     { "share_nt_handles", kmtc_share_nt_handles },              \
-    { "share_processes", kmtc_share_processes }
+    { "share_processes", kmtc_share_processes },                \
+    { "share_holder_killed", kmtc_share_holder_killed },        \
+    { "share_holder_exits", kmtc_share_holder_exits }
 
 #endif /* KMTSHIM_CONFORMANCE_H */

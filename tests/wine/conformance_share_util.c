@@ -18,6 +18,7 @@ int kmtc_share_child(int argc, char **argv)
         int (*run)(int argc, char **argv);
     } roles[] = {
         { "processes", kmtc_share_processes_child },
+        { "holder", kmtc_share_holder_child },
     };
 
     for (unsigned i = 0; argc > 0 && i < ARRAY_SIZE(roles); i++)

@@ -121,6 +121,7 @@ void kmtc_share_nt_handles(void);
 void kmtc_share_processes(void);
 void kmtc_share_holder_killed(void);
 void kmtc_share_holder_exits(void);
+void kmtc_share_objects(void);
 int kmtc_share_child(int argc, char **argv);
 #define KMT_SHARE_CHILD_ARG "share-child"
 
@@ -172,6 +173,7 @@ int kmtc_share_child(int argc, char **argv);
     { "share_nt_handles", kmtc_share_nt_handles },              \
     { "share_processes", kmtc_share_processes },                \
     { "share_holder_killed", kmtc_share_holder_killed },        \
-    { "share_holder_exits", kmtc_share_holder_exits }
+    { "share_holder_exits", kmtc_share_holder_exits },          \
+    { "share_objects", kmtc_share_objects }
 
 #endif /* KMTSHIM_CONFORMANCE_H */

@@ -107,5 +107,6 @@ void share_expect_broker_stats(const struct share_broker_stats *before, const ch
 /* The roles of the other process. */
 int kmtc_share_processes_child(int argc, char **argv);
 int kmtc_share_holder_child(int argc, char **argv);
+int kmtc_share_objects_child(int argc, char **argv);
 
 #endif /* KMTSHIM_CONFORMANCE_SHARE_H */

@@ -19,6 +19,7 @@ int kmtc_share_child(int argc, char **argv)
     } roles[] = {
         { "processes", kmtc_share_processes_child },
         { "holder", kmtc_share_holder_child },
+        { "objects", kmtc_share_objects_child },
     };
 
     for (unsigned i = 0; argc > 0 && i < ARRAY_SIZE(roles); i++)

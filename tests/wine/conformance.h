@@ -115,10 +115,13 @@ void kmtc_enqueue_cpu_event(void);
 void kmtc_destroy_sets_event(void);
 void kmtc_event_closed_early(void);
 void kmtc_producer_consumer(void);
-/* conformance_share.c: sharing between Windows processes (the programs
+/* conformance_share*.c: sharing between Windows processes (the programs
  * that list these run kmtc_share_child() for "PROG share-child ...") */
 void kmtc_share_nt_handles(void);
 void kmtc_share_processes(void);
+void kmtc_share_holder_killed(void);
+void kmtc_share_holder_exits(void);
+void kmtc_share_objects(void);
 int kmtc_share_child(int argc, char **argv);
 #define KMT_SHARE_CHILD_ARG "share-child"
 
@@ -168,6 +171,9 @@ int kmtc_share_child(int argc, char **argv);
 
 #define KMT_CONFORMANCE_SHARE_TESTS                             \
     { "share_nt_handles", kmtc_share_nt_handles },              \
-    { "share_processes", kmtc_share_processes }
+    { "share_processes", kmtc_share_processes },                \
+    { "share_holder_killed", kmtc_share_holder_killed },        \
+    { "share_holder_exits", kmtc_share_holder_exits },          \
+    { "share_objects", kmtc_share_objects }
 
 #endif /* KMTSHIM_CONFORMANCE_H */

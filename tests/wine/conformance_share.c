@@ -11,30 +11,21 @@
  *   mutex and a monitored fence back and forth: an NT handle taken with
  *   DuplicateHandle, one inherited, one opened by name, a global handle
  *   from the command line.
+ *
+ * The helpers conformance_share.h declares for the other sharing rows
+ * live here too.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "conformance.h"
+#include "conformance_share.h"
 
-#define SHARE_SIZE 4096
-#define PATTERN_PARENT 0x5a5a0000u       /* the creator's words: PATTERN + index */
-#define PATTERN_GLOBAL 0x61000000u       /* the globally shared resource's */
-#define PATTERN_CHILD 0xc41d0000u        /* what the child writes back */
-#define CHILD_TIMEOUT_MS 30000
 #define KEYED_MUTEX_FENCE 7              /* the child's release carries it */
 
 static const BYTE runtime_data[4] = { 0x11, 0x22, 0x33, 0x44 };
 
-/* \BaseNamedObjects\<name> as the OBJECT_ATTRIBUTES the calls take. */
-struct nt_name {
-    WCHAR buffer[96];
-    UNICODE_STRING string;
-    OBJECT_ATTRIBUTES attr;
-};
-
-static OBJECT_ATTRIBUTES *nt_name_init(struct nt_name *n, const char *name, ULONG attributes)
+OBJECT_ATTRIBUTES *nt_name_init(struct nt_name *n, const char *name, ULONG attributes)
 {
     unsigned len = 0;
 
@@ -54,7 +45,7 @@ static OBJECT_ATTRIBUTES *nt_name_init(struct nt_name *n, const char *name, ULON
 }
 
 /* Unnamed attributes, inheritable or not. */
-static OBJECT_ATTRIBUTES *nt_attr_init(OBJECT_ATTRIBUTES *attr, ULONG attributes)
+OBJECT_ATTRIBUTES *nt_attr_init(OBJECT_ATTRIBUTES *attr, ULONG attributes)
 {
     memset(attr, 0, sizeof(*attr));
     attr->Length = sizeof(*attr);
@@ -65,8 +56,8 @@ static OBJECT_ATTRIBUTES *nt_attr_init(OBJECT_ATTRIBUTES *attr, ULONG attributes
 /* A one-allocation resource of SHARE_SIZE bytes on the soft device, with
  * runtime data: NT-shareable (CreateShared|NtSecuritySharing), or with a
  * global handle (CreateShared) in *global. */
-static NTSTATUS create_shared_resource(D3DKMT_HANDLE device, BOOL nt, D3DKMT_HANDLE *resource,
-                                       D3DKMT_HANDLE *alloc, D3DKMT_HANDLE *global)
+NTSTATUS create_shared_resource(D3DKMT_HANDLE device, BOOL nt, D3DKMT_HANDLE *resource,
+                                D3DKMT_HANDLE *alloc, D3DKMT_HANDLE *global)
 {
     KMT_SOFT_ALLOCATION_DESC desc = { KMT_SOFT_ALLOCATION_MAGIC, KMT_SOFT_ALLOCATION_VERSION, SHARE_SIZE, 0, 0 };
     D3DDDI_ALLOCATIONINFO info = { 0 };
@@ -91,7 +82,7 @@ static NTSTATUS create_shared_resource(D3DKMT_HANDLE device, BOOL nt, D3DKMT_HAN
     return status;
 }
 
-static void destroy_resource(D3DKMT_HANDLE device, D3DKMT_HANDLE resource)
+void destroy_resource(D3DKMT_HANDLE device, D3DKMT_HANDLE resource)
 {
     D3DKMT_DESTROYALLOCATION da = { 0 };
 
@@ -102,7 +93,7 @@ static void destroy_resource(D3DKMT_HANDLE device, D3DKMT_HANDLE resource)
 
 /* Writes `pattern` + index into every word of the allocation, or counts
  * the words that differ from it. */
-static unsigned touch_words(D3DKMT_HANDLE device, D3DKMT_HANDLE alloc, UINT32 pattern, BOOL write)
+unsigned touch_words(D3DKMT_HANDLE device, D3DKMT_HANDLE alloc, UINT32 pattern, BOOL write)
 {
     D3DKMT_LOCK2 lock = { 0 };
     D3DKMT_UNLOCK2 unlock = { 0 };
@@ -128,18 +119,18 @@ static unsigned touch_words(D3DKMT_HANDLE device, D3DKMT_HANDLE alloc, UINT32 pa
     return wrong;
 }
 
-/* Opens the resource an NT handle names (QueryResourceInfoFromNtHandle
- * for the sizes first); returns the status, the new handles in *resource
- * and *alloc. */
-static NTSTATUS open_from_nt(D3DKMT_HANDLE device, HANDLE nt, D3DKMT_HANDLE *resource, D3DKMT_HANDLE *alloc)
+/* Opens what an NT handle names (QueryResourceInfoFromNtHandle for the
+ * sizes first); the keyed mutex's runtime data, if any, goes to a buffer
+ * of 64 bytes. */
+NTSTATUS share_open_nt(D3DKMT_HANDLE device, HANDLE nt, struct share_opened *out)
 {
     D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE q = { 0 };
     D3DKMT_OPENRESOURCEFROMNTHANDLE o = { 0 };
     D3DDDI_OPENALLOCATIONINFO2 info = { 0 };
-    BYTE runtime[64], driver[0x1000], total[0x1000], alloc_data[0x400];
+    BYTE runtime[64], driver[0x1000], total[0x1000], alloc_data[0x400], mutex_runtime[64];
     NTSTATUS status;
 
-    *resource = *alloc = 0;
+    memset(out, 0, sizeof(*out));
     info.pPrivateDriverData = alloc_data;           /* the allocation's driver data goes here */
     info.PrivateDriverDataSize = sizeof(alloc_data);
     q.hDevice = device;
@@ -161,19 +152,34 @@ static NTSTATUS open_from_nt(D3DKMT_HANDLE device, HANDLE nt, D3DKMT_HANDLE *res
     o.pResourcePrivateDriverData = driver;
     o.TotalPrivateDriverDataBufferSize = sizeof(total);
     o.pTotalPrivateDriverDataBuffer = total;
+    o.pKeyedMutexPrivateRuntimeData = mutex_runtime;
+    o.KeyedMutexPrivateRuntimeDataSize = sizeof(mutex_runtime);
     if ((status = kmt_api.OpenResourceFromNtHandle(&o)))
         return status;
     ok(!memcmp(runtime, runtime_data, sizeof(runtime_data)), "runtime data not copied\n");
     ok(is_local_handle(o.hResource) && is_local_handle(info.hAllocation), "hResource %#x, hAllocation %#x\n",
        o.hResource, info.hAllocation);
-    ok(!o.hKeyedMutex && !o.hSyncObject, "a resource-only share opened a keyed mutex %#x, sync object %#x\n",
-       o.hKeyedMutex, o.hSyncObject);
-    *resource = o.hResource;
-    *alloc = info.hAllocation;
+    out->resource = o.hResource;
+    out->alloc = info.hAllocation;
+    out->keyed_mutex = o.hKeyedMutex;
+    out->sync = o.hSyncObject;
+    out->keyed_mutex_runtime_size = o.KeyedMutexPrivateRuntimeDataSize;
     return STATUS_SUCCESS;
 }
 
-static NTSTATUS share_one(D3DKMT_HANDLE object, OBJECT_ATTRIBUTES *attr, HANDLE *nt)
+NTSTATUS open_from_nt(D3DKMT_HANDLE device, HANDLE nt, D3DKMT_HANDLE *resource, D3DKMT_HANDLE *alloc)
+{
+    struct share_opened o;
+    NTSTATUS status = share_open_nt(device, nt, &o);
+
+    ok(!o.keyed_mutex && !o.sync, "a resource-only share opened a keyed mutex %#x, sync object %#x\n",
+       o.keyed_mutex, o.sync);
+    *resource = o.resource;
+    *alloc = o.alloc;
+    return status;
+}
+
+NTSTATUS share_one(D3DKMT_HANDLE object, OBJECT_ATTRIBUTES *attr, HANDLE *nt)
 {
     *nt = NULL;
     return kmt_api.ShareObjects(1, &object, attr, GENERIC_ALL, nt);
@@ -251,13 +257,13 @@ void kmtc_share_nt_handles(void)
 
 /* ---- two processes ---------------------------------------------------------- */
 
-static LARGE_INTEGER *relative_ms(LARGE_INTEGER *t, LONGLONG ms)
+LARGE_INTEGER *relative_ms(LARGE_INTEGER *t, LONGLONG ms)
 {
     t->QuadPart = -ms * 10000;
     return t;
 }
 
-static NTSTATUS acquire_key(D3DKMT_HANDLE mutex, UINT64 key, UINT64 *fence)
+NTSTATUS acquire_key_ms(D3DKMT_HANDLE mutex, UINT64 key, LONGLONG ms, UINT64 *fence)
 {
     D3DKMT_ACQUIREKEYEDMUTEX a = { 0 };
     LARGE_INTEGER timeout;
@@ -265,13 +271,18 @@ static NTSTATUS acquire_key(D3DKMT_HANDLE mutex, UINT64 key, UINT64 *fence)
 
     a.hKeyedMutex = mutex;
     a.Key = key;
-    a.pTimeout = relative_ms(&timeout, CHILD_TIMEOUT_MS);
+    a.pTimeout = relative_ms(&timeout, ms);
     status = kmt_api.AcquireKeyedMutex(&a);
     *fence = a.FenceValue;
     return status;
 }
 
-static NTSTATUS release_key(D3DKMT_HANDLE mutex, UINT64 key, UINT64 fence)
+NTSTATUS acquire_key(D3DKMT_HANDLE mutex, UINT64 key, UINT64 *fence)
+{
+    return acquire_key_ms(mutex, key, CHILD_TIMEOUT_MS, fence);
+}
+
+NTSTATUS release_key(D3DKMT_HANDLE mutex, UINT64 key, UINT64 fence)
 {
     D3DKMT_RELEASEKEYEDMUTEX r = { 0 };
 
@@ -281,8 +292,24 @@ static NTSTATUS release_key(D3DKMT_HANDLE mutex, UINT64 key, UINT64 fence)
     return kmt_api.ReleaseKeyedMutex(&r);
 }
 
+void destroy_keyed_mutex(D3DKMT_HANDLE mutex)
+{
+    D3DKMT_DESTROYKEYEDMUTEX d = { 0 };
+
+    d.hKeyedMutex = mutex;
+    expect_status(kmt_api.DestroyKeyedMutex(&d), STATUS_SUCCESS);
+}
+
+void destroy_sync(D3DKMT_HANDLE sync)
+{
+    D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { 0 };
+
+    d.hSyncObject = sync;
+    expect_status(kmt_api.DestroySynchronizationObject(&d), STATUS_SUCCESS);
+}
+
 /* An async wait on a Win32 event, bounded: TRUE when the fence got there. */
-static BOOL wait_fence(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
+BOOL wait_fence(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
 {
     HANDLE event = CreateEventW(NULL, TRUE, FALSE, NULL);
     NTSTATUS status = kmt_cpu_wait(device, fence, value, event);
@@ -295,8 +322,8 @@ static BOOL wait_fence(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
 }
 
 /* Opens a resource by global handle (QueryResourceInfo for the sizes). */
-static NTSTATUS open_global(D3DKMT_HANDLE device, D3DKMT_HANDLE global, D3DKMT_HANDLE *resource,
-                            D3DKMT_HANDLE *alloc)
+NTSTATUS open_global(D3DKMT_HANDLE device, D3DKMT_HANDLE global, D3DKMT_HANDLE *resource,
+                     D3DKMT_HANDLE *alloc)
 {
     D3DKMT_QUERYRESOURCEINFO q = { 0 };
     D3DKMT_OPENRESOURCE o = { 0 };
@@ -332,7 +359,7 @@ static NTSTATUS open_global(D3DKMT_HANDLE device, D3DKMT_HANDLE global, D3DKMT_H
     return STATUS_SUCCESS;
 }
 
-static NTSTATUS open_name(const char *name, HANDLE *nt)
+NTSTATUS open_name(const char *name, HANDLE *nt)
 {
     D3DKMT_OPENNTHANDLEFROMNAME o = { 0 };
     struct nt_name n;
@@ -348,7 +375,7 @@ static NTSTATUS open_name(const char *name, HANDLE *nt)
 /* A status that follows another process's exit (the broker sees the
  * connection or the NT handle go): asked again until it is `want`, for at
  * most CHILD_TIMEOUT_MS. */
-static NTSTATUS name_status_until(const char *name, NTSTATUS want)
+NTSTATUS name_status_until(const char *name, NTSTATUS want)
 {
     NTSTATUS status = STATUS_SUCCESS;
     HANDLE nt;
@@ -363,7 +390,7 @@ static NTSTATUS name_status_until(const char *name, NTSTATUS want)
     return status;
 }
 
-static NTSTATUS global_status_until(D3DKMT_HANDLE device, D3DKMT_HANDLE global, NTSTATUS want)
+NTSTATUS global_status_until(D3DKMT_HANDLE device, D3DKMT_HANDLE global, NTSTATUS want)
 {
     D3DKMT_QUERYRESOURCEINFO q = { 0 };
     NTSTATUS status = STATUS_SUCCESS;
@@ -382,7 +409,7 @@ static NTSTATUS global_status_until(D3DKMT_HANDLE device, D3DKMT_HANDLE global, 
  * inherited NT handle, the share's name, the global handle of the second
  * resource, the keyed mutex's global handle, the parent's fence NT handle
  * to duplicate.  Returns the exit status: its failures. */
-int kmtc_share_child(int argc, char **argv)
+int kmtc_share_processes_child(int argc, char **argv)
 {
     D3DKMT_HANDLE adapter, device, res, alloc, other, other_alloc, km_global, global;
     D3DKMT_OPENKEYEDMUTEX okm = { 0 };
@@ -476,13 +503,11 @@ void kmtc_share_processes(void)
     D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
     D3DKMT_DESTROYSYNCHRONIZATIONOBJECT ds = { 0 };
     OBJECT_ATTRIBUTES attr;
-    STARTUPINFOA si = { sizeof(si) };
     PROCESS_INFORMATION pi;
     HANDLE nt_dup, nt_inherit, nt_named, fence_nt;
-    char exe[MAX_PATH], name[64], cmd[2 * MAX_PATH];
+    char name[64];
     struct nt_name n;
     UINT64 fence_value = ~0ull;
-    DWORD code = ~0u;
 
     if (!(adapter = kmt_open_soft_adapter(NULL)))
         return;
@@ -514,12 +539,9 @@ void kmtc_share_processes(void)
     expect_status(kmt_api.ShareObjects(1, &fence_handle, nt_attr_init(&attr, 0), GENERIC_ALL, &fence_nt),
                   STATUS_SUCCESS);
 
-    GetModuleFileNameA(NULL, exe, sizeof(exe));
-    snprintf(cmd, sizeof(cmd), "\"%s\" share-child %lu %llx %llx %s %x %x %llx", exe, GetCurrentProcessId(),
-             (unsigned long long)(ULONG_PTR)nt_dup, (unsigned long long)(ULONG_PTR)nt_inherit, name, global2,
-             ckm.hSharedHandle, (unsigned long long)(ULONG_PTR)fence_nt);
-    if (!ok(CreateProcessA(NULL, cmd, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi),
-            "CreateProcess failed: %lu\n", GetLastError()))
+    if (!share_start_child(&pi, TRUE, "processes", "%lu %llx %llx %s %x %x %llx", GetCurrentProcessId(),
+                           (unsigned long long)(ULONG_PTR)nt_dup, (unsigned long long)(ULONG_PTR)nt_inherit,
+                           name, global2, ckm.hSharedHandle, (unsigned long long)(ULONG_PTR)fence_nt))
         goto done;
 
     /* hand key 1 over; the child writes and hands key 2 back */
@@ -532,11 +554,7 @@ void kmtc_share_processes(void)
     ok(*(volatile UINT64 *)cs.Info.MonitoredFence.FenceValueCPUVirtualAddress >= 5, "fence value %llu\n",
        *(volatile UINT64 *)cs.Info.MonitoredFence.FenceValueCPUVirtualAddress);
     expect_status(kmt_cpu_signal(device, fence_handle, 6), STATUS_SUCCESS);
-    ok(WaitForSingleObject(pi.hProcess, CHILD_TIMEOUT_MS) == WAIT_OBJECT_0, "the child did not end\n");
-    GetExitCodeProcess(pi.hProcess, &code);
-    ok(code == 0, "the child had %lu failures\n", code);
-    CloseHandle(pi.hProcess);
-    CloseHandle(pi.hThread);
+    share_end_child(&pi, 0);
 
 done:
     /* CloseHandle closes an NT handle; the name goes with the last one */

@@ -113,6 +113,22 @@ void dxgk_vblank_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
     end_waits(adapter, device, false);
 }
 
+/* Waits still joined to some adapter's vsync interrupt. */
+static bool any_joined(void)
+{
+    struct dxgk_adapter *adapter;
+    bool joined = false;
+
+    pthread_mutex_lock(&dxgk_process.lock);
+    LIST_FOR_EACH_ENTRY(adapter, &dxgk_process.adapters, struct dxgk_adapter, entry) {
+        pthread_mutex_lock(&adapter->vblank.ctl_lock);
+        joined |= adapter->vblank.joined != 0;
+        pthread_mutex_unlock(&adapter->vblank.ctl_lock);
+    }
+    pthread_mutex_unlock(&dxgk_process.lock);
+    return joined;
+}
+
 void dxgk_vblank_stop_all(void)
 {
     struct dxgk_adapter *adapter;
@@ -121,16 +137,27 @@ void dxgk_vblank_stop_all(void)
     LIST_FOR_EACH_ENTRY(adapter, &dxgk_process.adapters, struct dxgk_adapter, entry)
         end_waits(adapter, 0, true);
     pthread_mutex_unlock(&dxgk_process.lock);
+    /* the ended waits still turn the interrupt off on their way out, a
+     * DDI call: the adapters stop and the miniports unload only after */
+    while (any_joined())
+        usleep(1000);
 }
 
-/* The first waiter turns the vsync interrupt on. */
+/* The first waiter turns the vsync interrupt on; none joins once
+ * teardown has begun. */
 static NTSTATUS join(struct dxgk_adapter *adapter)
 {
     struct dxgk_vblank *vb = &adapter->vblank;
     NTSTATUS status = STATUS_SUCCESS;
+    bool stopped;
 
     pthread_mutex_lock(&vb->ctl_lock);
-    if (!vb->joined)
+    pthread_mutex_lock(&vb->lock);
+    stopped = vb->stopped;
+    pthread_mutex_unlock(&vb->lock);
+    if (stopped)
+        status = STATUS_DEVICE_REMOVED;
+    else if (!vb->joined)
         status = dxgk_ddi_control_interrupt(adapter, DXGK_INTERRUPT_CRTC_VSYNC, true);
     if (!status)
         vb->joined++;

@@ -31,8 +31,16 @@ typedef uint8_t   BYTE, UCHAR, BOOLEAN;
 typedef uint16_t  WORD, USHORT, WCHAR;
 typedef int32_t   INT, LONG, BOOL, NTSTATUS, HRESULT;
 typedef uint32_t  UINT, UINT32, ULONG, DWORD;
-typedef int64_t   INT64, LONGLONG, LONG64;
-typedef uint64_t  UINT64, ULONGLONG, ULONG64;
+/* Windows aligns 64-bit integers to 8 inside structures on i386 too, where
+ * the System V i386 ABI aligns them to 4: the attribute gives a 32-bit Linux
+ * build the layout a 32-bit Windows program passes. */
+# if defined(__i386__)
+#  define KMT_ALIGN64 __attribute__((aligned(8)))
+# else
+#  define KMT_ALIGN64
+# endif
+typedef int64_t   INT64 KMT_ALIGN64, LONGLONG KMT_ALIGN64, LONG64 KMT_ALIGN64;
+typedef uint64_t  UINT64 KMT_ALIGN64, ULONGLONG KMT_ALIGN64, ULONG64 KMT_ALIGN64;
 typedef uintptr_t ULONG_PTR, UINT_PTR, SIZE_T;
 typedef intptr_t  LONG_PTR, INT_PTR;
 typedef void      VOID;

@@ -93,6 +93,8 @@ struct dxgk_adapter {
     bool removed;                        /* DxgkDdiRemoveDevice was called (ddi_adapter.c) */
     atomic_ullong usage[2];              /* bytes per D3DKMT_MEMORY_SEGMENT_GROUP */
     atomic_uint allocations[2];          /* allocations counted in usage[] (QueryStatistics) */
+    atomic_uint allocs_created, allocs_destroyed;      /* since start: QueryStatistics' */
+    atomic_ullong bytes_created, bytes_destroyed;      /* Allocations.Created/Destroyed */
     struct dxgk_sched *sched;            /* GPU scheduler, started with the first context */
     pthread_mutex_t sched_init_lock;
     pthread_mutex_t fence_lock;          /* monitored fences of the adapter */

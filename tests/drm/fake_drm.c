@@ -347,11 +347,15 @@ static int i915_getparam(struct drm_i915_getparam *gp)
 
 uint64_t fake_drm_gpu_ticks(void)
 {
+    unsigned bits = fake_drm.config.timestamp_bits;
     struct timespec ts;
+    uint64_t ticks;
 
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)((unsigned __int128)((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) *
-                      fake_drm.config.timestamp_hz / 1000000000ull);
+    ticks = (uint64_t)((unsigned __int128)((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) *
+                       fake_drm.config.timestamp_hz / 1000000000ull);
+    ticks += fake_drm.config.timestamp_offset;
+    return bits && bits < 64 ? ticks & ((1ull << bits) - 1) : ticks;
 }
 
 /* The one register i915 lets a program read that matters here: the render

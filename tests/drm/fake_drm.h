@@ -73,6 +73,10 @@ struct fake_drm_config {
      * CS_TIMESTAMP_FREQUENCY, xe without ENGINE_CYCLES, amdgpu with no
      * counter frequency). */
     uint64_t timestamp_hz;
+    /* The counter's width in bits (0: 64; xe reports it in ENGINE_CYCLES)
+     * and ticks added before it wraps, so a test starts near the wrap. */
+    unsigned timestamp_bits;
+    uint64_t timestamp_offset;
 };
 
 struct fake_drm_object {
@@ -199,7 +203,8 @@ int fake_drm_syncobj_value(unsigned file, uint32_t handle, uint64_t *value);
 void fake_drm_syncobj_reach(uint32_t handle, uint64_t point);
 /* i915: the held requests retire (fake_drm.exec_hold): their points signal. */
 void fake_drm_i915_retire(void);
-/* The GPU timestamp now, at config.timestamp_hz. */
+/* The GPU timestamp now, at config.timestamp_hz, plus timestamp_offset,
+ * wrapped at timestamp_bits. */
 uint64_t fake_drm_gpu_ticks(void);
 
 /* ---- for fake_kms.c (a card node's KMS ioctls) ---- */

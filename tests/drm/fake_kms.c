@@ -25,7 +25,7 @@ struct fake_kms fake_kms;
 
 #define ENCODER_HDMI 21u
 #define ENCODER_VGA 22u
-#define CONNECTOR_VGA 32u
+#define CONNECTOR_VGA FAKE_KMS_VGA_CONNECTOR
 #define MAX_PENDING 16
 
 static struct {
@@ -33,6 +33,7 @@ static struct {
     int fd;                             /* the fake's own end of the FIFO: events are written here */
     struct stat node;
     bool reported;                      /* connector 31's status as last probed */
+    bool vga_reported;                  /* connector 32's */
     uint64_t t0;                        /* vblank 0 */
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -83,6 +84,25 @@ static bool crtc_on(void)
     return !fake_kms.config.crtc_off;
 }
 
+/* CRTC 42 drives connector 32 (config.second_output). */
+static bool second_on(void)
+{
+    return fake_kms.config.second_output;
+}
+
+/* A GETCONNECTOR without room for modes probes: the cable's state becomes
+ * the reported one. */
+static bool probe(const struct drm_mode_get_connector *c, bool *reported, bool cable)
+{
+    if (!c->count_modes) {
+        fake_kms.probes++;
+        *reported = cable;
+    } else {
+        fake_kms.current_reads++;
+    }
+    return *reported;
+}
+
 /* Copies `n` ids to `ptr` when `*count` has room; *count becomes n. */
 static void put_ids(uint64_t ptr, uint32_t *count, const uint32_t *ids, uint32_t n)
 {
@@ -113,20 +133,15 @@ static int get_connector(struct drm_mode_get_connector *c)
     bool connected = false;
 
     if (c->connector_id == FAKE_KMS_CONNECTOR) {
-        if (!c->count_modes) {
-            fake_kms.probes++;
-            k.reported = fake_kms.plugged;
-        } else {
-            fake_kms.current_reads++;
-        }
-        connected = k.reported;
+        connected = probe(c, &k.reported, fake_kms.plugged);
         encoder = ENCODER_HDMI;
         c->connector_type = DRM_MODE_CONNECTOR_HDMIA;
         c->encoder_id = connected && crtc_on() ? ENCODER_HDMI : 0;
     } else if (c->connector_id == CONNECTOR_VGA) {
+        connected = second_on() && probe(c, &k.vga_reported, fake_kms.vga_plugged);
         encoder = ENCODER_VGA;
         c->connector_type = DRM_MODE_CONNECTOR_VGA;
-        c->encoder_id = 0;
+        c->encoder_id = connected ? ENCODER_VGA : 0;
     } else {
         return -ENOENT;
     }
@@ -156,7 +171,7 @@ static int get_encoder(struct drm_mode_get_encoder *e)
         e->possible_crtcs = 3;
     } else if (e->encoder_id == ENCODER_VGA) {
         e->encoder_type = DRM_MODE_ENCODER_DAC;
-        e->crtc_id = 0;
+        e->crtc_id = second_on() ? FAKE_KMS_IDLE_CRTC : 0;
         e->possible_crtcs = 2;
     } else {
         return -ENOENT;
@@ -172,7 +187,7 @@ static int get_crtc(struct drm_mode_crtc *c)
     c->count_connectors = 0;
     c->x = c->y = 0;
     c->gamma_size = 256;
-    c->mode_valid = c->crtc_id == FAKE_KMS_CRTC && crtc_on();
+    c->mode_valid = c->crtc_id == FAKE_KMS_CRTC ? crtc_on() : second_on();
     c->fb_id = c->mode_valid ? 1 : 0;
     if (c->mode_valid)
         mode_1080p(&c->mode);
@@ -196,7 +211,7 @@ static int vblank_check(uint32_t crtc_id)
         err = -EOPNOTSUPP;
     else if (crtc_id != FAKE_KMS_CRTC && crtc_id != FAKE_KMS_IDLE_CRTC)
         err = -ENOENT;
-    else if (crtc_id != FAKE_KMS_CRTC || !crtc_on())
+    else if (crtc_id == FAKE_KMS_CRTC ? !crtc_on() : !second_on())
         err = -EINVAL;
     if (err)
         fake_kms.refused++;
@@ -304,6 +319,7 @@ int fake_kms_open(const struct fake_kms_config *config, char *path, size_t size)
     memset(&fake_kms, 0, sizeof(fake_kms));
     fake_kms.config = *config;
     fake_kms.plugged = k.reported = !config->unplugged;
+    fake_kms.vga_plugged = k.vga_reported = config->second_output;
     k.npending = 0;
     k.t0 = now_ns();
     snprintf(k.dir, sizeof(k.dir), "/tmp/fake-kms-XXXXXX");
@@ -342,6 +358,30 @@ void fake_kms_close(void)
         rmdir(k.dir);
     k.path[0] = k.dir[0] = 0;
     memset(&k.node, 0, sizeof(k.node));
+}
+
+int fake_kms_device_open(const struct fake_kms_config *config)
+{
+    const struct fake_drm_config dc = { .driver = FAKE_I915, .has_llc = true, .timelines = true };
+    static struct fake_drm_pci_device dev;
+    static char render[64], card[80];
+
+    memset(&dev, 0, sizeof(dev));
+    dev.bus = 3;
+    if (fake_drm_open(&dc) < 0 || fake_kms_open(config, card, sizeof(card)) ||
+        fake_drm_device_path(render, sizeof(render)))
+        return -1;
+    dev.render_node = render;
+    dev.card_node = card;
+    fake_drm_set_devices(&dev, 1, "i915");
+    return 0;
+}
+
+void fake_kms_device_close(void)
+{
+    fake_kms_close();
+    fake_drm_set_devices(NULL, 0, NULL);
+    fake_drm_close();
 }
 
 unsigned fake_kms_scan_line(uint64_t ns)

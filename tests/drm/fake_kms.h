@@ -9,14 +9,16 @@
  *
  * The device: CRTCs 41 and 42; connector 31 (HDMI, encoder 21, which may
  * use either CRTC) with modes 1920x1080@60 and 1280x720@59.94 (the
- * preferred one); connector 32 (VGA, encoder 22, CRTC 42 only), never
- * connected.  CRTC 41 scans 1920x1080@60 out on connector 31 unless
- * config.crtc_off.  Vblanks of CRTC 41 come every frame of that mode
+ * preferred one); connector 32 (VGA, encoder 22, CRTC 42 only), connected
+ * only with config.second_output, when CRTC 42 scans it out at the same
+ * 1920x1080@60 and has vblanks as CRTC 41.  CRTC 41 scans 1920x1080@60 out
+ * on connector 31 unless config.crtc_off.  Vblanks of CRTC 41 come every frame of that mode
  * (148.5 MHz, 2200 x 1125: 16.67 ms) on CLOCK_MONOTONIC from the open;
  * CRTC_QUEUE_SEQUENCE events are written into the FIFO by a thread at
  * their vblank.  Connector status follows the kernel's rules for probing:
  * a GETCONNECTOR with count_modes 0 probes (copies fake_kms.plugged to the
- * status reported), one with room for modes reads the last probed status.
+ * status reported), one with room for modes reads the last probed status;
+ * fake_kms.vga_plugged is connector 32's cable.
  */
 #ifndef KMTSHIM_FAKE_KMS_H
 #define KMTSHIM_FAKE_KMS_H
@@ -29,18 +31,22 @@
 #define FAKE_KMS_CRTC 41u
 #define FAKE_KMS_IDLE_CRTC 42u
 #define FAKE_KMS_CONNECTOR 31u
+#define FAKE_KMS_VGA_CONNECTOR 32u
 #define FAKE_KMS_FRAME_NS 16666666ull   /* 2200 * 1125 / 148.5 MHz */
 
 struct fake_kms_config {
     bool no_vblank;                     /* vblank ioctls answer EOPNOTSUPP (virtio_gpu) */
     bool crtc_off;                      /* no CRTC drives connector 31: QUEUE_SEQUENCE answers EINVAL */
     bool unplugged;                     /* connector 31 starts disconnected */
+    bool second_output;                 /* connector 32 on CRTC 42, plugged at the start */
 };
 
 struct fake_kms {
     struct fake_kms_config config;
     bool plugged;                       /* the cable; a probe makes it the reported status */
-    unsigned probes, current_reads;     /* GETCONNECTOR calls of connector 31 that probed / did not */
+    bool vga_plugged;                   /* connector 32's, with config.second_output */
+    unsigned probes, current_reads;     /* GETCONNECTOR calls of connector 31 (and 32 with
+                                           config.second_output) that probed / did not */
     /* counted on the miniport's vblank thread and the fake's own */
     atomic_uint queued, delivered;      /* CRTC_QUEUE_SEQUENCE events taken, and written */
     atomic_uint refused;                /* vblank ioctls refused */
@@ -53,6 +59,11 @@ extern struct fake_kms fake_kms;
 int fake_kms_open(const struct fake_kms_config *config, char *path, size_t size);
 /* Stops the vblanks and removes the FIFO. */
 void fake_kms_close(void);
+/* The whole display device for a test through the D3DKMT API: a fake i915
+ * render node with this card node next to it, the one device the DRM
+ * miniport enumerates.  0, or -1; fake_kms_device_close() undoes it. */
+int fake_kms_device_open(const struct fake_kms_config *config);
+void fake_kms_device_close(void);
 /* The line CRTC 41 scans at CLOCK_MONOTONIC time `ns` (1125 per frame). */
 unsigned fake_kms_scan_line(uint64_t ns);
 

@@ -181,7 +181,7 @@ static int engine_cycles(struct fake_xe_dquery *q)
     clock_gettime(CLOCK_MONOTONIC_RAW, &t0);
     c->engine_cycles = fake_drm_gpu_ticks();
     clock_gettime(CLOCK_MONOTONIC_RAW, &t1);
-    c->width = 36;
+    c->width = fake_drm.config.timestamp_bits ? fake_drm.config.timestamp_bits : 64;
     c->cpu_timestamp = (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec;
     c->cpu_delta = (uint64_t)t1.tv_sec * 1000000000ull + (uint64_t)t1.tv_nsec - c->cpu_timestamp;
     return 0;

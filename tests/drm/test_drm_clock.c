@@ -8,7 +8,9 @@
  * between the GPU times of the test's own QueryPerformanceCounter reads
  * around the call, and the CPU counter between those reads themselves.
  * A kernel without the timestamp gives STATUS_NOT_SUPPORTED, as does a
- * family without one (dumb: the fake's "fakegpu").
+ * family without one (dumb: the fake's "fakegpu").  Counters narrower
+ * than 64 bits (i915's 36, xe's reported width) come back extended: they
+ * never go back across the wrap, however far apart the calls are.
  */
 #include "config.h"
 
@@ -31,9 +33,12 @@ static UINT64 qpc_now(void)
     return (UINT64)ts.tv_sec * QPC_HZ + (UINT64)ts.tv_nsec / 100;
 }
 
-static void open_fake(enum fake_drm_driver driver, const char *name, UINT64 hz)
+static void open_fake_counter(enum fake_drm_driver driver, const char *name, UINT64 hz, unsigned bits,
+                              UINT64 offset)
 {
-    const struct fake_drm_config c = { .driver = driver, .timelines = true, .timestamp_hz = hz };
+    const struct fake_drm_config c = {
+        .driver = driver, .timelines = true, .timestamp_hz = hz, .timestamp_bits = bits, .timestamp_offset = offset,
+    };
     struct fake_drm_pci_device dev = { 0, 3, 0, 0, NULL };
     static char path[64];
 
@@ -44,6 +49,11 @@ static void open_fake(enum fake_drm_driver driver, const char *name, UINT64 hz)
     fake_drm_set_devices(&dev, 1, name);
     ck_assert_uint_eq(drm_test_use_allocating(adapters), 1);
     adapter = adapters[0].handle;
+}
+
+static void open_fake(enum fake_drm_driver driver, const char *name, UINT64 hz)
+{
+    open_fake_counter(driver, name, hz, 0, 0);
 }
 
 static void close_fake(void)
@@ -68,10 +78,57 @@ static UINT64 gpu_at(UINT64 qpc, UINT64 hz)
     return (UINT64)((unsigned __int128)qpc * 100 * hz / 1000000000ull);
 }
 
-static void expect_calibrated(UINT64 hz)
+/* The offset that puts a `bits`-wide counter at `hz` `ahead` ticks before
+ * its wrap now. */
+static UINT64 offset_before_wrap(UINT64 hz, unsigned bits, UINT64 ahead)
+{
+    UINT64 span = 1ull << bits;
+
+    return span - gpu_at(qpc_now(), hz) % span - ahead;
+}
+
+/* One calibration, with the QPC reads around it. */
+struct sample {
+    UINT64 before, after, gpu;
+};
+
+static struct sample sample(void)
 {
     D3DKMT_QUERYCLOCKCALIBRATION q;
+    struct sample s;
 
+    s.before = qpc_now();
+    ck_assert_status(calibrate(0, 0, &q), STATUS_SUCCESS);
+    s.after = qpc_now();
+    s.gpu = q.ClockData.GpuClockCounter;
+    return s;
+}
+
+/* Between two calibrations the counter went as far as the GPU ran: no
+ * less than between the inner QPC reads, no more than between the outer. */
+static void expect_advance(struct sample a, struct sample b, UINT64 hz)
+{
+    ck_assert_uint_ge(b.gpu, a.gpu);
+    ck_assert_uint_ge(b.gpu - a.gpu, gpu_at(b.before, hz) - gpu_at(a.after + 1, hz));
+    ck_assert_uint_le(b.gpu - a.gpu, gpu_at(b.after + 1, hz) - gpu_at(a.before, hz));
+}
+
+/* The fake's counter at `qpc`: `bits` wide (0: 64) from `offset`. */
+static UINT64 counter_at(UINT64 qpc, UINT64 hz, unsigned bits, UINT64 offset)
+{
+    UINT64 v = gpu_at(qpc, hz) + offset;
+
+    return bits ? v & ((1ull << bits) - 1) : v;
+}
+
+/* A `bits`-wide counter started at 0 now, so that the test's reads
+ * come long before its wrap: the first calibration gives it as it is. */
+static void expect_calibrated(UINT64 hz, unsigned bits)
+{
+    UINT64 offset = bits ? offset_before_wrap(hz, bits, 0) : 0;
+    D3DKMT_QUERYCLOCKCALIBRATION q;
+
+    fake_drm.config.timestamp_offset = offset;
     for (unsigned i = 0; i < 3; i++) {
         UINT64 before = qpc_now(), after;
 
@@ -80,8 +137,8 @@ static void expect_calibrated(UINT64 hz)
         ck_assert_uint_eq(q.ClockData.GpuFrequency, hz);
         ck_assert_uint_le(before, q.ClockData.CpuClockCounter);
         ck_assert_uint_le(q.ClockData.CpuClockCounter, after);
-        ck_assert_uint_le(gpu_at(before, hz), q.ClockData.GpuClockCounter);
-        ck_assert_uint_le(q.ClockData.GpuClockCounter, gpu_at(after + 1, hz));
+        ck_assert_uint_le(counter_at(before, hz, bits, offset), q.ClockData.GpuClockCounter);
+        ck_assert_uint_le(q.ClockData.GpuClockCounter, counter_at(after + 1, hz, bits, offset));
         ck_assert_uint_eq(q.ClockData.Flags.Value, 0);
     }
     /* one node, one physical adapter */
@@ -101,11 +158,12 @@ static const struct family {
     enum fake_drm_driver driver;
     const char *name;
     UINT64 hz;                           /* a rate the kernel could give */
+    unsigned bits;                       /* the hardware counter's width (0: 64) */
 } families[] = {
-    { FAKE_I915, "i915", 12000000 },     /* the render ring's timestamp register */
-    { FAKE_XE, "xe", 19200000 },         /* ENGINE_CYCLES at the GT's reference clock */
+    { FAKE_I915, "i915", 12000000, 36 },    /* the render ring's timestamp register */
+    { FAKE_XE, "xe", 19200000, 36 },        /* ENGINE_CYCLES at the GT's reference clock */
 #ifdef KMT_HAVE_DRM_AMDGPU
-    { FAKE_AMDGPU, "amdgpu", 100000000 },   /* AMDGPU_INFO_TIMESTAMP */
+    { FAKE_AMDGPU, "amdgpu", 100000000, 0 },   /* AMDGPU_INFO_TIMESTAMP */
 #endif
 };
 
@@ -113,8 +171,8 @@ START_TEST(each_family_reads_its_gpu_timestamp)
 {
     const struct family *f = &families[_i];
 
-    open_fake(f->driver, f->name, f->hz);
-    expect_calibrated(f->hz);
+    open_fake_counter(f->driver, f->name, f->hz, f->bits, 0);
+    expect_calibrated(f->hz, f->bits);
     close_fake();
 }
 END_TEST
@@ -131,6 +189,51 @@ START_TEST(a_kernel_without_the_timestamp_is_not_supported)
 }
 END_TEST
 
+/* i915's 36-bit ring timestamp 30 ms before its wrap: calibrations every
+ * few ms through the wrap keep counting up past 2^36. */
+START_TEST(i915_counter_is_extended_across_its_wrap)
+{
+    const UINT64 hz = 12000000;
+    const struct timespec step = { 0, 5000000 };
+    struct sample first, prev, cur;
+
+    open_fake_counter(FAKE_I915, "i915", hz, 36, offset_before_wrap(hz, 36, hz * 30 / 1000));
+    first = prev = sample();
+    ck_assert_uint_lt(first.gpu, 1ull << 36);
+    for (unsigned i = 0; i < 20; i++) {
+        nanosleep(&step, NULL);
+        cur = sample();
+        expect_advance(prev, cur, hz);
+        prev = cur;
+    }
+    ck_assert_uint_ge(prev.gpu, 1ull << 36);     /* it went through the wrap */
+    expect_advance(first, prev, hz);
+    close_fake();
+}
+END_TEST
+
+/* xe reports a 20-bit counter (a 55 ms wrap at 19.2 MHz); calls 150 ms
+ * apart, more than two wraps, still give the time that passed. */
+START_TEST(xe_counter_is_extended_by_its_reported_width)
+{
+    const UINT64 hz = 19200000;
+    const struct timespec gap = { 0, 150000000 };
+    struct sample a, b, c;
+
+    open_fake_counter(FAKE_XE, "xe", hz, 20, 0);
+    a = sample();
+    ck_assert_uint_lt(a.gpu, 1ull << 20);
+    nanosleep(&gap, NULL);
+    b = sample();
+    expect_advance(a, b, hz);
+    ck_assert_uint_ge(b.gpu, 1ull << 20);
+    nanosleep(&gap, NULL);
+    c = sample();
+    expect_advance(b, c, hz);
+    close_fake();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("drm_clock");
@@ -139,6 +242,8 @@ int main(void)
     tcase_add_loop_test(tc, each_family_reads_its_gpu_timestamp, 0, (int)(sizeof(families) / sizeof(families[0])));
     tcase_add_loop_test(tc, a_kernel_without_the_timestamp_is_not_supported, 0,
                         (int)(sizeof(families) / sizeof(families[0])));
+    tcase_add_test(tc, i915_counter_is_extended_across_its_wrap);
+    tcase_add_test(tc, xe_counter_is_extended_by_its_reported_width);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

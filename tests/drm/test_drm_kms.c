@@ -519,21 +519,13 @@ END_TEST
  * adapter's one fails at once. */
 START_TEST(wait_on_a_dark_crtc_is_paced_by_the_timer)
 {
-    const struct fake_drm_config dc = { .driver = FAKE_I915, .has_llc = true, .timelines = true };
     const struct fake_kms_config kc = { .crtc_off = true };
-    struct fake_drm_pci_device dev = { 0, 3, 0, 0, NULL, NULL };
     D3DKMT_ADAPTERINFO info[2];
     D3DKMT_ENUMADAPTERS2 e = { 2, info };
-    char render[64], card[80];
     enum { WAITS = 16 };
     UINT64 at[WAITS], d[WAITS - 1];
 
-    ck_assert_int_ge(fake_drm_open(&dc), 0);
-    ck_assert_int_eq(fake_kms_open(&kc, card, sizeof(card)), 0);
-    ck_assert_int_eq(fake_drm_device_path(render, sizeof(render)), 0);
-    dev.render_node = render;
-    dev.card_node = card;
-    fake_drm_set_devices(&dev, 1, "i915");
+    ck_assert_int_eq(fake_kms_device_open(&kc), 0);
     kmt_test_use_miniport("drm");
     ck_assert_status(D3DKMTEnumAdapters2(&e), STATUS_SUCCESS);
     ck_assert_uint_eq(e.NumAdapters, 1);
@@ -554,9 +546,7 @@ START_TEST(wait_on_a_dark_crtc_is_paced_by_the_timer)
     ck_assert_status(D3DKMTCloseAdapter(&(D3DKMT_CLOSEADAPTER){ info[0].hAdapter }), STATUS_SUCCESS);
     kmt_test_shutdown_no_leaks();
     ck_assert_uint_eq(settle_threads(0), 0);
-    fake_kms_close();
-    fake_drm_set_devices(NULL, 0, NULL);
-    fake_drm_close();
+    fake_kms_device_close();
 }
 END_TEST
 

@@ -212,6 +212,66 @@ START_TEST(allocations_move_the_segment_counts)
 }
 END_TEST
 
+static D3DKMT_QUERYSTATISTICS_ADAPTER_INFORMATION adapter_info(void)
+{
+    D3DKMT_QUERYSTATISTICS q;
+
+    ck_assert_status(query(D3DKMT_QUERYSTATISTICS_ADAPTER, 0, &q), STATUS_SUCCESS);
+    return q.QueryResult.AdapterInformation;
+}
+
+static D3DKMT_QUERYSTATISTICS_PROCESS_ADAPTER_INFORMATION process_adapter_info(void)
+{
+    D3DKMT_QUERYSTATISTICS q;
+
+    ck_assert_status(query(D3DKMT_QUERYSTATISTICS_PROCESS_ADAPTER, 0, &q), STATUS_SUCCESS);
+    return q.QueryResult.ProcessAdapterInformation;
+}
+
+/* Created/Destroyed count since the adapter started and never go down;
+ * the process's commitment follows what is alive. */
+START_TEST(allocations_move_the_adapter_counts)
+{
+    enum { N = 3, SIZE = 128 * 1024 };
+    D3DKMT_QUERYSTATISTICS_ADAPTER_INFORMATION before, after;
+    D3DKMT_QUERYSTATISTICS_PROCESS_ADAPTER_INFORMATION pbefore, pafter;
+    D3DKMT_HANDLE allocs[N];
+    D3DKMT_DESTROYALLOCATION2 d = { 0 };
+
+    setup();
+    before = adapter_info();
+    pbefore = process_adapter_info();
+    ck_assert_uint_eq(before.Flags.NumberOfMemoryGroups, 1);             /* soft: local only */
+    ck_assert_uint_eq(pbefore.ClientHint, D3DKMT_CLIENTHINT_UNKNOWN);
+    ck_assert_status(kmt_test_create_allocations(device, N, SIZE, allocs, NULL), STATUS_SUCCESS);
+    after = adapter_info();
+    pafter = process_adapter_info();
+    ck_assert_uint_eq(after.Allocations.Created.Count, before.Allocations.Created.Count + N);
+    ck_assert_uint_eq(after.Allocations.Created.Bytes, before.Allocations.Created.Bytes + (UINT64)N * SIZE);
+    ck_assert_uint_eq(after.Allocations.Destroyed.Count, before.Allocations.Destroyed.Count);
+    ck_assert_uint_eq(pafter.CommitmentData.BytesBySegmentPreference[0],
+                      pbefore.CommitmentData.BytesBySegmentPreference[0] + (UINT64)N * SIZE);
+
+    d.hDevice = device;
+    d.phAllocationList = allocs;
+    d.AllocationCount = N;
+    d.Flags.SynchronousDestroy = 1;
+    ck_assert_status(D3DKMTDestroyAllocation2(&d), STATUS_SUCCESS);
+    after = adapter_info();
+    pafter = process_adapter_info();
+    ck_assert_uint_eq(after.Allocations.Created.Count, before.Allocations.Created.Count + N);
+    ck_assert_uint_eq(after.Allocations.Destroyed.Count, before.Allocations.Destroyed.Count + N);
+    ck_assert_uint_eq(after.Allocations.Destroyed.Bytes,
+                      before.Allocations.Destroyed.Bytes + (UINT64)N * SIZE);
+    ck_assert_uint_eq(pafter.CommitmentData.BytesBySegmentPreference[0],
+                      pbefore.CommitmentData.BytesBySegmentPreference[0]);
+    /* nothing is ever preempted, evicted or paged: those stay 0 */
+    ck_assert_uint_eq(after.PagingFault.Evictions.Count, 0);
+    ck_assert_uint_eq(after.Preparation.AllocationsTrimmed.Count, 0);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 START_TEST(submissions_move_the_node_counts)
 {
     enum { K = 3, DELAY_US = 2000 };
@@ -328,6 +388,7 @@ int main(void)
     tcase_add_test(t, refused_query_writes_nothing);
     tcase_add_test(t, adapter_counts_match_the_adapter);
     tcase_add_test(t, allocations_move_the_segment_counts);
+    tcase_add_test(t, allocations_move_the_adapter_counts);
     tcase_add_test(t, submissions_move_the_node_counts);
     tcase_add_test(t, vidpn_sources_are_counted);
     tcase_add_test(t, each_process_has_its_own_counts);

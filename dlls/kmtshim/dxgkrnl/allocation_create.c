@@ -379,6 +379,8 @@ void dxgk_allocation_account(struct dxgk_allocation *alloc)
     alloc->segment_group = D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL;
     atomic_fetch_add_explicit(&adapter->usage[alloc->segment_group], alloc->size, memory_order_relaxed);
     atomic_fetch_add_explicit(&adapter->allocations[alloc->segment_group], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&adapter->allocs_created, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&adapter->bytes_created, alloc->size, memory_order_relaxed);
 }
 
 /* Step 5: the handles become valid, unless the resource joined was

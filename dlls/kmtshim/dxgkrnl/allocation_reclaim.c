@@ -89,6 +89,8 @@ static void account_free(struct dxgk_allocation *alloc)
         return;
     atomic_fetch_sub_explicit(&adapter->usage[alloc->segment_group], alloc->size, memory_order_relaxed);
     atomic_fetch_sub_explicit(&adapter->allocations[alloc->segment_group], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&adapter->allocs_destroyed, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&adapter->bytes_destroyed, alloc->size, memory_order_relaxed);
 }
 
 /* ---- reclaim -------------------------------------------------------------------- */

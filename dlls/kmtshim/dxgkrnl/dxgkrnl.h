@@ -93,6 +93,8 @@ struct dxgk_adapter {
     bool removed;                        /* DxgkDdiRemoveDevice was called (ddi_adapter.c) */
     atomic_ullong usage[2];              /* bytes per D3DKMT_MEMORY_SEGMENT_GROUP */
     atomic_uint allocations[2];          /* allocations counted in usage[] (QueryStatistics) */
+    atomic_uint allocs_created, allocs_destroyed;      /* since start: QueryStatistics' */
+    atomic_ullong bytes_created, bytes_destroyed;      /* Allocations.Created/Destroyed */
     struct dxgk_sched *sched;            /* GPU scheduler, started with the first context */
     pthread_mutex_t sched_init_lock;
     pthread_mutex_t fence_lock;          /* monitored fences of the adapter */
@@ -471,6 +473,8 @@ NTSTATUS dxgk_wait_for_vblank_or_events(D3DKMT_HANDLE adapter, D3DKMT_HANDLE dev
                                         const HANDLE *events, UINT count);
 /* DestroyDevice: the waits that named the device end. */
 void dxgk_vblank_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device);
+/* Ends the waits on `source`: its monitor was unplugged. */
+void dxgk_vblank_source_gone(struct dxgk_adapter *adapter, UINT source);
 /* Process teardown: every wait on every adapter ends, none starts again. */
 void dxgk_vblank_stop_all(void);
 NTSTATUS dxgk_get_scan_line(D3DKMT_HANDLE adapter, UINT source, BOOLEAN *in_vblank, UINT *line);

@@ -126,23 +126,54 @@ static void fill_node(struct dxgk_adapter *adapter, UINT node, D3DKMT_QUERYSTATI
     packets->QueuePacket[0].PacketCompleted = clamp32(c.dma_completed);
 }
 
+/* 1 where every segment is in the local group, 2 where some are non-local. */
+static UINT memory_group_count(const struct dxgk_adapter *adapter)
+{
+    for (UINT i = 0; i < adapter->segments.NbSegment; i++)
+        if (segment_group(&adapter->segments.pSegmentDescriptor[i]) == D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL)
+            return 2;
+    return 1;
+}
+
+/* Preemption, paging, renaming and lock counters stay 0: kmtshim never
+ * preempts, evicts, renames or pages (docs/architecture.md, "Statistics"). */
+static void fill_adapter(struct dxgk_adapter *adapter, D3DKMT_QUERYSTATISTICS_ADAPTER_INFORMATION *out)
+{
+    out->NbSegments = adapter->segments.NbSegment;
+    out->NodeCount = adapter->caps.NodeCount;
+    out->VidPnSourceCount = vidpn_source_count(adapter);
+    out->TdrDetectedCount = dxgk_sched_tdr_count(adapter);
+    out->Allocations.Created.Count = atomic_load_explicit(&adapter->allocs_created, memory_order_relaxed);
+    out->Allocations.Created.Bytes = atomic_load_explicit(&adapter->bytes_created, memory_order_relaxed);
+    out->Allocations.Destroyed.Count = atomic_load_explicit(&adapter->allocs_destroyed, memory_order_relaxed);
+    out->Allocations.Destroyed.Bytes = atomic_load_explicit(&adapter->bytes_destroyed, memory_order_relaxed);
+    out->Flags.NumberOfMemoryGroups = memory_group_count(adapter);
+}
+
+static void fill_process_adapter(struct dxgk_adapter *adapter,
+                                 D3DKMT_QUERYSTATISTICS_PROCESS_ADAPTER_INFORMATION *out)
+{
+    out->NbSegments = adapter->segments.NbSegment;
+    out->NodeCount = adapter->caps.NodeCount;
+    out->VidPnSourceCount = vidpn_source_count(adapter);
+    /* Every allocation lives in its preferred segment. */
+    for (UINT group = 0; group < 2; group++)
+        out->CommitmentData.BytesBySegmentPreference[0] +=
+            atomic_load_explicit(&adapter->usage[group], memory_order_relaxed);
+}
+
 static NTSTATUS fill(struct dxgk_adapter *adapter, D3DKMT_QUERYSTATISTICS *q, D3DKMT_QUERYSTATISTICS_RESULT *r)
 {
     switch (q->Type) {
     case D3DKMT_QUERYSTATISTICS_ADAPTER:
-        r->AdapterInformation.NbSegments = adapter->segments.NbSegment;
-        r->AdapterInformation.NodeCount = adapter->caps.NodeCount;
-        r->AdapterInformation.VidPnSourceCount = vidpn_source_count(adapter);
-        r->AdapterInformation.TdrDetectedCount = dxgk_sched_tdr_count(adapter);
+        fill_adapter(adapter, &r->AdapterInformation);
         return STATUS_SUCCESS;
     case D3DKMT_QUERYSTATISTICS_PROCESS:
         r->ProcessInformation.NodeCount = adapter->caps.NodeCount;
         r->ProcessInformation.VidPnSourceCount = vidpn_source_count(adapter);
         return STATUS_SUCCESS;
     case D3DKMT_QUERYSTATISTICS_PROCESS_ADAPTER:
-        r->ProcessAdapterInformation.NbSegments = adapter->segments.NbSegment;
-        r->ProcessAdapterInformation.NodeCount = adapter->caps.NodeCount;
-        r->ProcessAdapterInformation.VidPnSourceCount = vidpn_source_count(adapter);
+        fill_process_adapter(adapter, &r->ProcessAdapterInformation);
         return STATUS_SUCCESS;
     case D3DKMT_QUERYSTATISTICS_SEGMENT:
     case D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT:
@@ -170,7 +201,10 @@ static NTSTATUS fill(struct dxgk_adapter *adapter, D3DKMT_QUERYSTATISTICS *q, D3
             return STATUS_INVALID_PARAMETER;
         return STATUS_SUCCESS;
     default:
-        /* Windows 10 1803+ types (physical adapter, *2, usage): not served. */
+        /* PROCESS_SEGMENT_GROUP and the Windows 10 1803+ types (physical
+         * adapter, *2, *_USAGE): their result and query layouts are not
+         * declared, so they are refused rather than answered in a layout
+         * that could be wrong (docs/architecture.md, "Statistics"). */
         return STATUS_NOT_SUPPORTED;
     }
 }

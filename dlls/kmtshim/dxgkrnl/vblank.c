@@ -65,14 +65,18 @@ static UINT child_count(const struct dxgk_adapter *adapter)
 }
 
 /* What the core keeps of a child's connection, from a poll or from the
- * miniport's own report (DxgkCbIndicateChildStatus). */
+ * miniport's own report (DxgkCbIndicateChildStatus).  An unplugged child
+ * ends the vblank waits on its source (vblank_wait.c). */
 NTSTATUS dxgk_child_connection(struct dxgk_adapter *adapter, ULONG child, bool connected)
 {
     if (child >= child_count(adapter))
         return STATUS_INVALID_PARAMETER;
-    if (atomic_exchange(&adapter->child_connected[child], connected) != connected)
-        TRACE_(dxgk, "%s: child %u %s\n", adapter->miniport->name, (unsigned)child,
-               connected ? "connected" : "disconnected");
+    if (atomic_exchange(&adapter->child_connected[child], connected) == connected)
+        return STATUS_SUCCESS;
+    TRACE_(dxgk, "%s: child %u %s\n", adapter->miniport->name, (unsigned)child,
+           connected ? "connected" : "disconnected");
+    if (!connected)
+        dxgk_vblank_source_gone(adapter, child);
     return STATUS_SUCCESS;
 }
 

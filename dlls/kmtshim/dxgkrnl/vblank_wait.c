@@ -17,7 +17,11 @@
  * i, Microsoft's D3DKMTWaitForVerticalBlankEvent2 page), and teardown,
  * STATUS_DEVICE_REMOVED as for every call on a device or adapter that is
  * gone: DestroyDevice of the hDevice the wait named, process teardown
- * (KmtProcessShutdown) for every wait.
+ * (KmtProcessShutdown) for every wait, and the source's monitor found
+ * unplugged (PollDisplayChildren, DxgkCbIndicateChildStatus) for the waits
+ * on that source, the "display device was reset" of Microsoft's
+ * D3DKMTWaitForVerticalBlankEvent page; a wait on a source whose monitor
+ * is unplugged ends so at once.  A child is the source of its index.
  *
  * Natively an event is an eventfd (event.c): an event wait polls the
  * events and an eventfd of its own, which whatever ends the wait writes.
@@ -93,8 +97,11 @@ void dxgk_vblank_interrupt(struct dxgk_adapter *adapter, D3DDDI_VIDEO_PRESENT_TA
     pthread_mutex_unlock(&vb->lock);
 }
 
-/* Ends the waits that named `device` (0: every wait). */
-static void end_waits(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, bool stop)
+#define ANY_SOURCE (~0u)
+
+/* Ends the waits that named `device` (0: any) on `source` (ANY_SOURCE:
+ * any). */
+static void end_waits(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UINT source, bool stop)
 {
     struct dxgk_vblank *vb = &adapter->vblank;
     struct dxgk_vblank_waiter *w, *next;
@@ -102,7 +109,7 @@ static void end_waits(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, bool s
     pthread_mutex_lock(&vb->lock);
     vb->stopped |= stop;
     LIST_FOR_EACH_ENTRY_SAFE(w, next, &vb->waiters, struct dxgk_vblank_waiter, entry)
-        if (!device || w->device == device)
+        if ((!device || w->device == device) && (source == ANY_SOURCE || w->source == source))
             end_locked(w, STATUS_DEVICE_REMOVED);
     pthread_cond_broadcast(&vb->cond);
     pthread_mutex_unlock(&vb->lock);
@@ -110,7 +117,12 @@ static void end_waits(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, bool s
 
 void dxgk_vblank_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
 {
-    end_waits(adapter, device, false);
+    end_waits(adapter, device, ANY_SOURCE, false);
+}
+
+void dxgk_vblank_source_gone(struct dxgk_adapter *adapter, UINT source)
+{
+    end_waits(adapter, 0, source, false);
 }
 
 /* Waits still joined to some adapter's vsync interrupt. */
@@ -135,7 +147,7 @@ void dxgk_vblank_stop_all(void)
 
     pthread_mutex_lock(&dxgk_process.lock);
     LIST_FOR_EACH_ENTRY(adapter, &dxgk_process.adapters, struct dxgk_adapter, entry)
-        end_waits(adapter, 0, true);
+        end_waits(adapter, 0, ANY_SOURCE, true);
     pthread_mutex_unlock(&dxgk_process.lock);
     /* the ended waits still turn the interrupt off on their way out, a
      * DDI call: the adapters stop and the miniports unload only after */
@@ -187,7 +199,9 @@ static void enlist(struct dxgk_adapter *adapter, struct dxgk_vblank_waiter *w)
     w->status = STATUS_PENDING;
     w->target = vb->count[w->source] + 1;
     list_add_tail(&vb->waiters, &w->entry);
-    if (vb->stopped)
+    /* a disconnection ends the source's waits after it is recorded: this
+     * wait either sees it here or is on the list by then */
+    if (vb->stopped || (w->source < adapter->num_children && !dxgk_child_connected(adapter, w->source)))
         end_locked(w, STATUS_DEVICE_REMOVED);
     pthread_mutex_unlock(&vb->lock);
     if (!w->device)

@@ -32,6 +32,7 @@ static NTSTATUS APIENTRY kdrm_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *
     kdrm_batches_init(a);
     kdrm_kms_init(a);
     kdrm_share_init(a);
+    kdrm_clock_init(a);
     *ctx = a;
     return STATUS_SUCCESS;
 }
@@ -94,6 +95,7 @@ static NTSTATUS APIENTRY kdrm_remove_device(PVOID ctx)
     pthread_mutex_destroy(&a->kms.lock);
     pthread_mutex_destroy(&a->exec.lock);
     pthread_mutex_destroy(&a->share_lock);
+    pthread_mutex_destroy(&a->clock.lock);
     free(a);
     return STATUS_SUCCESS;
 }

@@ -60,7 +60,17 @@ struct kdrm_memory {
 /* A GPU timestamp and the CPU's QPC (kmt_qpc_now) read around it. */
 struct kdrm_gpu_clock {
     uint64_t frequency;                  /* GPU ticks per second */
-    uint64_t gpu;
+    uint64_t gpu;                        /* the counter as read: `width` bits */
+    uint64_t cpu_qpc;
+    uint32_t width;                      /* bits the counter has; 0: 64 */
+};
+
+/* The last calibration, from which the next one extends a counter narrower
+ * than 64 bits across its wrap (drm_clock.c). */
+struct kdrm_clock_state {
+    pthread_mutex_t lock;
+    bool valid;
+    uint64_t gpu;                        /* extended */
     uint64_t cpu_qpc;
 };
 
@@ -162,6 +172,7 @@ struct kdrm_adapter {
     atomic_ullong devices, buffers, bytes, bindings, mappings;
     atomic_ullong contexts, fences, syncobjs, submissions;
     struct kdrm_perf perf;               /* sysfs paths and limits (drm_perf.c) */
+    struct kdrm_clock_state clock;       /* DxgkDdiCalibrateGpuClock (drm_clock.c) */
 };
 
 struct kdrm_device {
@@ -180,6 +191,8 @@ const char *kdrm_sysfs_root(void);
 
 /* drm_query.c */
 NTSTATUS APIENTRY kdrm_query_adapter_info(HANDLE hAdapter, const DXGKARG_QUERYADAPTERINFO *q);
+void kdrm_clock_init(struct kdrm_adapter *a);
+uint64_t kdrm_clock_extend(struct kdrm_clock_state *state, const struct kdrm_gpu_clock *clock);
 NTSTATUS APIENTRY kdrm_calibrate_gpu_clock(HANDLE hAdapter, UINT32 node, UINT32 engine,
                                            DXGKARG_CALIBRATEGPUCLOCK *args);
 

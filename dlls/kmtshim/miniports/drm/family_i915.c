@@ -477,8 +477,10 @@ static int i915_submit(struct kdrm_adapter *a, struct kdrm_context *c, const str
 
 /* The render ring's timestamp register, as Mesa's anv and iris read it
  * (I915_REG_READ of RCS_TIMESTAMP, 64 bits at once), at the command
- * streamer's timestamp frequency. */
+ * streamer's timestamp frequency.  It counts 36 bits (Mesa's
+ * TIMESTAMP_BITS); drm_clock.c extends it across the wrap. */
 #define RCS_TIMESTAMP 0x2358
+#define RCS_TIMESTAMP_BITS 36
 
 static int i915_gpu_clock(struct kdrm_adapter *a, struct kdrm_gpu_clock *out)
 {
@@ -494,6 +496,7 @@ static int i915_gpu_clock(struct kdrm_adapter *a, struct kdrm_gpu_clock *out)
         return err;
     out->cpu_qpc = before + (kmt_qpc_now() - before) / 2;
     out->gpu = reg.val;
+    out->width = RCS_TIMESTAMP_BITS;
     out->frequency = (uint64_t)freq;
     return 0;
 }

@@ -789,6 +789,7 @@ static int xe_gpu_clock(struct kdrm_adapter *a, struct kdrm_gpu_clock *out)
         return err;
     out->cpu_qpc = (c.cpu_timestamp + c.cpu_delta / 2) / (1000000000ull / KMT_QPC_FREQUENCY);
     out->gpu = c.engine_cycles;
+    out->width = c.width;                /* drm_clock.c extends it across the wrap */
     out->frequency = s->reference_clock;
     return 0;
 }

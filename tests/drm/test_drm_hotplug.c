@@ -1,0 +1,176 @@
+/*
+ * Two displays on one DRM adapter, and one of them unplugged and plugged
+ * back, through the D3DKMT API over the fake KMS card node (fake_kms.c,
+ * config.second_output): \\.\DISPLAY1 and \\.\DISPLAY2 name the two
+ * sources, each source has its own VidPn owner and its own vblanks, and a
+ * poll that finds a monitor unplugged ends the waits on its source with
+ * STATUS_DEVICE_REMOVED ("the display device was reset", Microsoft's
+ * D3DKMTWaitForVerticalBlankEvent page) while the other source goes on.
+ * After the monitor comes back, its source's waits work again.
+ */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <check.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+#include "fake_drm.h"
+#include "fake_kms.h"
+
+static D3DKMT_HANDLE adapter;
+
+static void start(void)
+{
+    const struct fake_kms_config kc = { .second_output = true };
+    D3DKMT_ADAPTERINFO info[2];
+    D3DKMT_ENUMADAPTERS2 e = { 2, info };
+
+    ck_assert_int_eq(fake_kms_device_open(&kc), 0);
+    kmt_test_use_miniport("drm");
+    ck_assert_status(D3DKMTEnumAdapters2(&e), STATUS_SUCCESS);
+    ck_assert_uint_eq(e.NumAdapters, 1);
+    ck_assert_uint_eq(info[0].NumOfSources, 2);
+    adapter = info[0].hAdapter;
+}
+
+static void stop(void)
+{
+    ck_assert_status(D3DKMTCloseAdapter(&(D3DKMT_CLOSEADAPTER){ adapter }), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+    fake_kms_device_close();
+}
+
+static NTSTATUS open_display(const char *name, D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME *o)
+{
+    memset(o, 0, sizeof(*o));
+    for (unsigned i = 0; name[i] && i < 31; i++)
+        o->DeviceName[i] = (WCHAR)name[i];
+    return D3DKMTOpenAdapterFromGdiDisplayName(o);
+}
+
+static D3DKMT_HANDLE create_device(void)
+{
+    D3DKMT_CREATEDEVICE c = { .hAdapter = adapter };
+
+    ck_assert_status(D3DKMTCreateDevice(&c), STATUS_SUCCESS);
+    return c.hDevice;
+}
+
+static void destroy_device(D3DKMT_HANDLE device)
+{
+    ck_assert_status(D3DKMTDestroyDevice(&(D3DKMT_DESTROYDEVICE){ device }), STATUS_SUCCESS);
+}
+
+static NTSTATUS set_owner(D3DKMT_HANDLE device, D3DKMT_VIDPNSOURCEOWNER_TYPE type, UINT source)
+{
+    D3DDDI_VIDEO_PRESENT_SOURCE_ID id = source;
+    D3DKMT_SETVIDPNSOURCEOWNER s = { device, &type, &id, 1 };
+
+    return D3DKMTSetVidPnSourceOwner(&s);
+}
+
+static NTSTATUS wait_vblank(UINT source)
+{
+    D3DKMT_WAITFORVERTICALBLANKEVENT w = { adapter, 0, source };
+
+    return D3DKMTWaitForVerticalBlankEvent(&w);
+}
+
+/* Unplugs or plugs connector 32 back, as the next probe sees it. */
+static void plug_vga(bool plugged)
+{
+    D3DKMT_POLLDISPLAYCHILDREN p;
+
+    fake_kms.vga_plugged = plugged;
+    memset(&p, 0, sizeof(p));
+    p.hAdapter = adapter;
+    ck_assert_status(D3DKMTPollDisplayChildren(&p), STATUS_SUCCESS);
+}
+
+START_TEST(two_outputs_are_two_displays_with_their_own_owners)
+{
+    D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME o;
+    D3DKMT_HANDLE a, b;
+
+    start();
+    ck_assert_status(open_display("\\\\.\\DISPLAY1", &o), STATUS_SUCCESS);
+    ck_assert_uint_eq(o.VidPnSourceId, 0);
+    ck_assert_status(D3DKMTCloseAdapter(&(D3DKMT_CLOSEADAPTER){ o.hAdapter }), STATUS_SUCCESS);
+    ck_assert_status(open_display("\\\\.\\DISPLAY2", &o), STATUS_SUCCESS);
+    ck_assert_uint_eq(o.VidPnSourceId, 1);
+    ck_assert_status(D3DKMTCloseAdapter(&(D3DKMT_CLOSEADAPTER){ o.hAdapter }), STATUS_SUCCESS);
+    ck_assert_status(open_display("\\\\.\\DISPLAY3", &o), STATUS_INVALID_PARAMETER);
+
+    a = create_device();
+    b = create_device();
+    ck_assert_status(set_owner(a, D3DKMT_VIDPNSOURCEOWNER_EXCLUSIVE, 1), STATUS_SUCCESS);
+    ck_assert_status(set_owner(b, D3DKMT_VIDPNSOURCEOWNER_EXCLUSIVE, 1), STATUS_GRAPHICS_VIDPN_SOURCE_IN_USE);
+    ck_assert_status(set_owner(b, D3DKMT_VIDPNSOURCEOWNER_EXCLUSIVE, 0), STATUS_SUCCESS);
+    ck_assert_status(set_owner(a, D3DKMT_VIDPNSOURCEOWNER_EXCLUSIVE, 2),
+                     STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE);
+    for (unsigned i = 0; i < 3; i++) {
+        ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+        ck_assert_status(wait_vblank(1), STATUS_SUCCESS);
+    }
+    ck_assert_status(wait_vblank(2), STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE);
+    destroy_device(b);
+    destroy_device(a);
+    stop();
+}
+END_TEST
+
+/* Waits on source 1, one after another, until one does not succeed. */
+static void *wait_until_refused(void *arg)
+{
+    NTSTATUS status;
+
+    (void)arg;
+    while ((status = wait_vblank(1)) == STATUS_SUCCESS)
+        ;
+    return (void *)(intptr_t)status;
+}
+
+START_TEST(unplugged_display_ends_its_waits_until_plugged_back)
+{
+    D3DKMT_HANDLE owner, other;
+    pthread_t waiter;
+    void *ended;
+
+    start();
+    owner = create_device();
+    other = create_device();
+    ck_assert_status(set_owner(owner, D3DKMT_VIDPNSOURCEOWNER_EXCLUSIVE, 1), STATUS_SUCCESS);
+    ck_assert_int_eq(pthread_create(&waiter, NULL, wait_until_refused, NULL), 0);
+    ck_assert_status(wait_vblank(1), STATUS_SUCCESS);
+    plug_vga(false);
+    ck_assert_int_eq(pthread_join(waiter, &ended), 0);
+    ck_assert_status((NTSTATUS)(intptr_t)ended, STATUS_DEVICE_REMOVED);
+    /* at once while it stays unplugged; the other display goes on */
+    ck_assert_status(wait_vblank(1), STATUS_DEVICE_REMOVED);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    /* the source is still there, and still owned */
+    ck_assert_status(set_owner(other, D3DKMT_VIDPNSOURCEOWNER_EXCLUSIVE, 1), STATUS_GRAPHICS_VIDPN_SOURCE_IN_USE);
+
+    plug_vga(true);
+    ck_assert_status(wait_vblank(1), STATUS_SUCCESS);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    destroy_device(other);
+    destroy_device(owner);
+    stop();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("drm_hotplug");
+    TCase *tc = tcase_create("displays");
+
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, two_outputs_are_two_displays_with_their_own_owners);
+    tcase_add_test(tc, unplugged_display_ends_its_waits_until_plugged_back);
+    suite_add_tcase(s, tc);
+    return kmt_test_run(s);
+}

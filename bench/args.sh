@@ -31,6 +31,8 @@ one_program() {
 for p in bench/kmtbench bench/exec/kmtbench-exec bench/vblank/kmtbench-vblank bench/query/kmtbench-query bench/share/kmtbench-share bench/keyedmutex/kmtbench-keyedmutex bench/syncshare/kmtbench-syncshare bench/drm/drm_bench bench/drm/drm_exec_bench bench/drm/drm_share_bench; do
     [ -x "$builddir/$p" ] && one_program "${p##*/}" "$builddir/$p"
 done
+# the script that runs bench_wine.exe: its own arguments, before any Wine
+one_program run-bench-wine.sh sh "$(dirname "$0")/wine/run-bench-wine.sh"
 exe=$builddir/bench/wine/bench_wine.exe
 wine=$(sed -n "s/^WINE='\(.*\)'\$/\1/p" "$builddir/tests/wine/wine-tests.env" 2>/dev/null)
 if [ -f "$exe" ] && [ -x "$wine" ]; then

@@ -5,9 +5,20 @@
 #   bench/wine/run-bench-wine.sh [BUILDDIR] [CALLS]
 #
 # Prefix: BUILDDIR/bench/wine/prefix (made on the first run).
+usage() {
+    echo "Usage: bench/wine/run-bench-wine.sh [BUILDDIR] [CALLS]"
+    echo "Runs bench_wine.exe (CALLS no-op calls, default 1000000) under Wine with"
+    echo "the gdi32 proxy enabled for it; the prefix is BUILDDIR/bench/wine/prefix."
+}
+case $1 in
+    -h|--help) usage; exit 0 ;;
+    -*) usage >&2; exit 2 ;;
+esac
+[ $# -le 2 ] || { usage >&2; exit 2; }
 builddir=${1:-${KMTSHIM_BUILDDIR:-.}}
-builddir=$(cd "$builddir" && pwd) || exit 77
+builddir=$(cd "$builddir" 2>/dev/null && pwd) || { echo "run-bench-wine: no directory $1" >&2; usage >&2; exit 2; }
 calls=${2:-1000000}
+case $calls in ''|*[!0-9]*) usage >&2; exit 2 ;; esac
 exe=$builddir/bench/wine/bench_wine.exe
 tree=$builddir/dlls/kmtshim/wine/tree
 wine=$(sed -n "s/^WINE='\(.*\)'\$/\1/p" "$builddir/tests/wine/wine-tests.env" 2>/dev/null)

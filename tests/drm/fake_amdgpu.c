@@ -53,6 +53,8 @@
 
 #include "fake_drm.h"
 #include "fake_amdgpu.h"
+#define KDRM_AMDGPU_LIB_IMPL
+#include "miniports/drm/drm_amdgpu_lib.h"
 
 struct fake_amdgpu fake_amdgpu;
 
@@ -844,4 +846,14 @@ static int amdgpu_cs(unsigned file, void *arg)
 __attribute__((constructor)) static void hand_cs_to_the_fake(void)
 {
     fake_drm_amdgpu_cs = amdgpu_cs;
+}
+
+/* The miniport loads libdrm_amdgpu at run time (drm_amdgpu_lib.h): here
+ * it gets these functions instead, before main. */
+__attribute__((constructor)) static void provide_fake(void)
+{
+#define FAKE_AMDGPU_PROVIDE(f) kdrm_p_##f = f;
+    KDRM_AMDGPU_FUNCS(FAKE_AMDGPU_PROVIDE)
+#undef FAKE_AMDGPU_PROVIDE
+    kdrm_amdgpu_lib_provided();
 }

@@ -81,7 +81,8 @@ fi
     done
     if [ "$KMT_HAVE_WINE" = yes ]; then
         echo "$bindir/kmtshim-prefix"
-        for f in x86_64-windows/kmtshim.dll x86_64-unix/kmtshim.so proxy/gdi32.dll samples/kmtdemo.exe \
+        for f in x86_64-windows/kmtshim.dll x86_64-unix/kmtshim.so x86_64-unix/kmtshim-core.so \
+                 proxy/gdi32.dll samples/kmtdemo.exe \
                  samples/kmticd.dll samples/kmticdload.exe bench/bench_wine.exe \
                  umd/reference_umd.dll umd/broken_umd.dll; do
             echo "$pkglibdir/$f"
@@ -123,7 +124,7 @@ for f in "$bin/kmtshim-prefix" "$lib/pkgconfig/kmtshim.pc" "$lib/libkmtshim.la";
         no_prefix "$f" | grep -q -F "$p" && leaks="$leaks ${f#$stage}:$p"
     done
 done
-for f in "$bin/kmtinfo" "$lib/libkmtshim.so.0.0.0" "$pkglib/x86_64-unix/kmtshim.so" "$broker"; do
+for f in "$bin/kmtinfo" "$lib/libkmtshim.so.0.0.0" "$pkglib"/x86_64-unix/*.so "$broker"; do
     [ -f "$f" ] || continue
     rpath=$(readelf -d "$f" 2>/dev/null | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]/\1/p' | no_prefix)
     case ":$rpath:" in *"$builddir"*|*"$srcdir"*|*"$stage"*) leaks="$leaks ${f#$stage}:rpath=$rpath" ;; esac

@@ -6,7 +6,8 @@
  * waits racing DestroyDevice and CloseAdapter, and the vsync interrupt's
  * switch (a soft variant records DxgkDdiControlInterrupt).  A variant
  * whose vsync never comes shows what else ends a wait: the events of
- * WaitForVerticalBlankEvent2, DestroyDevice, process teardown.
+ * WaitForVerticalBlankEvent2, DestroyDevice, CloseAdapter of the handle
+ * the wait named (also racing new waits), process teardown.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -481,7 +482,7 @@ START_TEST(waits_race_destroy_and_close)
         ck_assert_int_eq(pthread_join(th[i], NULL), 0);
         for (unsigned j = 0; j < 4; j++)
             ck_assert_msg(w[i].status[j] == STATUS_SUCCESS || w[i].status[j] == STATUS_INVALID_PARAMETER ||
-                              (w[i].device && w[i].status[j] == STATUS_DEVICE_REMOVED),
+                              w[i].status[j] == STATUS_DEVICE_REMOVED,
                           "thread %u wait %u: %#x", i, j, (unsigned)w[i].status[j]);
     }
     ck_assert_int_eq(pthread_join(killer, NULL), 0);
@@ -619,6 +620,91 @@ START_TEST(destroy_device_ends_its_waits)
 }
 END_TEST
 
+/* CloseAdapter ends the waits that named that handle (plain, with events,
+ * with a device of the adapter) with STATUS_DEVICE_REMOVED; a wait through
+ * another handle of the same adapter goes on, and the device lives on. */
+START_TEST(close_adapter_ends_its_waits)
+{
+    D3DKMT_HANDLE second = kmt_test_open_adapter();
+    struct wait2_call c[4] = { { .plain = true }, { .plain = false }, { .plain = true }, { .plain = true } };
+    int fd = eventfd(0, EFD_CLOEXEC);
+    pthread_t th[4];
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_uint_ne(second, adapter);
+    c[0].desc = wait2_desc(0, NULL, 0);
+    c[1].desc = wait2_desc(0, &fd, 1);
+    c[2].desc = wait2_desc(device, NULL, 0);
+    c[3].desc = wait2_desc(device, NULL, 0);
+    for (unsigned i = 0; i < 3; i++)
+        c[i].desc.hAdapter = second;
+    for (unsigned i = 0; i < 4; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, wait2_thread, &c[i]), 0);
+    until_interrupt_on();
+    usleep(150000);
+    ck_assert_status(D3DKMTCloseAdapter(&(D3DKMT_CLOSEADAPTER){ second }), STATUS_SUCCESS);
+    for (unsigned i = 0; i < 3; i++) {
+        ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+        ck_assert_status(c[i].status, STATUS_DEVICE_REMOVED);
+    }
+    usleep(50000);
+    ck_assert_uint_eq(pthread_tryjoin_np(th[3], NULL), EBUSY);   /* the other handle's wait */
+    ck_assert_status(wait_vblank(second, 0, 0), STATUS_INVALID_PARAMETER);
+    ck_assert_status(D3DKMTDestroyDevice(&(D3DKMT_DESTROYDEVICE){ device }), STATUS_SUCCESS);
+    ck_assert_int_eq(pthread_join(th[3], NULL), 0);
+    ck_assert_status(c[3].status, STATUS_DEVICE_REMOVED);
+    close(fd);
+    assert_interrupt_off();
+}
+END_TEST
+
+struct close_race {
+    D3DKMT_HANDLE handle;
+    NTSTATUS status[4];
+};
+
+static void *wait_closing_handle(void *arg)
+{
+    struct close_race *r = arg;
+
+    for (unsigned i = 0; i < 4; i++)
+        r->status[i] = wait_vblank(r->handle, i % 2 ? device : 0, 0);
+    return NULL;
+}
+
+/* New waits race CloseAdapter of the handle they name: each one ends,
+ * STATUS_DEVICE_REMOVED when it had looked the handle up, else
+ * STATUS_INVALID_PARAMETER; none is left waiting (no vsync ever comes). */
+START_TEST(close_adapter_races_new_waits)
+{
+    enum { THREADS = 6, ROUNDS = 20 };
+    struct close_race r[THREADS];
+    pthread_t th[THREADS];
+    unsigned removed = 0;
+
+    for (unsigned round = 0; round < ROUNDS; round++) {
+        D3DKMT_HANDLE h = kmt_test_open_adapter();
+
+        for (unsigned i = 0; i < THREADS; i++) {
+            r[i] = (struct close_race){ h, { 0 } };
+            ck_assert_int_eq(pthread_create(&th[i], NULL, wait_closing_handle, &r[i]), 0);
+        }
+        usleep(round * 100);
+        ck_assert_status(D3DKMTCloseAdapter(&(D3DKMT_CLOSEADAPTER){ h }), STATUS_SUCCESS);
+        for (unsigned i = 0; i < THREADS; i++) {
+            ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+            for (unsigned j = 0; j < 4; j++) {
+                ck_assert_msg(r[i].status[j] == STATUS_DEVICE_REMOVED || r[i].status[j] == STATUS_INVALID_PARAMETER,
+                              "round %u thread %u wait %u: %#x", round, i, j, (unsigned)r[i].status[j]);
+                removed += r[i].status[j] == STATUS_DEVICE_REMOVED;
+            }
+        }
+    }
+    ck_assert_uint_gt(removed, 0);
+    assert_interrupt_off();
+}
+END_TEST
+
 /* ---- the scan line ------------------------------------------------------------------ */
 
 /* The line the soft output scans at t: a vertical blank (lines 1080..1124)
@@ -723,6 +809,8 @@ int main(void)
     tcase_add_test(silent, wait2_ends_on_a_signalled_event);
     tcase_add_test(silent, wait2_ends_when_an_event_is_signalled_during_the_wait);
     tcase_add_test(silent, destroy_device_ends_its_waits);
+    tcase_add_test(silent, close_adapter_ends_its_waits);
+    tcase_add_test(silent, close_adapter_races_new_waits);
     suite_add_tcase(s, silent);
     return kmt_test_run(s);
 }

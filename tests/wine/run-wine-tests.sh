@@ -118,6 +118,42 @@ else
     tap_not_ok "stubs: $once FIXME lines, $twice functions twice, exit $rc"
 fi
 
+# ---- a library the Linux half needs is missing: one err: line names it ----------------------
+# A tree like the build's whose kmtshim-core.so needs libdrm.so.0 (its
+# libdrm.so.2 entry rewritten, same length), then one without the core.
+# kmtdemo.exe makes several calls; the line comes once, with Wine's default
+# channels (no WINEDEBUG).
+missing_tree() {
+    broken=$run/$1
+    mkdir -p "$broken/x86_64-windows" "$broken/x86_64-unix"
+    cp "$tree/x86_64-windows/kmtshim.dll" "$broken/x86_64-windows/" &&
+    cp "$tree/x86_64-unix/kmtshim.so" "$broken/x86_64-unix/"
+}
+run_missing() {
+    (unset WINEDEBUG; WINEDLLPATH=$broken run_exe "$1" "$builddir/samples/win/kmtdemo.exe"
+     echo "$rc" >"$logs/$1.rc")
+    log=$logs/$1.log rc=$(cat "$logs/$1.rc")
+    errs=$(grep -c "err:kmtshim:" "$log")
+}
+if missing_tree missing-lib &&
+   perl -0777 -pe 's/libdrm\.so\.2\0/libdrm.so.0\0/g' "$tree/x86_64-unix/kmtshim-core.so" \
+       >"$broken/x86_64-unix/kmtshim-core.so"; then
+    run_missing missing-lib
+    check "a missing library: EnumAdapters2 is STATUS_DLL_NOT_FOUND and one err: line names it ($errs lines)" \
+        '[ "$rc" -ne 0 ] && grep -q "EnumAdapters2 failed: 0xc0000135" "$log" && [ "$errs" -eq 1 ] &&
+         grep -q "err:kmtshim:[a-z_]* kmtshim.s Linux half cannot run: libdrm\.so\.0: cannot open shared object file" "$log"'
+else
+    tap_not_ok "a missing library: cannot make the tree in $broken"
+fi
+if missing_tree missing-core; then
+    run_missing missing-core
+    check "kmtshim-core.so missing: STATUS_DLL_NOT_FOUND, one err: line saying to reinstall ($errs lines)" \
+        '[ "$rc" -ne 0 ] && grep -q "EnumAdapters2 failed: 0xc0000135" "$log" && [ "$errs" -eq 1 ] &&
+         grep -q "err:kmtshim:.*kmtshim-core\.so: cannot open shared object file.*reinstall kmtshim" "$log"'
+else
+    tap_not_ok "kmtshim-core.so missing: cannot make the tree in $broken"
+fi
+
 # ---- the proxy's routing of names a newer Wine may have ----------------------------------------
 # gen_routes NAME D3DKMT-NAMES...: the proxy generated for Wine 8's gdi32
 # plus those names (ordinals from 9001), in $run/NAME, and compiled; the

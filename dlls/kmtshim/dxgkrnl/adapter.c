@@ -284,7 +284,9 @@ NTSTATUS dxgk_close_adapter(D3DKMT_HANDLE h)
     pthread_mutex_lock(&dxgk_process.lock);
     list_remove(&ah->entry);
     pthread_mutex_unlock(&dxgk_process.lock);
-    /* Devices hold the adapter, not this handle: they live on, as on Windows. */
+    /* Devices hold the adapter, not this handle: they live on, as on
+     * Windows.  The vblank waits that named the handle end. */
+    dxgk_vblank_adapter_closed(ah->adapter, h);
     kmt_object_put(&ah->obj);
     return STATUS_SUCCESS;
 }

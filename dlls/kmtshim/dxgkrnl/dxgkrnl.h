@@ -475,6 +475,9 @@ NTSTATUS dxgk_wait_for_vblank_or_events(D3DKMT_HANDLE adapter, D3DKMT_HANDLE dev
 void dxgk_vblank_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device);
 /* Ends the waits on `source`: its monitor was unplugged. */
 void dxgk_vblank_source_gone(struct dxgk_adapter *adapter, UINT source);
+/* Ends the waits that named the adapter handle `h`, which CloseAdapter
+ * removed. */
+void dxgk_vblank_adapter_closed(struct dxgk_adapter *adapter, D3DKMT_HANDLE h);
 /* Process teardown: every wait on every adapter ends, none starts again. */
 void dxgk_vblank_stop_all(void);
 NTSTATUS dxgk_get_scan_line(D3DKMT_HANDLE adapter, UINT source, BOOLEAN *in_vblank, UINT *line);

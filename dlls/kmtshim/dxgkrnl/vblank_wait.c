@@ -16,7 +16,9 @@
  * a vblank: the events of WaitForVerticalBlankEvent2 (STATUS_WAIT_0 + 1 +
  * i, Microsoft's D3DKMTWaitForVerticalBlankEvent2 page), and teardown,
  * STATUS_DEVICE_REMOVED as for every call on a device or adapter that is
- * gone: DestroyDevice of the hDevice the wait named, process teardown
+ * gone: DestroyDevice of the hDevice the wait named, CloseAdapter of the
+ * hAdapter it named (Microsoft's page: "the graphics adapter was
+ * stopped"; the adapter itself lives on for its devices), process teardown
  * (KmtProcessShutdown) for every wait, and the source's monitor found
  * unplugged (PollDisplayChildren, DxgkCbIndicateChildStatus) for the waits
  * on that source, the "display device was reset" of Microsoft's
@@ -46,6 +48,7 @@ struct dxgk_vblank_waiter {
     struct list entry;                   /* vb->waiters while pending */
     UINT source;
     UINT64 target;                       /* the count that ends it */
+    D3DKMT_HANDLE adapter;               /* the hAdapter it named */
     D3DKMT_HANDLE device;                /* the hDevice it named, or 0 */
     NTSTATUS status;                     /* STATUS_PENDING until it ends */
     int wake_fd;                         /* an event wait's eventfd, or -1 */
@@ -97,11 +100,12 @@ void dxgk_vblank_interrupt(struct dxgk_adapter *adapter, D3DDDI_VIDEO_PRESENT_TA
     pthread_mutex_unlock(&vb->lock);
 }
 
-#define ANY_SOURCE (~0u)
+/* Which waits end_waits ends. */
+enum end_by { END_ALL, END_DEVICE, END_ADAPTER, END_SOURCE };
 
-/* Ends the waits that named `device` (0: any) on `source` (ANY_SOURCE:
- * any). */
-static void end_waits(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UINT source, bool stop)
+/* Ends the waits that named `value` as hDevice, as hAdapter, or as the
+ * source, or every wait (END_ALL). */
+static void end_waits(struct dxgk_adapter *adapter, enum end_by by, UINT value, bool stop)
 {
     struct dxgk_vblank *vb = &adapter->vblank;
     struct dxgk_vblank_waiter *w, *next;
@@ -109,7 +113,8 @@ static void end_waits(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UINT s
     pthread_mutex_lock(&vb->lock);
     vb->stopped |= stop;
     LIST_FOR_EACH_ENTRY_SAFE(w, next, &vb->waiters, struct dxgk_vblank_waiter, entry)
-        if ((!device || w->device == device) && (source == ANY_SOURCE || w->source == source))
+        if (by == END_ALL || (by == END_DEVICE && w->device == value) ||
+            (by == END_ADAPTER && w->adapter == value) || (by == END_SOURCE && w->source == value))
             end_locked(w, STATUS_DEVICE_REMOVED);
     pthread_cond_broadcast(&vb->cond);
     pthread_mutex_unlock(&vb->lock);
@@ -117,12 +122,17 @@ static void end_waits(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UINT s
 
 void dxgk_vblank_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
 {
-    end_waits(adapter, device, ANY_SOURCE, false);
+    end_waits(adapter, END_DEVICE, device, false);
 }
 
 void dxgk_vblank_source_gone(struct dxgk_adapter *adapter, UINT source)
 {
-    end_waits(adapter, 0, source, false);
+    end_waits(adapter, END_SOURCE, source, false);
+}
+
+void dxgk_vblank_adapter_closed(struct dxgk_adapter *adapter, D3DKMT_HANDLE h)
+{
+    end_waits(adapter, END_ADAPTER, h, false);
 }
 
 /* Waits still joined to some adapter's vsync interrupt. */
@@ -147,7 +157,7 @@ void dxgk_vblank_stop_all(void)
 
     pthread_mutex_lock(&dxgk_process.lock);
     LIST_FOR_EACH_ENTRY(adapter, &dxgk_process.adapters, struct dxgk_adapter, entry)
-        end_waits(adapter, 0, ANY_SOURCE, true);
+        end_waits(adapter, END_ALL, 0, true);
     pthread_mutex_unlock(&dxgk_process.lock);
     /* the ended waits still turn the interrupt off on their way out, a
      * DDI call: the adapters stop and the miniports unload only after */
@@ -188,12 +198,28 @@ static void leave(struct dxgk_adapter *adapter)
     pthread_mutex_unlock(&vb->ctl_lock);
 }
 
+/* Whether the handles the wait named still name what they named at
+ * lookup. */
+static bool handles_live(struct dxgk_adapter *adapter, const struct dxgk_vblank_waiter *w)
+{
+    struct dxgk_adapter *now = dxgk_adapter_from_handle(w->adapter);
+    struct dxgk_device *device;
+    bool live = now == adapter;
+
+    if (now)
+        dxgk_adapter_put(now);
+    if (!live || !w->device)
+        return live;
+    if ((device = dxgk_device_acquire(w->device)))
+        dxgk_device_release(device);
+    return device != NULL;
+}
+
 /* Joined: waits for the next vblank of `source` until it comes or
  * teardown ends the wait. */
 static void enlist(struct dxgk_adapter *adapter, struct dxgk_vblank_waiter *w)
 {
     struct dxgk_vblank *vb = &adapter->vblank;
-    struct dxgk_device *device;
 
     pthread_mutex_lock(&vb->lock);
     w->status = STATUS_PENDING;
@@ -204,14 +230,10 @@ static void enlist(struct dxgk_adapter *adapter, struct dxgk_vblank_waiter *w)
     if (vb->stopped || (w->source < adapter->num_children && !dxgk_child_connected(adapter, w->source)))
         end_locked(w, STATUS_DEVICE_REMOVED);
     pthread_mutex_unlock(&vb->lock);
-    if (!w->device)
+    /* CloseAdapter and DestroyDevice take the handle before they end its
+     * waits: a wait that enlisted after that finds the handle gone here. */
+    if (handles_live(adapter, w))
         return;
-    /* DestroyDevice takes the handle before it ends the device's waits:
-     * a wait that enlisted after that finds the handle gone here. */
-    if ((device = dxgk_device_acquire(w->device))) {
-        dxgk_device_release(device);
-        return;
-    }
     pthread_mutex_lock(&vb->lock);
     if (w->status == STATUS_PENDING)
         end_locked(w, STATUS_DEVICE_REMOVED);
@@ -236,7 +258,7 @@ static NTSTATUS delist(struct dxgk_adapter *adapter, struct dxgk_vblank_waiter *
 
 NTSTATUS dxgk_wait_for_vblank(D3DKMT_HANDLE h, D3DKMT_HANDLE hdevice, UINT source)
 {
-    struct dxgk_vblank_waiter w = { .source = source, .device = hdevice, .wake_fd = -1 };
+    struct dxgk_vblank_waiter w = { .source = source, .adapter = h, .device = hdevice, .wake_fd = -1 };
     struct dxgk_adapter *adapter;
     struct dxgk_vblank *vb;
     NTSTATUS status;
@@ -296,7 +318,7 @@ static NTSTATUS poll_events(struct dxgk_vblank_waiter *w, const HANDLE *events, 
 NTSTATUS dxgk_wait_for_vblank_or_events(D3DKMT_HANDLE h, D3DKMT_HANDLE hdevice, UINT source,
                                         const HANDLE *events, UINT count)
 {
-    struct dxgk_vblank_waiter w = { .source = source, .device = hdevice, .wake_fd = -1 };
+    struct dxgk_vblank_waiter w = { .source = source, .adapter = h, .device = hdevice, .wake_fd = -1 };
     struct dxgk_adapter *adapter;
     NTSTATUS status, ended;
 

@@ -35,6 +35,7 @@ enum kmt_unix_code {
     KMT_UNIX_EVENTS_TAKE,       /* struct kmt_events_take_params */
     KMT_UNIX_EVENTS_STOP,       /* struct kmt_events_wait_params */
     KMT_UNIX_OPEN_DEVICE_PATH,  /* struct kmt_device_path_params */
+    KMT_UNIX_LOAD_STATUS,       /* struct kmt_load_status_params (kmtshim.so's own) */
     KMT_UNIX_CALL_COUNT
 };
 
@@ -143,5 +144,16 @@ struct kmt_device_path_params {
     uint32_t pad;
 };
 KMT_STATIC_ASSERT(sizeof(struct kmt_device_path_params) == 32, "kmt_device_path_params layout");
+
+/* KMT_UNIX_LOAD_STATUS: kmtshim.so is a small loader of the core
+ * (kmtshim-core.so, which needs libdrm); whether the core loaded
+ * (STATUS_SUCCESS) or not (STATUS_DLL_NOT_FOUND, with the dynamic loader's
+ * message and what to install). */
+#define KMT_LOAD_MESSAGE_SIZE 448
+struct kmt_load_status_params {
+    char message[KMT_LOAD_MESSAGE_SIZE];    /* out: NUL-terminated, empty when loaded */
+};
+KMT_STATIC_ASSERT(sizeof(struct kmt_load_status_params) == KMT_LOAD_MESSAGE_SIZE,
+                  "kmt_load_status_params layout");
 
 #endif /* KMTSHIM_WINE_UNIXLIB_H */

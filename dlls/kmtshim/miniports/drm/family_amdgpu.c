@@ -1,5 +1,6 @@
 /*
- * DRM miniport, amdgpu family, through libdrm_amdgpu.
+ * DRM miniport, amdgpu family, through libdrm_amdgpu (loaded when the
+ * first amdgpu adapter starts: drm_amdgpu_lib.h).
  *
  *   create        amdgpu_bo_alloc in GTT, or in VRAM (CPU_ACCESS_REQUIRED,
  *                 since every allocation may be locked) for
@@ -63,6 +64,8 @@
 #include <xf86drm.h>
 #include <amdgpu.h>
 #include <amdgpu_drm.h>
+
+#include "drm_amdgpu_lib.h"
 
 #include "drm_winsys.h"
 #include "drm_bo.h"
@@ -167,9 +170,17 @@ void kdrm_amdgpu_forget(void)
 
 static int amd_start(struct kdrm_adapter *a)
 {
+    static atomic_flag told = ATOMIC_FLAG_INIT;
     struct amd_state *s;
+    const char *why;
     int err, fd;
 
+    if (!kdrm_amdgpu_lib_load(&why)) {
+        if (!atomic_flag_test_and_set(&told))
+            kdrm_trace(a, KMT_TRACE_ERR, __func__, "amdgpu adapters not started: %s: install libdrm-amdgpu1 "
+                       "(Debian, Ubuntu) or your system's " KDRM_AMDGPU_SONAME "\n", why);
+        return -ELIBACC;
+    }
     if (amd_inherited) {
         kdrm_trace(a, KMT_TRACE_ERR, __func__,
                    "not started: this process is a fork() child of one that had libdrm_amdgpu devices "

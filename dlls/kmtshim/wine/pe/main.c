@@ -4,7 +4,10 @@
  * Wine pairs a builtin-marked DLL with the .so of the same name found next
  * to it (WINEDLLPATH tree: x86_64-windows/ and x86_64-unix/).  The DLL asks
  * ntdll for the .so's handle once, at load; each call then goes through
- * ntdll's __wine_unix_call_dispatcher (about 9 ns a round trip).
+ * ntdll's __wine_unix_call_dispatcher (about 9 ns a round trip).  kmtshim.so
+ * loads the core (kmtshim-core.so) itself; where that failed, its message
+ * (the missing library, what to install) becomes one err: line, printed
+ * without WINEDEBUG, and every call is STATUS_DLL_NOT_FOUND.
  */
 #include "pe.h"
 
@@ -20,6 +23,21 @@ NTSTATUS NTAPI NtQueryVirtualMemory(HANDLE process, const void *addr, int info_c
 static UINT64 unix_handle;
 static kmt_unix_dispatcher unix_dispatcher;
 static NTSTATUS unix_status = STATUS_DLL_NOT_FOUND;
+
+/* Whether kmtshim.so could not load the core; says why on Wine's err
+ * channel.  Runs once, at process attach. */
+static BOOL core_missing(kmt_unix_dispatcher dispatcher)
+{
+    struct kmt_load_status_params params;
+    NTSTATUS status = dispatcher(unix_handle, KMT_UNIX_LOAD_STATUS, &params);
+
+    if (!status)
+        return FALSE;
+    params.message[sizeof(params.message) - 1] = 0;
+    PE_ERR("kmtshim's Linux half cannot run: %s\n", params.message[0] ? params.message : "no reason given");
+    unix_status = STATUS_DLL_NOT_FOUND;
+    return TRUE;
+}
 
 static void init_unix_call(HINSTANCE module)
 {
@@ -44,6 +62,8 @@ static void init_unix_call(HINSTANCE module)
         unix_status = status;
         return;
     }
+    if (core_missing(*dispatcher_var))
+        return;
     unix_dispatcher = *dispatcher_var;
     unix_status = STATUS_SUCCESS;
     PE_TRACE("Linux half loaded, handle %#llx\n", (unsigned long long)unix_handle);

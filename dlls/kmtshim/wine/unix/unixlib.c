@@ -1,8 +1,10 @@
 /*
- * kmtshim.so, the Linux half of kmtshim.dll: Wine's unix-call table.
+ * kmtshim-core.so, the Linux half of kmtshim.dll: the unix-call table.
  *
- * Wine loads this object next to the builtin kmtshim.dll and calls
- * __wine_unix_call_funcs[code](args) for the PE half.  Each D3DKMT entry
+ * Wine loads kmtshim.so next to the builtin kmtshim.dll; that small loader
+ * (loader.c) loads this object and copies kmt_unix_core_funcs into the
+ * __wine_unix_call_funcs Wine calls, so a call reaches these entries
+ * directly.  Each D3DKMT entry
  * (entries.h) checks its argument struct, then calls the native thunk,
  * which validates the caller's descriptor, traces the call (+d3dkmt, part
  * of +kmtshim) and returns Windows' NTSTATUS.  No Win32 call and no
@@ -37,11 +39,12 @@ static NTSTATUS unix_owns_handle(void *args)
     return STATUS_SUCCESS;
 }
 
-extern const kmt_unix_entry __wine_unix_call_funcs[];
+extern const kmt_unix_entry kmt_unix_core_funcs[];
+extern const uint32_t kmt_unix_core_count;
 
 /* unix-call code order: the D3DKMT entries (functions.h order), then the
- * private calls */
-__attribute__((visibility("default"))) const kmt_unix_entry __wine_unix_call_funcs[] = {
+ * private calls up to the loader's own */
+__attribute__((visibility("default"))) const kmt_unix_entry kmt_unix_core_funcs[] = {
 #define KMT_FUNC(name, type) unix_##name,
 #include "functions.h"
     unix_owns_handle,
@@ -52,5 +55,8 @@ __attribute__((visibility("default"))) const kmt_unix_entry __wine_unix_call_fun
     unix_open_device_path,
 };
 
-KMT_STATIC_ASSERT(sizeof(__wine_unix_call_funcs) / sizeof(__wine_unix_call_funcs[0]) ==
-                  KMT_UNIX_CALL_COUNT, "unix-call table and codes disagree");
+KMT_STATIC_ASSERT(sizeof(kmt_unix_core_funcs) / sizeof(kmt_unix_core_funcs[0]) ==
+                  KMT_UNIX_LOAD_STATUS, "unix-call table and codes disagree");
+
+/* the loader refuses a core built with another table */
+__attribute__((visibility("default"))) const uint32_t kmt_unix_core_count = KMT_UNIX_LOAD_STATUS;

@@ -350,8 +350,9 @@ uint64_t fake_drm_gpu_ticks(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)((unsigned __int128)((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) *
-                      fake_drm.config.timestamp_hz / 1000000000ull);
+    /* floor(ns * hz / 1e9) by whole seconds and the rest: no 128-bit product */
+    return (uint64_t)ts.tv_sec * fake_drm.config.timestamp_hz +
+           (uint64_t)ts.tv_nsec * fake_drm.config.timestamp_hz / 1000000000ull;
 }
 
 /* The one register i915 lets a program read that matters here: the render

@@ -108,7 +108,7 @@ typedef struct _OBJECT_ATTRIBUTES {
 # define NT_SUCCESS(s) ((NTSTATUS)(s) >= 0)
 #endif
 
-/* Compile-time layout checks: x86_64 layouts, and i386 ones where given. */
+/* Compile-time layout checks: x86_64 layouts, and i386 ones. */
 /* Registry value types (winnt.h), as KMTQAITYPE_QUERYREGISTRY names them. */
 #ifndef REG_SZ
 # define REG_NONE 0
@@ -141,8 +141,8 @@ typedef struct _OBJECT_ATTRIBUTES {
 # define KMT_CHECK_OFFSET(type, field, off)
 #endif
 
-/* The same for the i386 layout (mingw-w64 -m32, gcc -m32): pinned for the
- * structures that carry pointers, where the two layouts differ. */
+/* The same for the i386 layout (i686 mingw-w64, gcc -m32): every structure
+ * pinned for x86_64 is pinned for 32-bit Windows too. */
 #if defined(__i386__) || defined(_M_IX86)
 # include <stddef.h>
 # define KMT_CHECK_SIZE_I386(type, size) \

@@ -4,7 +4,8 @@
  * per-allocation private data, the adapter's UMDRIVERPRIVATE blob, and the
  * driver-private escapes.
  *
- * Layouts are fixed-size and versioned; every reserved field must be 0.
+ * Layouts are fixed-size and versioned, without pointers: the same on x86_64
+ * and i386 (both pinned below); every reserved field must be 0.
  */
 #ifndef KMTSHIM_KMTDRM_H
 #define KMTSHIM_KMTDRM_H
@@ -42,6 +43,16 @@ typedef struct _KMT_DRM_ALLOCATION_DESC {
     UINT GemHandle;              /* out: on the adapter's DRM fd in this process */
     UINT Reserved;
 } KMT_DRM_ALLOCATION_DESC;
+KMT_CHECK_SIZE(KMT_DRM_ALLOCATION_DESC, 0x28);
+KMT_CHECK_OFFSET(KMT_DRM_ALLOCATION_DESC, Size, 0x08);
+KMT_CHECK_OFFSET(KMT_DRM_ALLOCATION_DESC, Flags, 0x10);
+KMT_CHECK_OFFSET(KMT_DRM_ALLOCATION_DESC, AllocatedSize, 0x18);
+KMT_CHECK_OFFSET(KMT_DRM_ALLOCATION_DESC, GemHandle, 0x20);
+KMT_CHECK_SIZE_I386(KMT_DRM_ALLOCATION_DESC, 0x28);
+KMT_CHECK_OFFSET_I386(KMT_DRM_ALLOCATION_DESC, Size, 0x08);
+KMT_CHECK_OFFSET_I386(KMT_DRM_ALLOCATION_DESC, Flags, 0x10);
+KMT_CHECK_OFFSET_I386(KMT_DRM_ALLOCATION_DESC, AllocatedSize, 0x18);
+KMT_CHECK_OFFSET_I386(KMT_DRM_ALLOCATION_DESC, GemHandle, 0x20);
 
 /* ---- KMTQAITYPE_UMDRIVERPRIVATE ----------------------------------------------
  * Where a user-mode driver finds the kernel device behind the adapter. */
@@ -68,6 +79,16 @@ typedef struct _KMT_DRM_UMD_PRIVATE {
     INT DrmFd;                   /* the adapter's fd in this process (-1: none) */
     BOOL AllocatorAvailable;     /* FALSE: an unknown driver, allocations fail */
 } KMT_DRM_UMD_PRIVATE;
+KMT_CHECK_SIZE(KMT_DRM_UMD_PRIVATE, 0xc8);
+KMT_CHECK_OFFSET(KMT_DRM_UMD_PRIVATE, DriverName, 0x08);
+KMT_CHECK_OFFSET(KMT_DRM_UMD_PRIVATE, RenderNode, 0x38);
+KMT_CHECK_OFFSET(KMT_DRM_UMD_PRIVATE, Caps, 0xb8);
+KMT_CHECK_OFFSET(KMT_DRM_UMD_PRIVATE, AllocatorAvailable, 0xc4);
+KMT_CHECK_SIZE_I386(KMT_DRM_UMD_PRIVATE, 0xc8);
+KMT_CHECK_OFFSET_I386(KMT_DRM_UMD_PRIVATE, DriverName, 0x08);
+KMT_CHECK_OFFSET_I386(KMT_DRM_UMD_PRIVATE, RenderNode, 0x38);
+KMT_CHECK_OFFSET_I386(KMT_DRM_UMD_PRIVATE, Caps, 0xb8);
+KMT_CHECK_OFFSET_I386(KMT_DRM_UMD_PRIVATE, AllocatorAvailable, 0xc4);
 
 /* ---- contexts ------------------------------------------------------------------
  * Optional private data of CreateContext / CreateContextVirtual (in/out).
@@ -82,6 +103,10 @@ typedef struct _KMT_DRM_CONTEXT_DESC {
                                     id; 0 on virtio_gpu (the fd's own virgl context) */
     UINT CanSubmit;              /* out: 1 if D3DKMT submissions run on it */
 } KMT_DRM_CONTEXT_DESC;
+KMT_CHECK_SIZE(KMT_DRM_CONTEXT_DESC, 0x10);
+KMT_CHECK_OFFSET(KMT_DRM_CONTEXT_DESC, CanSubmit, 0x0c);
+KMT_CHECK_SIZE_I386(KMT_DRM_CONTEXT_DESC, 0x10);
+KMT_CHECK_OFFSET_I386(KMT_DRM_CONTEXT_DESC, CanSubmit, 0x0c);
 
 /* ---- submissions ---------------------------------------------------------------
  * On this miniport a command buffer is the kernel driver's native stream
@@ -111,6 +136,10 @@ typedef struct _KMT_DRM_SYNC_POINT {
     UINT Reserved;
     UINT64 Point;
 } KMT_DRM_SYNC_POINT;
+KMT_CHECK_SIZE(KMT_DRM_SYNC_POINT, 0x10);
+KMT_CHECK_OFFSET(KMT_DRM_SYNC_POINT, Point, 0x08);
+KMT_CHECK_SIZE_I386(KMT_DRM_SYNC_POINT, 0x10);
+KMT_CHECK_OFFSET_I386(KMT_DRM_SYNC_POINT, Point, 0x08);
 
 typedef struct _KMT_DRM_SUBMIT {
     UINT Magic;                  /* KMT_DRM_MAGIC */
@@ -123,6 +152,14 @@ typedef struct _KMT_DRM_SUBMIT {
     KMT_DRM_SYNC_POINT Waits[KMT_DRM_SUBMIT_MAX_SYNCS];
     KMT_DRM_SYNC_POINT Signals[KMT_DRM_SUBMIT_MAX_SYNCS];
 } KMT_DRM_SUBMIT;
+KMT_CHECK_SIZE(KMT_DRM_SUBMIT, 0x218);
+KMT_CHECK_OFFSET(KMT_DRM_SUBMIT, BoHandles, 0x18);
+KMT_CHECK_OFFSET(KMT_DRM_SUBMIT, Waits, 0x118);
+KMT_CHECK_OFFSET(KMT_DRM_SUBMIT, Signals, 0x198);
+KMT_CHECK_SIZE_I386(KMT_DRM_SUBMIT, 0x218);
+KMT_CHECK_OFFSET_I386(KMT_DRM_SUBMIT, BoHandles, 0x18);
+KMT_CHECK_OFFSET_I386(KMT_DRM_SUBMIT, Waits, 0x118);
+KMT_CHECK_OFFSET_I386(KMT_DRM_SUBMIT, Signals, 0x198);
 
 /* ---- escapes (D3DKMT_ESCAPE_DRIVERPRIVATE) ------------------------------------ */
 typedef enum _KMT_DRM_ESCAPE_CODE {
@@ -148,6 +185,16 @@ typedef struct _KMT_DRM_STATS {
     UINT64 Syncobjs;             /* kernel syncobjs the miniport holds (fences, rings) */
     UINT64 Submissions;          /* handed to the kernel, not completed yet */
 } KMT_DRM_STATS;
+KMT_CHECK_SIZE(KMT_DRM_STATS, 0x60);
+KMT_CHECK_OFFSET(KMT_DRM_STATS, RenderFd, 0x38);
+KMT_CHECK_OFFSET(KMT_DRM_STATS, CardFd, 0x3c);
+KMT_CHECK_OFFSET(KMT_DRM_STATS, Contexts, 0x40);
+KMT_CHECK_OFFSET(KMT_DRM_STATS, Submissions, 0x58);
+KMT_CHECK_SIZE_I386(KMT_DRM_STATS, 0x60);
+KMT_CHECK_OFFSET_I386(KMT_DRM_STATS, RenderFd, 0x38);
+KMT_CHECK_OFFSET_I386(KMT_DRM_STATS, CardFd, 0x3c);
+KMT_CHECK_OFFSET_I386(KMT_DRM_STATS, Contexts, 0x40);
+KMT_CHECK_OFFSET_I386(KMT_DRM_STATS, Submissions, 0x58);
 
 typedef struct _KMT_DRM_ALLOCATION_INFO {
     D3DKMT_HANDLE hAllocation;   /* in */
@@ -158,6 +205,12 @@ typedef struct _KMT_DRM_ALLOCATION_INFO {
     UINT ResourceId;             /* out: virtio_gpu resource id, else 0 */
     UINT Mapped;                 /* out: 1 while locked */
 } KMT_DRM_ALLOCATION_INFO;
+KMT_CHECK_SIZE(KMT_DRM_ALLOCATION_INFO, 0x20);
+KMT_CHECK_OFFSET(KMT_DRM_ALLOCATION_INFO, Size, 0x10);
+KMT_CHECK_OFFSET(KMT_DRM_ALLOCATION_INFO, Mapped, 0x1c);
+KMT_CHECK_SIZE_I386(KMT_DRM_ALLOCATION_INFO, 0x20);
+KMT_CHECK_OFFSET_I386(KMT_DRM_ALLOCATION_INFO, Size, 0x10);
+KMT_CHECK_OFFSET_I386(KMT_DRM_ALLOCATION_INFO, Mapped, 0x1c);
 
 /* QUERY_FENCE hands the syncobj out: from then on the miniport also watches
  * it for signals from elsewhere (a KMT_DRM_SUBMIT, the UMD's own ioctls). */
@@ -168,6 +221,10 @@ typedef struct _KMT_DRM_FENCE_INFO {
     UINT Reserved;
     UINT64 KernelValue;          /* out: SYNCOBJ_QUERY of the timeline */
 } KMT_DRM_FENCE_INFO;
+KMT_CHECK_SIZE(KMT_DRM_FENCE_INFO, 0x18);
+KMT_CHECK_OFFSET(KMT_DRM_FENCE_INFO, KernelValue, 0x10);
+KMT_CHECK_SIZE_I386(KMT_DRM_FENCE_INFO, 0x18);
+KMT_CHECK_OFFSET_I386(KMT_DRM_FENCE_INFO, KernelValue, 0x10);
 
 /* The context's progress block lives in its context allocation. */
 typedef struct _KMT_DRM_CONTEXT_INFO {
@@ -181,6 +238,16 @@ typedef struct _KMT_DRM_CONTEXT_INFO {
     UINT LastFenceId;            /* out: SubmissionFenceId of the last completed one */
     UINT KernelContext;          /* out: as KMT_DRM_CONTEXT_DESC */
 } KMT_DRM_CONTEXT_INFO;
+KMT_CHECK_SIZE(KMT_DRM_CONTEXT_INFO, 0x30);
+KMT_CHECK_OFFSET(KMT_DRM_CONTEXT_INFO, RingKernelValue, 0x08);
+KMT_CHECK_OFFSET(KMT_DRM_CONTEXT_INFO, CompletedPoint, 0x18);
+KMT_CHECK_OFFSET(KMT_DRM_CONTEXT_INFO, Submissions, 0x20);
+KMT_CHECK_OFFSET(KMT_DRM_CONTEXT_INFO, KernelContext, 0x2c);
+KMT_CHECK_SIZE_I386(KMT_DRM_CONTEXT_INFO, 0x30);
+KMT_CHECK_OFFSET_I386(KMT_DRM_CONTEXT_INFO, RingKernelValue, 0x08);
+KMT_CHECK_OFFSET_I386(KMT_DRM_CONTEXT_INFO, CompletedPoint, 0x18);
+KMT_CHECK_OFFSET_I386(KMT_DRM_CONTEXT_INFO, Submissions, 0x20);
+KMT_CHECK_OFFSET_I386(KMT_DRM_CONTEXT_INFO, KernelContext, 0x2c);
 
 typedef struct _KMT_DRM_FAULT {
     char Call[32];               /* a call name (see drm_fault.c) or "any"; "" disarms */
@@ -189,6 +256,12 @@ typedef struct _KMT_DRM_FAULT {
                                     succeeds, then the caller stalls -Errno ms (at most
                                     KMT_DRM_FAULT_MAX_STALL_MS), to widen a race window */
 } KMT_DRM_FAULT;
+KMT_CHECK_SIZE(KMT_DRM_FAULT, 0x28);
+KMT_CHECK_OFFSET(KMT_DRM_FAULT, Nth, 0x20);
+KMT_CHECK_OFFSET(KMT_DRM_FAULT, Errno, 0x24);
+KMT_CHECK_SIZE_I386(KMT_DRM_FAULT, 0x28);
+KMT_CHECK_OFFSET_I386(KMT_DRM_FAULT, Nth, 0x20);
+KMT_CHECK_OFFSET_I386(KMT_DRM_FAULT, Errno, 0x24);
 
 #define KMT_DRM_FAULT_MAX_STALL_MS 1000
 
@@ -204,6 +277,12 @@ typedef struct _KMT_DRM_ESCAPE {
         BYTE Data[96];
     };
 } KMT_DRM_ESCAPE;
+KMT_CHECK_SIZE(KMT_DRM_ESCAPE, 0x68);
+KMT_CHECK_OFFSET(KMT_DRM_ESCAPE, Stats, 0x08);
+KMT_CHECK_OFFSET(KMT_DRM_ESCAPE, Data, 0x08);
+KMT_CHECK_SIZE_I386(KMT_DRM_ESCAPE, 0x68);
+KMT_CHECK_OFFSET_I386(KMT_DRM_ESCAPE, Stats, 0x08);
+KMT_CHECK_OFFSET_I386(KMT_DRM_ESCAPE, Data, 0x08);
 
 #ifdef __cplusplus
 }

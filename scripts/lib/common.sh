@@ -16,9 +16,16 @@ KMT_PACKAGES="build-essential autoconf automake libtool pkg-config check libdrm-
 kmt_log() { printf '%s: %s\n' "${KMT_SCRIPT:-kmtshim}" "$*" >&2; }
 kmt_die() { kmt_log "error: $*"; exit 1; }
 
+# The 32-bit lane's (gcc -m32): i386 libraries from Debian's multiarch.
+# Wine's i386 half (wine32) is not among them: it is not installable beside
+# wine64 from a mirror whose i386 security index lags.
+KMT_PACKAGES_I386="gcc-multilib libdrm-dev:i386 check:i386"
+
+# kmt_install_packages [PACKAGES]: the missing ones of PACKAGES (default
+# KMT_PACKAGES), enabling the i386 architecture for ':i386' ones.
 kmt_install_packages() {
     local missing=() pkg sudo=
-    for pkg in $KMT_PACKAGES; do
+    for pkg in ${1:-$KMT_PACKAGES}; do
         dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
             missing+=("$pkg")
     done
@@ -29,6 +36,11 @@ kmt_install_packages() {
         sudo=sudo
     fi
     kmt_log "installing Debian packages: ${missing[*]}"
+    case " ${missing[*]}" in
+        *:i386*)
+            dpkg --print-foreign-architectures | grep -qx i386 ||
+                $sudo dpkg --add-architecture i386 || kmt_die "dpkg --add-architecture i386 failed" ;;
+    esac
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null ||
         kmt_die "apt-get update failed"
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \

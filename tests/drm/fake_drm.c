@@ -352,8 +352,9 @@ uint64_t fake_drm_gpu_ticks(void)
     uint64_t ticks;
 
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    ticks = (uint64_t)((unsigned __int128)((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) *
-                       fake_drm.config.timestamp_hz / 1000000000ull);
+    /* floor(ns * hz / 1e9) by whole seconds and the rest: no 128-bit product */
+    ticks = (uint64_t)ts.tv_sec * fake_drm.config.timestamp_hz +
+            (uint64_t)ts.tv_nsec * fake_drm.config.timestamp_hz / 1000000000ull;
     ticks += fake_drm.config.timestamp_offset;
     return bits && bits < 64 ? ticks & ((1ull << bits) - 1) : ticks;
 }

@@ -72,10 +72,13 @@ static NTSTATUS calibrate(UINT node, UINT physical, D3DKMT_QUERYCLOCKCALIBRATION
     return D3DKMTQueryClockCalibration(q);
 }
 
-/* The GPU counter at QPC time `qpc`, as the fake counts it. */
+/* The GPU counter at QPC time `qpc`, as the fake counts it: floor(ns * hz /
+ * 1e9), split at whole seconds so no product needs 128 bits (i386 has none). */
 static UINT64 gpu_at(UINT64 qpc, UINT64 hz)
 {
-    return (UINT64)((unsigned __int128)qpc * 100 * hz / 1000000000ull);
+    UINT64 ns = qpc * 100;
+
+    return ns / 1000000000ull * hz + ns % 1000000000ull * hz / 1000000000ull;
 }
 
 /* The offset that puts a `bits`-wide counter at `hz` `ahead` ticks before

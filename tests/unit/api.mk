@@ -72,6 +72,11 @@ tests_unit_test_abi_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_abi_LDADD = $(KMT_UNIT_LDADD)
 EXTRA_tests_unit_test_abi_DEPENDENCIES = libkmtshim.la
 
+# The i386 layouts under both 32-bit compilers (i686 mingw-w64, gcc -m32);
+# each part skips where its compiler is missing.
+EXTRA_DIST += tests/unit/abi-i386.sh tests/unit/abi-common.sh
+TESTS += tests/unit/abi-i386.sh
+
 # Every public header must also compile for Windows (mingw-w64), where the
 # same layout assertions run against the toolchain's own windows.h types.
 EXTRA_DIST += tests/unit/abi-mingw.sh

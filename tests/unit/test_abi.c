@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <link.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -119,8 +120,8 @@ START_TEST(library_exports_only_public_names)
         "hmgr_", "dxgk_", "soft_", "drm_", "kmt_", "list_", "KmtSoft", "KmtDrm",
     };
     char path[PATH_MAX];
-    const Elf64_Ehdr *eh;
-    const Elf64_Shdr *sh;
+    const ElfW(Ehdr) *eh;
+    const ElfW(Shdr) *sh;
     unsigned public_count = 0;
     struct stat st;
     void *map;
@@ -134,22 +135,23 @@ START_TEST(library_exports_only_public_names)
     ck_assert_ptr_ne(map, MAP_FAILED);
     eh = map;
     ck_assert_int_eq(memcmp(eh->e_ident, ELFMAG, SELFMAG), 0);
-    ck_assert_int_eq(eh->e_ident[EI_CLASS], ELFCLASS64);
-    sh = (const Elf64_Shdr *)((const char *)map + eh->e_shoff);
+    /* the library's own word size: ELFCLASS64, or ELFCLASS32 in a 32-bit build */
+    ck_assert_int_eq(eh->e_ident[EI_CLASS], sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32);
+    sh = (const ElfW(Shdr) *)((const char *)map + eh->e_shoff);
     for (unsigned i = 0; i < eh->e_shnum; i++) {
-        const Elf64_Sym *sym;
+        const ElfW(Sym) *sym;
         const char *strtab;
         size_t count;
 
         if (sh[i].sh_type != SHT_DYNSYM)
             continue;
-        sym = (const Elf64_Sym *)((const char *)map + sh[i].sh_offset);
+        sym = (const ElfW(Sym) *)((const char *)map + sh[i].sh_offset);
         strtab = (const char *)map + sh[sh[i].sh_link].sh_offset;
         count = sh[i].sh_size / sizeof(*sym);
         for (size_t j = 1; j < count; j++) {
             const char *name = strtab + sym[j].st_name;
 
-            if (sym[j].st_shndx == SHN_UNDEF || ELF64_ST_BIND(sym[j].st_info) == STB_LOCAL)
+            if (sym[j].st_shndx == SHN_UNDEF || ELF32_ST_BIND(sym[j].st_info) == STB_LOCAL)
                 continue;
             for (unsigned k = 0; k < sizeof(internal_prefixes) / sizeof(internal_prefixes[0]); k++)
                 ck_assert_msg(strncmp(name, internal_prefixes[k], strlen(internal_prefixes[k])),

@@ -336,7 +336,7 @@ END_TEST
 
 START_TEST(hdc_is_always_invalid)
 {
-    static const uintptr_t hdcs[] = { 0, 1, 0x10020, 0x2a01004b, 0xdeadbeefdeadbeefull };
+    static const uintptr_t hdcs[] = { 0, 1, 0x10020, 0x2a01004b, (uintptr_t)0xdeadbeefdeadbeefull };
     D3DKMT_OPENADAPTERFROMHDC o;
 
     ck_assert_status(D3DKMTOpenAdapterFromHdc(NULL), STATUS_INVALID_PARAMETER);

@@ -14,17 +14,24 @@
 #include "kmtshim/d3dkmthk.h"
 #include "dxgkrnl/dxgkrnl.h"
 #include "base/kmt_debug.h"
+#include "base/user_memory.h"
 
 /* Windows never maps the first 64 KiB and user space ends at 2^47: a
  * pointer outside that cannot be a caller's buffer.  (Catches NULL, small
- * integers and garbage like 0xdeadbeef'ffffffff without a syscall.) */
+ * integers and garbage like 0xdeadbeef'ffffffff without a syscall.)  A
+ * 32-bit process has no such hole: its user space fills the 4 GiB, so
+ * garbage like 0xdeadbeef is caught by probing the range (one syscall). */
 static inline bool kmt_user_ptr_ok(const void *p, size_t size)
 {
     uintptr_t v = (uintptr_t)p;
 
+#if UINTPTR_MAX > 0xffffffffu
     if (v < 0x10000 || v > 0x7fffffffffffull)
         return false;
     return size <= 0x7fffffffffffull - v;
+#else
+    return v >= 0x10000 && kmt_user_range_readable(p, size);
+#endif
 }
 
 static inline NTSTATUS kmt_thunk_return(const char *name, NTSTATUS status)

@@ -133,7 +133,12 @@ void *kdrm_mmap(size_t size, int prot, int fd, UINT64 offset)
         errno = -err;
         return MAP_FAILED;
     }
-    p = mmap(NULL, size, prot, MAP_SHARED, fd, (off_t)offset);
+    /* A 64-bit kernel's fake offsets start at 4 GiB: a 32-bit off_t would
+     * cut them, so a 32-bit build maps through the 64-bit-offset call. */
+    if (sizeof(off_t) < sizeof(offset))
+        p = mmap64(NULL, size, prot, MAP_SHARED, fd, (off64_t)offset);
+    else
+        p = mmap(NULL, size, prot, MAP_SHARED, fd, (off_t)offset);
     return p;
 }
 

@@ -29,7 +29,8 @@ void kdrm_clock_init(struct kdrm_adapter *a)
 /* The GPU ticks in `qpc` ticks of QueryPerformanceCounter. */
 static uint64_t gpu_ticks_in(uint64_t qpc, uint64_t frequency)
 {
-    return (uint64_t)((unsigned __int128)qpc * frequency / KMT_QPC_FREQUENCY);
+    /* by whole seconds and the rest: no 128-bit product, which i386 lacks */
+    return qpc / KMT_QPC_FREQUENCY * frequency + qpc % KMT_QPC_FREQUENCY * frequency / KMT_QPC_FREQUENCY;
 }
 
 uint64_t kdrm_clock_extend(struct kdrm_clock_state *state, const struct kdrm_gpu_clock *clock)

@@ -3,6 +3,8 @@
  * wrap on the software adapter.
  *
  *   handle lookup          hmgr_lookup + kmt_object_put, 1K and 1M live handles
+ *   device pair            D3DKMTCreateDevice + D3DKMTDestroyDevice on the
+ *                          software adapter
  *   create+destroy         D3DKMTCreateAllocation + D3DKMTDestroyAllocation of a
  *                          4 KiB driver-private allocation, 1 and 2 threads
  *   lock+unlock            D3DKMTLock2 + D3DKMTUnlock2 (maps and unmaps), and
@@ -161,6 +163,45 @@ static void bench_create_destroy(const struct bench_options *o, unsigned threads
     bench_record(name, "CreateAllocation + DestroyAllocation, 4 KiB", bench_median(times, o->reps), threads);
 }
 
+/* The adapter of `device`: the software adapter, opened once more. */
+static D3DKMT_HANDLE soft_adapter(void)
+{
+    D3DKMT_ADAPTERINFO info[16];
+    D3DKMT_ENUMADAPTERS2 e = { 16, info };
+    NTSTATUS s;
+
+    if ((s = D3DKMTEnumAdapters2(&e)) || !e.NumAdapters)
+        bench_die("D3DKMTEnumAdapters2", s);
+    return info[0].hAdapter;
+}
+
+static void bench_device_pair(const struct bench_options *o)
+{
+    D3DKMT_HANDLE adapter = soft_adapter();
+    D3DKMT_CLOSEADAPTER close = { adapter };
+    unsigned n = bench_scaled(o, 200000);
+    double times[BENCH_MAX_REPS];
+
+    for (unsigned r = 0; r <= o->reps; r++) {       /* pass 0 warms up */
+        double t0 = bench_now_ns();
+        for (unsigned i = 0; i < n; i++) {
+            D3DKMT_CREATEDEVICE cd = { .hAdapter = adapter };
+            D3DKMT_DESTROYDEVICE dd = { 0 };
+            NTSTATUS s;
+
+            if ((s = D3DKMTCreateDevice(&cd)))
+                bench_die("D3DKMTCreateDevice", s);
+            dd.hDevice = cd.hDevice;
+            if ((s = D3DKMTDestroyDevice(&dd)))
+                bench_die("D3DKMTDestroyDevice", s);
+        }
+        if (r)
+            times[r - 1] = (bench_now_ns() - t0) / n;
+    }
+    bench_record("device_pair", "CreateDevice + DestroyDevice, software adapter", bench_median(times, o->reps), 1);
+    D3DKMTCloseAdapter(&close);
+}
+
 static void lock_unlock(D3DKMT_HANDLE h)
 {
     D3DKMT_LOCK2 l = { 0 };
@@ -254,6 +295,7 @@ int main(int argc, char **argv)
     bench_lookup(&o, 1000, "lookup_1k");
     bench_lookup(&o, 1000000, "lookup_1m");
     device = bench_open_soft_device();
+    bench_device_pair(&o);
     bench_create_destroy(&o, 1, "create_destroy_1t");
     bench_create_destroy(&o, 2, "create_destroy_2t");
     bench_lock(&o, false, "lock2_unlock2", "Lock2 + Unlock2, 4 KiB (maps, unmaps)");

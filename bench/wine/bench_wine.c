@@ -28,8 +28,11 @@
  *   submit + async wait         SubmitCommand [NOP, SIGNAL_FENCE], async wait,
  *                               WaitForSingleObject (the engine's thread
  *                               signals: the event pump sets the event)
+ *   Win32 events, 1 thread      SetEvent + WaitForSingleObject, the floor of
+ *                               the async wait's round under Wine
  *   Win32 events, 2 threads     SetEvent / WaitForSingleObject ping-pong, the
- *                               floor under Wine
+ *                               floor of the async ping-pong
+ * and the async rows' ratios to their floors.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -456,6 +459,27 @@ static double bench_submit(const struct fences *f, unsigned n)
     return ns;                           /* the allocation dies with the device */
 }
 
+/* SetEvent, then the wait it satisfies: what the async round costs at
+ * least under Wine, where both are wineserver requests. */
+static BOOL run_set_wait(void *arg, unsigned n, UINT64 base)
+{
+    HANDLE event = arg;
+
+    (void)base;
+    for (unsigned i = 0; i < n; i++)
+        if (!SetEvent(event) || WaitForSingleObject(event, WAIT_MS) != WAIT_OBJECT_0)
+            return FALSE;
+    return TRUE;
+}
+
+static void print_ratio(const char *what, double ns, double floor)
+{
+    if (ns >= 0 && floor > 0)
+        printf("  %-56s %10.2f\n", what, ns / floor);
+    else
+        printf("  %-56s %10s\n", what, "failed");
+}
+
 static void print_ns(const char *what, double ns)
 {
     if (ns >= 0)
@@ -467,8 +491,10 @@ static void print_ns(const char *what, double ns)
 static void fence_section(HMODULE kmtshim, D3DKMT_HANDLE adapter, unsigned calls)
 {
     unsigned n1 = calls / 20 + 1, n2 = calls / 100 + 1, n3 = calls / 250 + 1;
+    double async_one, async_pp, set_wait, win32_pp;
     struct one_thread one;
     struct fences f;
+    HANDLE event;
 
     if (!fences_init(&f, kmtshim, adapter)) {
         printf("monitored fences: no device on kmtshim's adapter\n");
@@ -479,14 +505,27 @@ static void fence_section(HMODULE kmtshim, D3DKMT_HANDLE adapter, unsigned calls
     one.fence = fence_new(&f);
     one.event = NULL;
     print_ns("SignalFromCpu + WaitFromCpu (satisfied), 1 thread", median_of_runs(run_signal_wait, &one, n1));
+    /* a fresh fence: the rounds count their values from 1 again */
+    fence_free(&f, one.fence);
+    one.fence = fence_new(&f);
     one.event = CreateEventW(NULL, FALSE, FALSE, NULL);
-    print_ns("async WaitFromCpu + SignalFromCpu + WaitForSingleObject", median_of_runs(run_signal_wait, &one, n1));
+    async_one = median_of_runs(run_signal_wait, &one, n1);
+    print_ns("async WaitFromCpu + SignalFromCpu + WaitForSingleObject", async_one);
     CloseHandle(one.event);
     fence_free(&f, one.fence);
     print_ns("ping-pong, 2 threads, blocking WaitFromCpu", bench_pingpong(&f, FALSE, FALSE, n2));
-    print_ns("ping-pong, 2 threads, async event + WaitForSingleObject", bench_pingpong(&f, TRUE, FALSE, n2));
+    async_pp = bench_pingpong(&f, TRUE, FALSE, n2);
+    print_ns("ping-pong, 2 threads, async event + WaitForSingleObject", async_pp);
     print_ns("SubmitCommand [NOP, SIGNAL_FENCE] + async wait (event pump)", bench_submit(&f, n3));
-    print_ns("Win32 events only: SetEvent/WaitForSingleObject ping-pong", bench_pingpong(&f, FALSE, TRUE, n2));
+    event = CreateEventW(NULL, FALSE, FALSE, NULL);
+    set_wait = median_of_runs(run_set_wait, event, n1);
+    CloseHandle(event);
+    print_ns("Win32 events only: SetEvent + WaitForSingleObject, 1 thread", set_wait);
+    win32_pp = bench_pingpong(&f, FALSE, TRUE, n2);
+    print_ns("Win32 events only: SetEvent/WaitForSingleObject ping-pong", win32_pp);
+    printf("ratios to Wine's own events in this run:\n");
+    print_ratio("async round, 1 thread / SetEvent + WaitForSingleObject", async_one, set_wait);
+    print_ratio("async ping-pong / SetEvent/WaitForSingleObject ping-pong", async_pp, win32_pp);
     {
         D3DKMT_DESTROYDEVICE dd = { f.device };
         f.destroy_device(&dd);

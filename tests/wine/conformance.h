@@ -66,6 +66,9 @@ NTSTATUS create_soft_allocation(D3DKMT_HANDLE device, UINT64 size, D3DKMT_HANDLE
 /* The soft adapter's live objects (its private GET_STATS escape). */
 KMT_SOFT_ESCAPE kmt_soft_stats(D3DKMT_HANDLE adapter);
 
+/* The process's open handles (Wine 8's GetProcessHandleCount says 0). */
+DWORD kmt_count_handles(void);
+
 /* A monitored fence's CPU signal, and its CPU wait (event NULL: blocks
  * until the fence reaches `value`; else returns and sets the event then). */
 NTSTATUS kmt_cpu_signal(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value);
@@ -115,6 +118,10 @@ void kmtc_enqueue_cpu_event(void);
 void kmtc_destroy_sets_event(void);
 void kmtc_event_closed_early(void);
 void kmtc_producer_consumer(void);
+/* conformance_event_reuse.c: one event in many async waits */
+void kmtc_event_reuse(void);
+void kmtc_event_rounds(void);
+#define KMT_EVENT_ROUNDS 20
 /* conformance_share*.c: sharing between Windows processes (the programs
  * that list these run kmtc_share_child() for "PROG share-child ...") */
 void kmtc_share_nt_handles(void);
@@ -167,6 +174,8 @@ int kmtc_share_child(int argc, char **argv);
     { "enqueue_cpu_event", kmtc_enqueue_cpu_event },            \
     { "destroy_sets_event", kmtc_destroy_sets_event },          \
     { "event_closed_early", kmtc_event_closed_early },          \
+    { "event_reuse", kmtc_event_reuse },                        \
+    { "event_rounds", kmtc_event_rounds },                      \
     { "producer_consumer", kmtc_producer_consumer }
 
 #define KMT_CONFORMANCE_SHARE_TESTS                             \

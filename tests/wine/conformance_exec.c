@@ -32,7 +32,7 @@ struct exec_fixture {
  * the table is probed there: handles are small multiples of 4, allocated
  * from the lowest free slot, so the search stops 1024 values past the last
  * open one. */
-static DWORD count_handles(void)
+DWORD kmt_count_handles(void)
 {
     DWORD count = 0, flags;
     ULONG_PTR last = 0;
@@ -60,7 +60,7 @@ static BOOL exec_open(struct exec_fixture *f)
         kmt_close_adapter(f->adapter);
         return FALSE;
     }
-    f->handles = count_handles();
+    f->handles = kmt_count_handles();
     return TRUE;
 }
 
@@ -81,7 +81,7 @@ static void exec_close(struct exec_fixture *f)
     ok(after.Stats.Allocations == f->before.Stats.Allocations, "allocations %llu, were %llu\n",
        after.Stats.Allocations, f->before.Stats.Allocations);
     kmt_close_adapter(f->adapter);
-    handles = count_handles();
+    handles = kmt_count_handles();
     ok(handles == f->handles, "%lu handles, were %lu\n", (unsigned long)handles, (unsigned long)f->handles);
 }
 

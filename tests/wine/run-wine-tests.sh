@@ -219,5 +219,32 @@ if [ -f "$builddir/samples/win/kmtdemo.exe" ]; then
     fi
 fi
 
+# ---- wineserver requests of async CPU waits on one event (docs/wine.md, "Events") ---------
+# In the steady state a round (an async wait, the CPU signal that satisfies
+# it, the program's WaitForSingleObject) makes the program's wait, the set
+# and the check of kmtshim's cached duplicate: three requests of the
+# program's thread between the subtest's two marker events.  Only a server
+# started with -d1 traces requests, so a tracing one replaces the
+# persistent server for this last program.
+"$WINESERVER" -k >/dev/null 2>&1
+"$WINESERVER" -w >/dev/null 2>&1
+"$WINESERVER" -p -d1 2>"$logs/server-trace.log"
+run_exe server-requests "$tests/test_kmtshim.exe" event_rounds
+"$WINESERVER" -k >/dev/null 2>&1
+"$WINESERVER" -w >/dev/null 2>&1
+rounds=$(sed -n 's/^#define KMT_EVENT_ROUNDS \([0-9]*\).*/\1/p' "$KMT_SRCDIR/tests/wine/conformance.h")
+awk '/create_event\(.*kmtshim-event-rounds-begin/ { tid = $1; next }
+     /create_event\(.*kmtshim-event-rounds-end/ { exit }
+     tid != "" && $1 == tid && /^[0-9a-f]+: [a-z_]+\( / { sub(/\(.*/, "", $2); print $2 }' \
+    "$logs/server-trace.log" | sort | uniq -c >"$logs/server-requests.count"
+requests=$(awk '{ n += $1 } END { print n + 0 }' "$logs/server-requests.count")
+waits=$(awk '$2 == "select" { print $1 }' "$logs/server-requests.count")
+if [ "$rc" -eq 0 ] && [ -n "$rounds" ] && [ "${waits:-0}" -ge "$rounds" ] && [ "$requests" -le $((rounds * 3)) ]; then
+    tap_ok "event used again: $requests wineserver requests in $rounds rounds (the wait, the set, one check)"
+else
+    tap_not_ok "event used again: $requests wineserver requests in ${rounds:-?} rounds (exit $rc), at most $((${rounds:-0} * 3)) expected"
+fi
+diag "$logs/server-requests.count"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -231,7 +231,17 @@ void dxgk_device_destroy_children(struct dxgk_device *device)
 {
     struct dxgk_allocation *chunk[CASCADE_CHUNK], *alloc;
     struct dxgk_resource *res;
+    bool childless;
     UINT n;
+
+    /* A device without children has nothing to cascade; none can appear:
+     * the caller holds the device's rwlock exclusively, `destroyed` set. */
+    kmt_mutex_lock(&device->list_lock);
+    childless = list_empty(&device->syncobjs) && list_empty(&device->allocations) &&
+                list_empty(&device->resources) && list_empty(&device->contexts);
+    kmt_mutex_unlock(&device->list_lock);
+    if (childless)
+        return;
 
     /* First the device stops executing: queued work that never reached the
      * miniport is dropped, work in flight runs to completion. */

@@ -6,6 +6,7 @@
 
 #include "dxgkrnl.h"
 #include "vidsch.h"
+#include "base/kmt_alloc.h"
 #include "base/kmt_debug.h"
 #include "ddi.h"
 
@@ -32,7 +33,7 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
 
     if (!adapter)
         return STATUS_INVALID_PARAMETER;
-    if (!(device = calloc(1, sizeof(*device)))) {
+    if (!(device = kmt_zalloc(sizeof(*device)))) {
         dxgk_adapter_put(adapter);
         return STATUS_NO_MEMORY;
     }

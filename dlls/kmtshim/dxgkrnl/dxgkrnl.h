@@ -134,6 +134,7 @@ struct dxgk_device {
     struct kmt_rwlock rwlock;
     struct kmt_mutex list_lock;
     bool destroyed;                      /* under rwlock (exclusive) */
+    bool owned_source;                   /* SetVidPnSourceOwner gave it a source once (vidpn.c) */
     struct list resources;               /* under list_lock */
     struct list allocations;             /* standalone ones, under list_lock */
     struct kmt_cond children_gone;       /* with list_lock: a child was reclaimed */

@@ -90,8 +90,10 @@ NTSTATUS dxgk_set_vidpn_owner(D3DKMT_HANDLE h, const D3DKMT_VIDPNSOURCEOWNER_TYP
         }
         status = apply(&next[sources[i]], h, types[i]);
     }
-    if (!status)
+    if (!status) {
         memcpy(adapter->vidpn, next, sizeof(next));
+        device->owned_source |= count != 0;
+    }
     pthread_mutex_unlock(&adapter->vidpn_lock);
 
     dxgk_device_release(device);
@@ -150,6 +152,8 @@ void dxgk_vidpn_release_device(struct dxgk_device *device)
     struct dxgk_adapter *adapter = device->adapter;
     UINT i;
 
+    if (!device->owned_source)          /* never owned a source: nothing to free */
+        return;
     pthread_mutex_lock(&adapter->vidpn_lock);
     for (i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++)
         if (adapter->vidpn[i].device == device->handle)

@@ -7,6 +7,7 @@
 #include <sys/sysinfo.h>
 
 #include "soft.h"
+#include "base/kmt_alloc.h"
 #include "base/kmt_time.h"
 #include "miniports/builtin.h"
 
@@ -204,7 +205,7 @@ static NTSTATUS APIENTRY soft_query_adapter_info(HANDLE hAdapter, const DXGKARG_
 static NTSTATUS APIENTRY soft_create_device(HANDLE hAdapter, DXGKARG_CREATEDEVICE *args)
 {
     struct soft_adapter *a = hAdapter;
-    struct soft_device *d = calloc(1, sizeof(*d));
+    struct soft_device *d = kmt_zalloc(sizeof(*d));
 
     if (!d)
         return STATUS_NO_MEMORY;

@@ -19,7 +19,9 @@
  * program that closes its handle before the event fired breaks nothing
  * (Windows keeps a reference too).  The duplicate is closed when the core
  * is done with it: a one-shot event after it was set, a CPU notification's
- * after its object was destroyed, at once when the call failed.
+ * after its object was destroyed, at once when the call failed.  An async
+ * CPU wait's duplicate is kept for the next wait on the same event instead
+ * (event_cache.c).
  */
 #include "pe.h"
 
@@ -48,7 +50,8 @@ static void deliver_one(const struct kmt_event_op *op)
     }
     if (op->ops & KMT_EVENT_CLOSE) {
         PE_TRACE("event %p released\n", event);
-        CloseHandle(event);
+        if (!kmt_event_cache_release(event))
+            CloseHandle(event);
     }
 }
 
@@ -170,14 +173,15 @@ static NTSTATUS capture_event(HANDLE event, HANDLE *for_core, HANDLE *dup)
 }
 
 /* Calls the Linux half with the descriptor and the duplicate it takes
- * over; gets the duplicate back (and closes it) when the call failed. */
+ * over; gets the duplicate back (and closes it, cached or not) when the
+ * call failed. */
 static NTSTATUS call_with_event(enum kmt_unix_code code, const void *desc, HANDLE dup)
 {
     struct kmt_event_params params = { (uint64_t)(ULONG_PTR)desc, (uint64_t)(ULONG_PTR)dup, 0, 0 };
     NTSTATUS status = kmt_unix_call(code, &params);
 
     if (dup && !params.owned)
-        CloseHandle(dup);
+        kmt_event_cache_discard(dup);
     kmt_events_after_call();
     return status;
 }
@@ -207,13 +211,21 @@ NTSTATUS pe_WaitForSynchronizationObjectFromCpu(const D3DKMT_WAITFORSYNCHRONIZAT
 {
     D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU k;
     NTSTATUS status;
-    HANDLE dup;
+    HANDLE dup, event;
 
     if (!kmt_wine_ptr_ok(desc, sizeof(*desc)) || !desc->hAsyncEvent)
         return call_with_event(KMT_UNIX_WaitForSynchronizationObjectFromCpu, desc, NULL);
     k = *desc;
-    if ((status = capture_event(k.hAsyncEvent, &k.hAsyncEvent, &dup)))
+    /* the same event as in an earlier wait: its duplicate again */
+    if ((dup = kmt_event_cache_take(k.hDevice, k.hAsyncEvent))) {
+        k.hAsyncEvent = dup;
+        return call_with_event(KMT_UNIX_WaitForSynchronizationObjectFromCpu, &k, dup);
+    }
+    event = k.hAsyncEvent;
+    if ((status = capture_event(event, &k.hAsyncEvent, &dup)))
         return status;
+    if (dup)
+        kmt_event_cache_adopt(k.hDevice, event, dup);
     return call_with_event(KMT_UNIX_WaitForSynchronizationObjectFromCpu, &k, dup);
 }
 

@@ -51,6 +51,19 @@ static inline NTSTATUS kmt_call_desc(enum kmt_unix_code code, const void *desc)
 #define KMT_FUNC_PE(name, type) NTSTATUS pe_##name(type *desc);
 #include "functions.h"
 
+/* event_cache.c: the duplicates async CPU waits reuse, per (device, the
+ * program's event handle).  take: a cached duplicate of `event`, checked
+ * to name its object still, now busy; NULL if none.  adopt: a fresh
+ * duplicate becomes a busy entry when there is room.  release: the core is
+ * done with `dup`; TRUE when it is an entry (idle again, or closed if its
+ * device is gone), FALSE when the caller closes it.  discard: closes `dup`
+ * and forgets its entry.  drop_device: DestroyDevice of `device`. */
+HANDLE kmt_event_cache_take(D3DKMT_HANDLE device, HANDLE event);
+void kmt_event_cache_adopt(D3DKMT_HANDLE device, HANDLE event, HANDLE dup);
+BOOL kmt_event_cache_release(HANDLE dup);
+void kmt_event_cache_discard(HANDLE dup);
+void kmt_event_cache_drop_device(D3DKMT_HANDLE device);
+
 /* A process handle a program passed: NULL or a handle of the calling
  * process become NULL for the core (thunks.c). */
 NTSTATUS kmt_pe_resolve_process(HANDLE *process);

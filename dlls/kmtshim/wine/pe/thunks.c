@@ -84,6 +84,20 @@ NTSTATUS pe_QueryStatistics(const D3DKMT_QUERYSTATISTICS *desc)
     return status;
 }
 
+/* A destroyed device's cached event duplicates (event_cache.c) go too. */
+NTSTATUS pe_DestroyDevice(const D3DKMT_DESTROYDEVICE *desc)
+{
+    D3DKMT_HANDLE device;
+    NTSTATUS status;
+
+    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
+        return kmt_call_desc(KMT_UNIX_DestroyDevice, desc);
+    device = desc->hDevice;
+    if (!(status = kmt_call_desc(KMT_UNIX_DestroyDevice, desc)))
+        kmt_event_cache_drop_device(device);
+    return status;
+}
+
 BOOL WINAPI KmtShimOwnsHandle(D3DKMT_HANDLE handle)
 {
     struct kmt_owns_handle_params params = { handle, 0 };

@@ -75,7 +75,7 @@ NTSTATUS APIENTRY D3DKMTCreateDevice(D3DKMT_CREATEDEVICE *desc)
 
 NTSTATUS APIENTRY D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *desc)
 {
-    return kmt_call_desc(KMT_UNIX_DestroyDevice, desc);
+    return pe_DestroyDevice(desc);
 }
 
 NTSTATUS APIENTRY D3DKMTCreateAllocation(D3DKMT_CREATEALLOCATION *desc)

@@ -29,7 +29,10 @@ cat "$log"
 
 exe32=$builddir/bench/wine/i386/bench_wine.exe
 wine32_dlldir=$(sed -n "s/^WINE32_DLLDIR='\(.*\)'\$/\1/p" "$builddir/tests/wine/wine-tests.env" 2>/dev/null)
-if [ "$rc" -eq 0 ] && [ -f "$exe32" ] && [ -f "$wine32_dlldir/ntdll.dll" ]; then
+# (a kernel without IA-32 emulation refuses Wine's 32-bit loader)
+loader32=$(dirname "$wine")/wine
+if [ "$rc" -eq 0 ] && [ -f "$exe32" ] && [ -f "$wine32_dlldir/ntdll.dll" ] &&
+   { [ ! -x "$loader32" ] || "$loader32" --version >/dev/null 2>&1; }; then
     echo
     echo "32-bit: bench/wine/i386/bench_wine.exe (i686 kmtshim.dll, i386 kmtshim.so, 32-bit proxy)"
     (cd "$(dirname "$exe32")" && "$wine" bench_wine.exe "$calls") >"$log" 2>&1

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Runs bench_wine.exe under Wine, with the gdi32 proxy enabled for it, and
-# prints ns per call: kmtshim against Wine's builtin gdi32, same process.
+# prints ns per call: kmtshim against Wine's builtin gdi32, same process;
+# then the same for the 32-bit bench_wine.exe (i686 kmtshim.dll and proxy)
+# where the build has the 32-bit half and a 32-bit Wine is installed.
 #
 #   bench/wine/run-bench-wine.sh [BUILDDIR] [CALLS]
 #
@@ -35,4 +37,17 @@ log=$builddir/bench/wine/bench-wine.log
 rc=$?
 "$wine" --version 2>/dev/null
 cat "$log"
+
+exe32=$builddir/bench/wine/i386/bench_wine.exe
+wine32_dlldir=$(sed -n "s/^WINE32_DLLDIR='\(.*\)'\$/\1/p" "$builddir/tests/wine/wine-tests.env" 2>/dev/null)
+# (a kernel without IA-32 emulation refuses Wine's 32-bit loader)
+loader32=$(dirname "$wine")/wine
+if [ "$rc" -eq 0 ] && [ -f "$exe32" ] && [ -f "$wine32_dlldir/ntdll.dll" ] &&
+   { [ ! -x "$loader32" ] || "$loader32" --version >/dev/null 2>&1; }; then
+    echo
+    echo "32-bit: bench/wine/i386/bench_wine.exe (i686 kmtshim.dll, i386 kmtshim.so, 32-bit proxy)"
+    (cd "$(dirname "$exe32")" && "$wine" bench_wine.exe "$calls") >"$log" 2>&1
+    rc=$?
+    cat "$log"
+fi
 exit $rc

@@ -1,16 +1,19 @@
 #!/bin/sh
 # Generates the gdi32 proxy from the installed Wine's gdi32 export list.
 #
-#   gen-proxy.sh WINEDUMP_EXPORTS KMTSHIM_LIST ROUTING_TXT OUTDIR
+#   gen-proxy.sh WINEDUMP_EXPORTS KMTSHIM_LIST ROUTING_TXT OUTDIR [ARCH]
 #
 #   WINEDUMP_EXPORTS  output of `winedump -j export .../gdi32.dll`
 #   KMTSHIM_LIST      output of `gen-exports.sh list` ("impl Name" / "stub Name")
 #   ROUTING_TXT       routing.txt
+#   ARCH              x86_64 (default) or i386: the proxy's architecture
+#                     (the thunks' form, routing.txt's i386@N offsets)
 #
 # Writes to OUTDIR:
 #   gdi32_orig.def  import library definition for Wine's gdi32 under the
 #                   name gdi32_orig.dll
 #   thunks.S        px_<Name>: jmp *__imp_<Name>(%rip) for every Wine export
+#                   (i386: _px_<Name>: jmp *__imp__<Name>)
 #                   (the import-thunk form: a real import of gdi32_orig.dll,
 #                   never a plain export forwarder, which breaks processes
 #                   that load user32 at run time)
@@ -23,13 +26,14 @@
 #   gdi32.def       the proxy's exports: Wine's names with Wine's ordinals,
 #                   then the D3DKMT names only kmtshim has
 set -e
-exports=$1 list=$2 routing=$3 out=$4
+exports=$1 list=$2 routing=$3 out=$4 arch=${5:-x86_64}
+case $arch in x86_64|i386) ;; *) echo "gen-proxy.sh: unknown ARCH $arch" >&2; exit 2 ;; esac
 for f in "$exports" "$list" "$routing"; do
     test -r "$f" || { echo "gen-proxy.sh: cannot read $f" >&2; exit 2; }
 done
 test -d "$out" || { echo "gen-proxy.sh: no directory $out" >&2; exit 2; }
 
-${AWK:-awk} -v out="$out" '
+${AWK:-awk} -v out="$out" -v arch="$arch" '
 function fail(msg) { print "gen-proxy.sh: " msg > "/dev/stderr"; failed = 1; exit 1 }
 FNR == 1 { file++ }
 # 1: winedump: "  0000C5F0     1 AbortDoc" or "... 74 D3DKMTCloseAdapter (-> win32u.X)"
@@ -43,7 +47,11 @@ file == 1 && in_table && NF >= 3 && $2 ~ /^[0-9]+$/ && $3 ~ /^[A-Za-z_][A-Za-z0-
 # 2: kmtshim list
 file == 2 && ($1 == "impl" || $1 == "stub") { kind[$2] = $1; shim[++n_shim] = $2; next }
 # 3: routing rules
-file == 3 && !/^[ \t]*(#|$)/ { rule[$1] = $2; next }
+file == 3 && !/^[ \t]*(#|$)/ {
+    rule[$1] = $2
+    if (arch == "i386" && $3 ~ /^i386@[0-9]+$/) sub(/@[0-9]+$/, "@" substr($3, 6), rule[$1])
+    next
+}
 END {
     if (failed) exit 1
     if (n_wine < 100) fail("only " n_wine " exports in the winedump output: not gdi32?")
@@ -65,7 +73,10 @@ END {
     for (i = 1; i <= n_wine; i++) {
         name = wine[i]
         printf "    %s\n", name > orig
-        printf "    .globl px_%s\n    .p2align 4\npx_%s:\n    jmp *__imp_%s(%%rip)\n", name, name, name > asm
+        if (arch == "i386")
+            printf "    .globl _px_%s\n    .p2align 4\n_px_%s:\n    jmp *__imp__%s\n", name, name, name > asm
+        else
+            printf "    .globl px_%s\n    .p2align 4\npx_%s:\n    jmp *__imp_%s(%%rip)\n", name, name, name > asm
         target = "px_" name
         if (name ~ /^D3DKMT/) {
             short = substr(name, 7)
@@ -88,6 +99,9 @@ END {
                 } else if (r == "kmtshim") {
                     printf "KMT_PROXY_SHIM(%s)\n", short > routes
                     target = "shim_" name
+                } else if (r == "args2") {
+                    printf "KMT_PROXY_SHIM2(%s)\n", short > routes
+                    target = "shim_" name
                 } else fail("unknown rule \"" r "\" for " short)
                 if (target == "px_" name) target = "route_" name
                 routed[short] = 1
@@ -103,6 +117,8 @@ END {
             printf "KMT_PROXY_SHIM_BOOL(%s)\n", shim[i] > routes
         else if (rule[shim[i]] == "objects")
             printf "KMT_PROXY_SHIM_OBJECTS(%s)\n", shim[i] > routes
+        else if (rule[shim[i]] == "args2")
+            printf "KMT_PROXY_SHIM2(%s)\n", shim[i] > routes
         else
             printf "KMT_PROXY_SHIM(%s)\n", shim[i] > routes
         printf "    %s = shim_%s @%d\n", name, name, ++ord > def

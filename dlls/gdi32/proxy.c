@@ -172,12 +172,24 @@ static BOOL shim_knows_luid(const void *desc, unsigned offset)
     return TRUE;
 }
 
-/* kmtshim-only names.  Two arguments pass through: a few of these take a
- * second one (Get/SetProcessSchedulingPriorityClass), and an extra
- * register argument is harmless to the one-descriptor functions (x64). */
+/* kmtshim-only names, with the exact argument count: on i386 the callee
+ * pops its arguments (stdcall), so a wrong count breaks the caller's
+ * stack.  One descriptor, or two arguments (routing.txt "args2":
+ * Get/SetProcessSchedulingPriorityClass). */
 typedef NTSTATUS (APIENTRY *d3dkmt_fn2)(void *arg0, void *arg1);
 
 #define KMT_PROXY_SHIM(name)                                                \
+    NTSTATUS APIENTRY shim_D3DKMT##name(void *desc);                        \
+    NTSTATUS APIENTRY shim_D3DKMT##name(void *desc)                         \
+    {                                                                       \
+        static d3dkmt_fn slot;                                              \
+        d3dkmt_fn fn = resolve_shim("D3DKMT" #name, &slot);                 \
+        if (!fn)                                                            \
+            return STATUS_NOT_SUPPORTED;                                    \
+        return fn(desc);                                                    \
+    }
+
+#define KMT_PROXY_SHIM2(name)                                               \
     NTSTATUS APIENTRY shim_D3DKMT##name(void *arg0, void *arg1);            \
     NTSTATUS APIENTRY shim_D3DKMT##name(void *arg0, void *arg1)             \
     {                                                                       \

@@ -88,6 +88,12 @@ fi
             echo "$pkglibdir/$f"
         done
     fi
+    if [ "$KMT_HAVE_WINE32" = yes ]; then
+        for f in i386-windows/kmtshim.dll i386-unix/kmtshim.so i386-unix/kmtshim-core.so proxy/i386/gdi32.dll samples/i386/kmtdemo.exe \
+                 bench/i386/bench_wine.exe; do
+            echo "$pkglibdir/$f"
+        done
+    fi
 } | sort >"$run/expected"
 (cd "$stage" 2>/dev/null && find . ! -type d | sed 's|^\.||' | sort) >"$run/installed"
 if cmp -s "$run/expected" "$run/installed"; then

@@ -156,7 +156,8 @@ fi
 
 # ---- the proxy's routing of names a newer Wine may have ----------------------------------------
 # gen_routes NAME D3DKMT-NAMES...: the proxy generated for Wine 8's gdi32
-# plus those names (ordinals from 9001), in $run/NAME, and compiled; the
+# plus those names (ordinals from 9001), in $run/NAME, and compiled (not
+# with gen_arch=i386: generated for i386 only); the
 # log in $logs/NAME.log.  The caller then greps $gen/routes.h and gdi32.def.
 gen_routes() {
     gen=$run/$1 glog=$logs/$1.log
@@ -166,7 +167,10 @@ gen_routes() {
       ord=9000
       for name in "$@"; do ord=$((ord + 1)); echo "  00001000  $ord D3DKMT$name"; done; } >"$gen/exports.txt"
     AWK=${AWK:-awk} sh "$KMT_SRCDIR/dlls/gdi32/gen-proxy.sh" "$gen/exports.txt" \
-        "$builddir/dlls/kmtshim/wine/kmtshim.list" "$KMT_SRCDIR/dlls/gdi32/routing.txt" "$gen" >"$glog" 2>&1 &&
+        "$builddir/dlls/kmtshim/wine/kmtshim.list" "$KMT_SRCDIR/dlls/gdi32/routing.txt" "$gen" \
+        "${gen_arch:-x86_64}" >"$glog" 2>&1 || return 1
+    # (this build's compiler is for one architecture only)
+    [ -z "$gen_arch" ] || return 0
     "$MINGW_CC" -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -I"$KMT_SRCDIR/include" -I"$gen" \
         -fsyntax-only "$KMT_SRCDIR/dlls/gdi32/proxy.c" >>"$glog" 2>&1
 }
@@ -205,6 +209,28 @@ else
     tap_not_ok "gdi32 proxy routes for the sharing names, see $glog"
     diag "$glog"
 fi
+
+# The 32-bit proxy: i386 thunks, routing.txt's i386 offsets where a pointer
+# or HANDLE comes before the deciding handle, two-argument forwarders only
+# where the function takes two (stdcall: the callee pops its arguments).
+gen_arch=i386
+if gen_routes gen-proxy-i386 SubmitCommand SignalSynchronizationObjectFromGpu2 \
+        OpenSyncObjectFromNtHandle2 SetProcessSchedulingPriorityClass &&
+   grep -qx "KMT_ROUTE_HANDLE(QueryVideoMemoryInfo, 4)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_HANDLE(SubmitCommand, 28)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_HANDLE_PTR(SignalSynchronizationObjectFromGpu2, 16)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_HANDLE(OpenSyncObjectFromNtHandle2, 4)" "$gen/routes.h" &&
+   grep -qx "KMT_PROXY_SHIM2(SetProcessSchedulingPriorityClass)" "$gen/routes.h" &&
+   grep -qx "KMT_PROXY_SHIM2(GetProcessSchedulingPriorityClass)" "$gen/routes.h" &&
+   grep -qx "KMT_PROXY_SHIM(CreateAllocation)" "$gen/routes.h" &&
+   grep -qx "_px_AbortDoc:" "$gen/thunks.S" && grep -q "jmp \*__imp__AbortDoc\$" "$gen/thunks.S" &&
+   grep -qx "KMT_ROUTE_HANDLE(QueryVideoMemoryInfo, 8)" "$builddir/dlls/gdi32/gen/routes.h"; then
+    tap_ok "gdi32 proxy for i386: i386 thunks, i386 offsets (QueryVideoMemoryInfo 4, FromGpu2 16), exact argument counts"
+else
+    tap_not_ok "gdi32 proxy for i386, see $glog and $gen"
+    diag "$glog"
+fi
+gen_arch=
 
 # ---- the sample program -------------------------------------------------------------------
 if [ -f "$builddir/samples/win/kmtdemo.exe" ]; then

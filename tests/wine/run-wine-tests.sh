@@ -157,7 +157,7 @@ if gen_routes gen-proxy-share OpenResource OpenResourceFromNtHandle OpenSyncObje
    grep -qx "KMT_ROUTE_HANDLE(OpenSyncObjectFromNtHandle2, 8)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_GLOBAL(OpenSynchronizationObject, 0)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_GLOBAL(OpenKeyedMutex, 0)" "$gen/routes.h" &&
-   grep -qx "KMT_ROUTE_NT(OpenSyncObjectFromNtHandle)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_NT_HANDLE(OpenSyncObjectFromNtHandle, 0)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_NT(OpenNtHandleFromName)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_OBJECTS(ShareObjects)" "$gen/routes.h" &&
    grep -q "D3DKMTShareObjects = route_D3DKMTShareObjects @9008" "$gen/gdi32.def" &&

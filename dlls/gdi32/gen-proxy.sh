@@ -19,6 +19,7 @@
 #                   that load user32 at run time)
 #   routes.h        KMT_ROUTE_HANDLE(Name, offset) / KMT_ROUTE_HANDLE_PTR(Name,
 #                   offset) / KMT_ROUTE_GLOBAL(Name, offset) / KMT_ROUTE_NT(Name) /
+#                   KMT_ROUTE_NT_HANDLE(Name, offset) /
 #                   KMT_ROUTE_OBJECTS(Name) / KMT_ROUTE_FIRST(Name) /
 #                   KMT_PROXY_SHIM(Name) / KMT_PROXY_SHIM_BOOL(Name) /
 #                   KMT_PROXY_SHIM_OBJECTS(Name) lines
@@ -90,6 +91,8 @@ END {
                     printf "KMT_ROUTE_LUID_AT(%s, %s)\n", short, substr(r, 6) > routes
                 } else if (r ~ /^global@[0-9]+$/) {
                     printf "KMT_ROUTE_GLOBAL(%s, %s)\n", short, substr(r, 8) > routes
+                } else if (r ~ /^nthandle@[0-9]+$/) {
+                    printf "KMT_ROUTE_NT_HANDLE(%s, %s)\n", short, substr(r, 10) > routes
                 } else if (r == "nt") {
                     printf "KMT_ROUTE_NT(%s)\n", short > routes
                 } else if (r == "objects") {

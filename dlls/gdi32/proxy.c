@@ -5,25 +5,23 @@
  * Every Wine export is an import thunk into gdi32_orig.dll (Wine's own
  * gdi32 under another name, see thunks.S).  The D3DKMT functions Wine lacks
  * go to kmtshim.dll; the ones both have are routed by routing.txt: a call
- * naming a kmtshim handle goes to kmtshim, anything else to Wine, so Wine's
- * own D3D stack (wined3d opens its adapters through gdi32) keeps working.
+ * naming a handle in kmtshim's index range goes to kmtshim, anything else
+ * to Wine, so Wine's own D3D stack (wined3d opens its adapters through
+ * gdi32) keeps working.
  *
  * kmtshim.dll is loaded on the proxy's first D3DKMT call, not with the
  * proxy: a process that never calls D3DKMT functions never loads it, and a
  * process where it cannot load keeps Wine's behaviour.  Loading it does not
- * start kmtshim's core (its ownership query answers "not mine" until the
- * process opened something through kmtshim).
+ * start kmtshim's core, and routing by handle index asks kmtshim nothing.
  */
 #define KMTAPI
 #include "kmtshim/d3dkmthk.h"
 
 typedef NTSTATUS (APIENTRY *d3dkmt_fn)(void *desc);
-typedef BOOL (WINAPI *owns_handle_fn)(D3DKMT_HANDLE handle);
 
 #define SHIM_FAILED ((HMODULE)(ULONG_PTR)1)
 
 static HMODULE shim_module;              /* NULL: not tried yet */
-static owns_handle_fn shim_owns_handle;
 
 /* Loads kmtshim.dll once; NULL when it cannot be loaded. */
 static HMODULE load_shim(void)
@@ -34,12 +32,8 @@ static HMODULE load_shim(void)
         return module == SHIM_FAILED ? NULL : module;
     module = LoadLibraryW(L"kmtshim.dll");
     if (module) {
-        /* every racing thread stores the same address (one module) */
-        owns_handle_fn owns = (owns_handle_fn)(void *)GetProcAddress(module, "KmtShimOwnsHandle");
-
-        if (owns) {
-            __atomic_store_n(&shim_owns_handle, owns, __ATOMIC_RELEASE);
-        } else {
+        /* a kmtshim.dll of this interface has the ownership query */
+        if (!GetProcAddress(module, "KmtShimOwnsHandle")) {
             FreeLibrary(module);
             module = SHIM_FAILED;
         }
@@ -86,9 +80,22 @@ static BOOL desc_ok(const void *desc, SIZE_T size)
     return v >= 0x10000 && v <= 0x7fffffffffffull - size;
 }
 
-/* kmtshim answers calls on its own handles, and bad descriptors and zero
- * handles (no one's: Windows' NTSTATUS).  It is asked even when the proxy
- * has not used it yet: the program may have called kmtshim.dll directly. */
+/* Who serves a D3DKMT handle, local or global, is decided by its index
+ * alone (bits 29..6, Windows' layout): kmtshim's indices start at 2^23
+ * (hmgr.h, broker/daemon/globals.c), Wine's (10.15 on: local handles in
+ * win32u, global ones in the wineserver) at 0, so bit 29 is set exactly in
+ * kmtshim's.  A stale handle goes back to the side that issued it, which
+ * answers what Windows answers; so does 0 (nobody's), which kmtshim
+ * answers. */
+#define KMT_SHIM_INDEX_BIT 0x20000000u
+
+static BOOL shims_handle(D3DKMT_HANDLE handle)
+{
+    return !handle || (handle & KMT_SHIM_INDEX_BIT);
+}
+
+/* kmtshim answers calls on its own handles and bad descriptors (Windows'
+ * NTSTATUS).  Without kmtshim everything is Wine's. */
 static BOOL shim_owns(const void *desc, unsigned offset)
 {
     D3DKMT_HANDLE handle;
@@ -98,7 +105,7 @@ static BOOL shim_owns(const void *desc, unsigned offset)
     if (!desc_ok(desc, offset + sizeof(handle)))
         return TRUE;
     memcpy(&handle, (const char *)desc + offset, sizeof(handle));
-    return !handle || __atomic_load_n(&shim_owns_handle, __ATOMIC_ACQUIRE)(handle);
+    return shims_handle(handle);
 }
 
 /* The same for the first handle of an array the descriptor points to
@@ -116,7 +123,7 @@ static inline BOOL shim_owns_ptr(const void *desc, unsigned offset)
     if (!desc_ok(array, sizeof(handle)))
         return TRUE;
     memcpy(&handle, array, sizeof(handle));
-    return !handle || __atomic_load_n(&shim_owns_handle, __ATOMIC_ACQUIRE)(handle);
+    return shims_handle(handle);
 }
 
 /* The first handle of `array` (ShareObjects' objects) is kmtshim's, or
@@ -130,18 +137,7 @@ static inline BOOL shim_owns_array(const D3DKMT_HANDLE *array)
     if (!desc_ok(array, sizeof(handle)))
         return TRUE;
     memcpy(&handle, array, sizeof(handle));
-    return !handle || __atomic_load_n(&shim_owns_handle, __ATOMIC_ACQUIRE)(handle);
-}
-
-/* A non-zero handle at `offset` of a readable descriptor. */
-static inline BOOL foreign_handle(const void *desc, unsigned offset)
-{
-    D3DKMT_HANDLE handle;
-
-    if (!desc_ok(desc, offset + sizeof(handle)))
-        return FALSE;
-    memcpy(&handle, (const char *)desc + offset, sizeof(handle));
-    return handle != 0;
+    return shims_handle(handle);
 }
 
 /* kmtshim's answer for an NT handle or name that is not its own: not an
@@ -170,6 +166,59 @@ static BOOL shim_knows_luid(const void *desc, unsigned offset)
     close.hAdapter = open.hAdapter;
     call_shim("D3DKMTCloseAdapter", &close_fn, &close);
     return TRUE;
+}
+
+/* NtQueryObject's ObjectTypeInformation answer starts with the type name. */
+typedef struct {
+    USHORT Length, MaximumLength;
+    WCHAR *Buffer;
+} proxy_unicode_string;
+typedef NTSTATUS (WINAPI *query_object_fn)(HANDLE handle, int info_class, void *info, ULONG size, ULONG *ret);
+#define PROXY_OBJECT_TYPE_INFORMATION 2
+
+/* `len` bytes at `name` are `want` (the proxy links no C runtime). */
+static BOOL same_name(const WCHAR *name, ULONG len, const WCHAR *want)
+{
+    ULONG i;
+
+    for (i = 0; i < len / sizeof(WCHAR); i++)
+        if (!want[i] || name[i] != want[i])
+            return FALSE;
+    return !want[i];
+}
+
+/* The NT handle at `offset` is a wineserver D3DKMT share: Wine 10.15 on
+ * gives its shared resources and sync objects the object types Windows'
+ * dxgkrnl does, and kmtshim's NT handles are never of these types.  Asked
+ * on every call, not cached: a handle value names another object once it
+ * is closed, and opens from NT handles are not on a per-frame path. */
+static BOOL wine_nt_share(const void *desc, unsigned offset)
+{
+    static const WCHAR resource[] = L"DxgkSharedResource", sync[] = L"DxgkSharedSyncObject";
+    static query_object_fn query;
+    union {
+        proxy_unicode_string name;
+        char bytes[512];
+    } info;
+    query_object_fn fn = __atomic_load_n(&query, __ATOMIC_ACQUIRE);
+    HANDLE handle;
+    ULONG len;
+
+    if (!desc_ok(desc, offset + sizeof(handle)))
+        return FALSE;
+    memcpy(&handle, (const char *)desc + offset, sizeof(handle));
+    if (!fn) {
+        if (!(fn = (query_object_fn)(void *)GetProcAddress(GetModuleHandleW(L"ntdll.dll"), "NtQueryObject")))
+            return FALSE;
+        __atomic_store_n(&query, fn, __ATOMIC_RELEASE);
+    }
+    if (!handle || fn(handle, PROXY_OBJECT_TYPE_INFORMATION, &info, sizeof(info), NULL))
+        return FALSE;
+    len = info.name.Length;
+    if ((char *)info.name.Buffer < info.bytes || len > sizeof(info) ||
+        (char *)info.name.Buffer + len > info.bytes + sizeof(info))
+        return FALSE;
+    return same_name(info.name.Buffer, len, resource) || same_name(info.name.Buffer, len, sync);
 }
 
 /* kmtshim-only names, with the exact argument count: on i386 the callee
@@ -253,16 +302,33 @@ typedef NTSTATUS (APIENTRY *d3dkmt_fn2)(void *arg0, void *arg1);
 #define KMT_ROUTE_FIRST(name) \
     KMT_ROUTE_SHIM_FIRST(name, status && desc_ok(desc, sizeof(LUID)))
 
-/* Opens by a global handle (routing.txt "global@N"): Wine when kmtshim
- * answers STATUS_INVALID_PARAMETER for a non-zero handle at `offset`,
- * which is how a global handle kmtshim's session does not know reads. */
-#define KMT_ROUTE_GLOBAL(name, offset) \
-    KMT_ROUTE_SHIM_FIRST(name, status == (NTSTATUS)STATUS_INVALID_PARAMETER && foreign_handle(desc, offset))
+/* Opens by a global handle (routing.txt "global@N"): the global handle's
+ * index decides, as for local handles (both sides use Windows' layout with
+ * low bits 2, Wine's from index 0, kmtshim's broker's from 2^23). */
+#define KMT_ROUTE_GLOBAL(name, offset) KMT_ROUTE_HANDLE(name, offset)
 
-/* An NT handle or an NT name (routing.txt "nt"): Wine when kmtshim says the
- * handle or name is not one of its own. */
+/* An NT name (routing.txt "nt"): Wine when kmtshim says the name is not
+ * one of its own. */
 #define KMT_ROUTE_NT(name) \
     KMT_ROUTE_SHIM_FIRST(name, not_shims_nt(status) && desc_ok(desc, sizeof(HANDLE)))
+
+/* An NT handle at `offset` (routing.txt "nthandle@N"): a wineserver D3DKMT
+ * share (Wine 10.15 on) goes to Wine; any other handle to kmtshim first, and
+ * to Wine when kmtshim says it is not one of its NT handles. */
+#define KMT_ROUTE_NT_HANDLE(name, offset)                                   \
+    NTSTATUS APIENTRY px_D3DKMT##name(void *desc);                          \
+    NTSTATUS APIENTRY route_D3DKMT##name(void *desc);                       \
+    NTSTATUS APIENTRY route_D3DKMT##name(void *desc)                        \
+    {                                                                       \
+        static d3dkmt_fn fn;                                                \
+        NTSTATUS status;                                                    \
+        if (!load_shim() || wine_nt_share(desc, offset))                    \
+            return px_D3DKMT##name(desc);                                   \
+        status = call_shim("D3DKMT" #name, &fn, desc);                      \
+        if (!not_shims_nt(status) || !desc_ok(desc, (offset) + sizeof(HANDLE))) \
+            return status;                                                  \
+        return px_D3DKMT##name(desc);                                       \
+    }
 
 /* ShareObjects (routing.txt "objects"): five arguments; the first object
  * handle decides, as for "handle@N". */

@@ -638,15 +638,18 @@ void kmtc_video_memory(void)
     expect_status(query_budget(f.adapter, NULL, 0, 1, &q), STATUS_INVALID_PARAMETER);
     expect_status(query_budget(0, NULL, 0, 0, &q), STATUS_INVALID_PARAMETER);
     {
-        /* a handle nobody here has: Wine's to answer through the proxy */
+        /* a handle nobody here has, in kmtshim's index range (kmtshim
+         * answers) and in Wine's (Wine's to answer through the proxy) */
+        D3DKMT_HANDLE wines = (f.adapter + 0x40000) & ~0x20000000u;
         NTSTATUS expected = STATUS_INVALID_PARAMETER;
 
+        expect_status(query_budget(f.adapter + 0x40000, NULL, 0, 0, &q), STATUS_INVALID_PARAMETER);
         if (kmt_wine_api.QueryVideoMemoryInfo) {
             D3DKMT_QUERYVIDEOMEMORYINFO w = { 0 };
-            w.hAdapter = f.adapter + 0x40000;
+            w.hAdapter = wines;
             expected = kmt_wine_api.QueryVideoMemoryInfo(&w);
         }
-        expect_status(query_budget(f.adapter + 0x40000, NULL, 0, 0, &q), expected);
+        expect_status(query_budget(wines, NULL, 0, 0, &q), expected);
     }
 
     /* hProcess: the calling process, however named */

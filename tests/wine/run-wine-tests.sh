@@ -68,6 +68,16 @@ run_suite test_proxy "$tests/test_proxy.exe"
 run_suite test_proxy_static "$tests/test_proxy_static.exe"
 run_suite test_proxy_user32 "$tests/test_proxy_user32.exe"
 
+# ---- kmtshim's handles and Wine 11's: the proxy over a fake Wine 11 gdi32 -----------------
+# An app-local proxy (tests/wine/fake/Makefile.inc): the program, the proxy
+# as gdi32.dll, the fake as gdi32_orig.dll and Wine's gdi32 as
+# gdi32_wine.dll in one directory, gdi32=n,b for this run only.
+ln -sf "$WINE_DLLDIR/gdi32.dll" "$tests/fake/app/gdi32_wine.dll"
+overrides=$WINEDLLOVERRIDES
+export WINEDLLOVERRIDES="$overrides;gdi32=n,b"
+run_suite test_fakegdi "$tests/fake/app/test_fakegdi.exe"
+export WINEDLLOVERRIDES="$overrides"
+
 # ---- tracing: WINEDEBUG=+kmtshim shows each call, its arguments and NTSTATUS ---------------
 WINEDEBUG=-all,+kmtshim run_exe trace "$tests/test_kmtshim.exe" open_close
 if grep -q "trace:d3dkmt:D3DKMTOpenAdapterFromLuid luid " "$log" &&
@@ -197,7 +207,7 @@ if gen_routes gen-proxy-share OpenResource OpenResourceFromNtHandle OpenSyncObje
    grep -qx "KMT_ROUTE_HANDLE(OpenSyncObjectFromNtHandle2, 8)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_GLOBAL(OpenSynchronizationObject, 0)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_GLOBAL(OpenKeyedMutex, 0)" "$gen/routes.h" &&
-   grep -qx "KMT_ROUTE_NT(OpenSyncObjectFromNtHandle)" "$gen/routes.h" &&
+   grep -qx "KMT_ROUTE_NT_HANDLE(OpenSyncObjectFromNtHandle, 0)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_NT(OpenNtHandleFromName)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_OBJECTS(ShareObjects)" "$gen/routes.h" &&
    grep -q "D3DKMTShareObjects = route_D3DKMTShareObjects @9008" "$gen/gdi32.def" &&

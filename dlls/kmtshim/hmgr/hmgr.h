@@ -10,8 +10,8 @@
  * handles in the same format from index 0 upward, in the same process as
  * kmtshim's when the gdi32 proxy is used: starting at 2^23 keeps the two
  * spaces disjoint by construction (Wine would need 8M live objects to reach
- * kmtshim's first index), so "is this a live kmtshim handle" never mistakes
- * a Wine handle for one of kmtshim's.
+ * kmtshim's first index), so the proxy routes by bit 29 alone, live or
+ * stale (dlls/gdi32/routing.txt).
  *
  * One space for every object type.  Free slots form a FIFO threaded through
  * the table and the table grows while fewer than HMGR_RESERVE slots are free,

@@ -19,6 +19,7 @@
 #include "drm_test.h"
 #include "fake_drm.h"
 #include "fake_xe_exec.h"
+#include "miniports/drm/drm_winsys.h"
 
 #define QPC_HZ 10000000ull
 
@@ -237,6 +238,26 @@ START_TEST(xe_counter_is_extended_by_its_reported_width)
 }
 END_TEST
 
+/* Two threads calibrate at once and the later sample takes the lock
+ * first: the earlier one is extended from the saved state but leaves it
+ * alone, so the next sample still pairs the later GPU value with its own
+ * CPU time. */
+START_TEST(an_older_sample_leaves_the_saved_state)
+{
+    struct kdrm_clock_state state = { .valid = true, .gpu = (1ull << 36) + 5000, .cpu_qpc = 20000000 };
+    struct kdrm_gpu_clock older = { .frequency = 10000000, .gpu = 4000, .cpu_qpc = 19999900, .width = 36 };
+    struct kdrm_gpu_clock newer = { .frequency = 10000000, .gpu = 6000, .cpu_qpc = 20001000, .width = 36 };
+
+    pthread_mutex_init(&state.lock, NULL);
+    ck_assert_uint_eq(kdrm_clock_extend(&state, &older), (1ull << 36) + 4000);
+    ck_assert_uint_eq(state.gpu, (1ull << 36) + 5000);
+    ck_assert_uint_eq(state.cpu_qpc, 20000000);
+    ck_assert_uint_eq(kdrm_clock_extend(&state, &newer), (1ull << 36) + 6000);
+    ck_assert_uint_eq(state.cpu_qpc, 20001000);
+    pthread_mutex_destroy(&state.lock);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("drm_clock");
@@ -247,6 +268,7 @@ int main(void)
                         (int)(sizeof(families) / sizeof(families[0])));
     tcase_add_test(tc, i915_counter_is_extended_across_its_wrap);
     tcase_add_test(tc, xe_counter_is_extended_by_its_reported_width);
+    tcase_add_test(tc, an_older_sample_leaves_the_saved_state);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

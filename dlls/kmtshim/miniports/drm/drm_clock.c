@@ -55,8 +55,14 @@ uint64_t kdrm_clock_extend(struct kdrm_clock_state *state, const struct kdrm_gpu
             value += span;
         else if (value > expected + span / 2 && value >= span)
             value -= span;
+        /* a sample older than the saved one (a racing thread got the lock
+         * first) is extended from it but moves it neither way */
+        if (clock->cpu_qpc < state->cpu_qpc) {
+            pthread_mutex_unlock(&state->lock);
+            return value;
+        }
         if (value < state->gpu)
-            value = state->gpu;          /* a read that raced the last one */
+            value = state->gpu;
     }
     state->valid = true;
     state->gpu = value;

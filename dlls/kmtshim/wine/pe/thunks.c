@@ -87,14 +87,12 @@ NTSTATUS pe_QueryStatistics(const D3DKMT_QUERYSTATISTICS *desc)
 /* A destroyed device's cached event duplicates (event_cache.c) go too. */
 NTSTATUS pe_DestroyDevice(const D3DKMT_DESTROYDEVICE *desc)
 {
-    D3DKMT_HANDLE device;
-    NTSTATUS status;
+    NTSTATUS status = kmt_call_desc(KMT_UNIX_DestroyDevice, desc);
 
-    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
-        return kmt_call_desc(KMT_UNIX_DestroyDevice, desc);
-    device = desc->hDevice;
-    if (!(status = kmt_call_desc(KMT_UNIX_DestroyDevice, desc)))
-        kmt_event_cache_drop_device(device);
+    /* read only after the core succeeded: it answers a bad descriptor,
+     * which on i386 no bounds check here could tell from a good one */
+    if (!status)
+        kmt_event_cache_drop_device(desc->hDevice);
     return status;
 }
 

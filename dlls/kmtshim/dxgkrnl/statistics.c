@@ -2,13 +2,16 @@
  * QueryStatistics: the counters task managers read, from the core's own
  * books.  kmtshim's state is per process, so a PROCESS_* query and its
  * adapter-wide twin give the same numbers (the process is the only one
- * the core knows).  What each counter is and where it comes from:
+ * the core knows).  The *2 types are the same queries addressed with a
+ * physical adapter index; PHYSICAL_ADAPTER and the memory-usage types are
+ * statistics_ext.c's.  What each counter is and where it comes from:
  * docs/architecture.md, "Statistics".
  */
 #include <string.h>
 
 #include "dxgkrnl.h"
 #include "ddi.h"
+#include "statistics.h"
 #include "vidsch.h"
 
 static bool is_process_type(D3DKMT_QUERYSTATISTICS_TYPE type)
@@ -37,7 +40,7 @@ static ULONG vidpn_source_count(const struct dxgk_adapter *adapter)
 
 /* The budget group a segment's allocations are counted in; the core books
  * per group, so a group's counts go to its first segment. */
-static UINT segment_group(const DXGK_SEGMENTDESCRIPTOR *seg)
+UINT dxgk_stats_segment_group(const DXGK_SEGMENTDESCRIPTOR *seg)
 {
     return seg->Flags.NonLocalBudgetGroup ? D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL
                                           : D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL;
@@ -45,17 +48,17 @@ static UINT segment_group(const DXGK_SEGMENTDESCRIPTOR *seg)
 
 static bool first_of_group(const struct dxgk_adapter *adapter, UINT id)
 {
-    UINT group = segment_group(&adapter->segments.pSegmentDescriptor[id]);
+    UINT group = dxgk_stats_segment_group(&adapter->segments.pSegmentDescriptor[id]);
 
     for (UINT i = 0; i < id; i++)
-        if (segment_group(&adapter->segments.pSegmentDescriptor[i]) == group)
+        if (dxgk_stats_segment_group(&adapter->segments.pSegmentDescriptor[i]) == group)
             return false;
     return true;
 }
 
-static void segment_counts(const struct dxgk_adapter *adapter, UINT id, UINT64 *bytes, ULONG *count)
+void dxgk_stats_segment_counts(const struct dxgk_adapter *adapter, UINT id, UINT64 *bytes, ULONG *count)
 {
-    UINT group = segment_group(&adapter->segments.pSegmentDescriptor[id]);
+    UINT group = dxgk_stats_segment_group(&adapter->segments.pSegmentDescriptor[id]);
 
     *bytes = 0;
     *count = 0;
@@ -71,7 +74,7 @@ static void fill_segment(const struct dxgk_adapter *adapter, UINT id, D3DKMT_QUE
     UINT64 bytes;
     ULONG count;
 
-    segment_counts(adapter, id, &bytes, &count);
+    dxgk_stats_segment_counts(adapter, id, &bytes, &count);
     out->CommitLimit = seg->CommitLimit ? seg->CommitLimit : seg->Size;
     out->BytesCommitted = bytes;
     out->BytesResident = bytes;          /* nothing is ever evicted */
@@ -79,7 +82,7 @@ static void fill_segment(const struct dxgk_adapter *adapter, UINT id, D3DKMT_QUE
     out->Memory.AllocsResident = count;
     out->Aperture = seg->Flags.Aperture;
     out->SegmentProperties.SystemMemory = seg->Flags.Aperture || seg->Flags.PopulatedFromSystemMemory;
-    out->SegmentProperties.SegmentGroup = segment_group(seg);
+    out->SegmentProperties.SegmentGroup = dxgk_stats_segment_group(seg);
     out->SegmentProperties.FullyCPUVisible = seg->Flags.CpuVisible;
 }
 
@@ -89,7 +92,7 @@ static void fill_process_segment(const struct dxgk_adapter *adapter, UINT id,
     UINT64 bytes;
     ULONG count;
 
-    segment_counts(adapter, id, &bytes, &count);
+    dxgk_stats_segment_counts(adapter, id, &bytes, &count);
     out->BytesCommitted = bytes;
     out->VideoMemory.AllocsCommitted = count;
     out->VideoMemory.AllocsResidentInP[0].Count = count;   /* always in the preferred segment */
@@ -130,7 +133,7 @@ static void fill_node(struct dxgk_adapter *adapter, UINT node, D3DKMT_QUERYSTATI
 static UINT memory_group_count(const struct dxgk_adapter *adapter)
 {
     for (UINT i = 0; i < adapter->segments.NbSegment; i++)
-        if (segment_group(&adapter->segments.pSegmentDescriptor[i]) == D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL)
+        if (dxgk_stats_segment_group(&adapter->segments.pSegmentDescriptor[i]) == D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL)
             return 2;
     return 1;
 }
@@ -162,8 +165,50 @@ static void fill_process_adapter(struct dxgk_adapter *adapter,
             atomic_load_explicit(&adapter->usage[group], memory_order_relaxed);
 }
 
+/* A *2 query as its plain twin: its physical adapter index checked, its
+ * id moved to where the plain type reads it. */
+static NTSTATUS plain_query(struct dxgk_adapter *adapter, D3DKMT_QUERYSTATISTICS *q)
+{
+    UINT physical;
+
+    switch (q->Type) {
+    case D3DKMT_QUERYSTATISTICS_ADAPTER2:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_ADAPTER2:
+        physical = q->QueryAdapter2.PhysicalAdapterIndex;
+        q->Type = q->Type == D3DKMT_QUERYSTATISTICS_ADAPTER2 ? D3DKMT_QUERYSTATISTICS_ADAPTER
+                                                             : D3DKMT_QUERYSTATISTICS_PROCESS_ADAPTER;
+        break;
+    case D3DKMT_QUERYSTATISTICS_SEGMENT2:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT2:
+        physical = q->QuerySegment2.PhysicalAdapterIndex;
+        q->QuerySegment.SegmentId = q->QuerySegment2.SegmentId;
+        q->Type = q->Type == D3DKMT_QUERYSTATISTICS_SEGMENT2 ? D3DKMT_QUERYSTATISTICS_SEGMENT
+                                                             : D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT;
+        break;
+    case D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT_GROUP2:
+        physical = q->QueryProcessSegmentGroup2.PhysicalAdapterIndex;
+        q->QueryProcessSegmentGroup = (D3DKMT_MEMORY_SEGMENT_GROUP)q->QueryProcessSegmentGroup2.SegmentGroup;
+        q->Type = D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT_GROUP;
+        break;
+    case D3DKMT_QUERYSTATISTICS_NODE2:
+    case D3DKMT_QUERYSTATISTICS_PROCESS_NODE2:
+        physical = q->QueryNode2.PhysicalAdapterIndex;
+        q->QueryNode.NodeId = q->QueryNode2.NodeOrdinal;
+        q->Type = q->Type == D3DKMT_QUERYSTATISTICS_NODE2 ? D3DKMT_QUERYSTATISTICS_NODE
+                                                          : D3DKMT_QUERYSTATISTICS_PROCESS_NODE;
+        break;
+    default:
+        return STATUS_SUCCESS;
+    }
+    return dxgk_stats_physical_ok(adapter, physical) ? STATUS_SUCCESS : STATUS_INVALID_PARAMETER;
+}
+
 static NTSTATUS fill(struct dxgk_adapter *adapter, D3DKMT_QUERYSTATISTICS *q, D3DKMT_QUERYSTATISTICS_RESULT *r)
 {
+    NTSTATUS status = plain_query(adapter, q);
+
+    if (status)
+        return status;
     switch (q->Type) {
     case D3DKMT_QUERYSTATISTICS_ADAPTER:
         fill_adapter(adapter, &r->AdapterInformation);
@@ -196,22 +241,33 @@ static NTSTATUS fill(struct dxgk_adapter *adapter, D3DKMT_QUERYSTATISTICS *q, D3
         return STATUS_SUCCESS;
     case D3DKMT_QUERYSTATISTICS_VIDPNSOURCE:
     case D3DKMT_QUERYSTATISTICS_PROCESS_VIDPNSOURCE:
-        /* No present reaches a source yet: its frame counters are 0. */
+        /* kmtshim has no present path yet (D3DKMTPresent is a stub), so no
+         * frame reaches a source: its frame counters are 0. */
         if (q->QueryVidPnSource.VidPnSourceId >= vidpn_source_count(adapter))
             return STATUS_INVALID_PARAMETER;
         return STATUS_SUCCESS;
+    case D3DKMT_QUERYSTATISTICS_PHYSICAL_ADAPTER:
+        return dxgk_stats_physical_adapter(adapter, q->QueryPhysAdapter.PhysicalAdapterIndex,
+                                           &r->PhysAdapterInformation);
+    case D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT_GROUP:
+        return dxgk_stats_process_segment_group(adapter, (UINT)q->QueryProcessSegmentGroup,
+                                                &r->ProcessSegmentGroupInformation);
+    case D3DKMT_QUERYSTATISTICS_SEGMENT_USAGE:
+        return dxgk_stats_segment_usage(adapter, q->QuerySegmentUsage.PhysicalAdapterIndex,
+                                        q->QuerySegmentUsage.SegmentId, &r->SegmentUsageInformation);
+    case D3DKMT_QUERYSTATISTICS_SEGMENT_GROUP_USAGE:
+        return dxgk_stats_segment_group_usage(adapter, q->QuerySegmentGroupUsage.PhysicalAdapterIndex,
+                                              q->QuerySegmentGroupUsage.SegmentGroup,
+                                              &r->SegmentGroupUsageInformation);
     default:
-        /* PROCESS_SEGMENT_GROUP and the Windows 10 1803+ types (physical
-         * adapter, *2, *_USAGE): their result and query layouts are not
-         * declared, so they are refused rather than answered in a layout
-         * that could be wrong (docs/architecture.md, "Statistics"). */
-        return STATUS_NOT_SUPPORTED;
+        return STATUS_INVALID_PARAMETER;   /* not reached: the type was checked */
     }
 }
 
 NTSTATUS dxgk_query_statistics(D3DKMT_QUERYSTATISTICS *q)
 {
     D3DKMT_QUERYSTATISTICS_RESULT result;
+    D3DKMT_QUERYSTATISTICS query;
     struct dxgk_adapter *adapter;
     NTSTATUS status;
 
@@ -224,7 +280,8 @@ NTSTATUS dxgk_query_statistics(D3DKMT_QUERYSTATISTICS *q)
     if (!(adapter = dxgk_adapter_from_luid(q->AdapterLuid)))
         return STATUS_INVALID_PARAMETER;
     memset(&result, 0, sizeof(result));
-    status = fill(adapter, q, &result);
+    query = *q;                          /* fill() rewrites a *2 query */
+    status = fill(adapter, &query, &result);
     if (!status)
         q->QueryResult = result;
     dxgk_adapter_put(adapter);

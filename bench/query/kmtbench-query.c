@@ -1,6 +1,6 @@
 /*
  * kmtbench-query: the cost of one query call, natively, on the software
- * adapter: QueryStatistics of each type kmtshim serves and QueryAdapterInfo
+ * adapter: QueryStatistics of each documented type and QueryAdapterInfo
  * of common types, next to a raw getpid system call and a raw ioctl that
  * copies a word out (FIONREAD on a pipe), measured in the same run.  The
  * per-call goal for the statistics is 1 us.
@@ -33,6 +33,22 @@ static const struct stats_case stats_cases[] = {
     { "stats_vidpnsource", D3DKMT_QUERYSTATISTICS_VIDPNSOURCE, "QueryStatistics VIDPNSOURCE 0" },
     { "stats_process_vidpnsource", D3DKMT_QUERYSTATISTICS_PROCESS_VIDPNSOURCE,
       "QueryStatistics PROCESS_VIDPNSOURCE 0" },
+    /* the Windows 10 1803+ types; a zero query is physical adapter 0,
+     * segment, node or local group 0 */
+    { "stats_process_segment_group", D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT_GROUP,
+      "QueryStatistics PROCESS_SEGMENT_GROUP local" },
+    { "stats_physical_adapter", D3DKMT_QUERYSTATISTICS_PHYSICAL_ADAPTER, "QueryStatistics PHYSICAL_ADAPTER 0" },
+    { "stats_adapter2", D3DKMT_QUERYSTATISTICS_ADAPTER2, "QueryStatistics ADAPTER2" },
+    { "stats_segment2", D3DKMT_QUERYSTATISTICS_SEGMENT2, "QueryStatistics SEGMENT2 0" },
+    { "stats_process_adapter2", D3DKMT_QUERYSTATISTICS_PROCESS_ADAPTER2, "QueryStatistics PROCESS_ADAPTER2" },
+    { "stats_process_segment2", D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT2, "QueryStatistics PROCESS_SEGMENT2 0" },
+    { "stats_process_segment_group2", D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT_GROUP2,
+      "QueryStatistics PROCESS_SEGMENT_GROUP2 local" },
+    { "stats_segment_usage", D3DKMT_QUERYSTATISTICS_SEGMENT_USAGE, "QueryStatistics SEGMENT_USAGE 0" },
+    { "stats_segment_group_usage", D3DKMT_QUERYSTATISTICS_SEGMENT_GROUP_USAGE,
+      "QueryStatistics SEGMENT_GROUP_USAGE local" },
+    { "stats_node2", D3DKMT_QUERYSTATISTICS_NODE2, "QueryStatistics NODE2 0" },
+    { "stats_process_node2", D3DKMT_QUERYSTATISTICS_PROCESS_NODE2, "QueryStatistics PROCESS_NODE2 0" },
 };
 
 static void stats_body(void *arg, unsigned ops)

@@ -25,7 +25,9 @@ struct fake_kms fake_kms;
 
 #define ENCODER_HDMI 21u
 #define ENCODER_VGA 22u
+#define ENCODER_CLONE 23u
 #define CONNECTOR_VGA FAKE_KMS_VGA_CONNECTOR
+#define CONNECTOR_CLONE FAKE_KMS_CLONE_CONNECTOR
 #define MAX_PENDING 16
 
 static struct {
@@ -34,6 +36,7 @@ static struct {
     struct stat node;
     bool reported;                      /* connector 31's status as last probed */
     bool vga_reported;                  /* connector 32's */
+    bool clone_reported;                /* connector 33's */
     uint64_t t0;                        /* vblank 0 */
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -114,13 +117,14 @@ static void put_ids(uint64_t ptr, uint32_t *count, const uint32_t *ids, uint32_t
 static int get_resources(struct drm_mode_card_res *r)
 {
     static const uint32_t crtcs[] = { FAKE_KMS_CRTC, FAKE_KMS_IDLE_CRTC };
-    static const uint32_t connectors[] = { FAKE_KMS_CONNECTOR, CONNECTOR_VGA };
-    static const uint32_t encoders[] = { ENCODER_HDMI, ENCODER_VGA };
+    static const uint32_t connectors[] = { FAKE_KMS_CONNECTOR, CONNECTOR_VGA, CONNECTOR_CLONE };
+    static const uint32_t encoders[] = { ENCODER_HDMI, ENCODER_VGA, ENCODER_CLONE };
+    uint32_t n = fake_kms.config.clone_output ? 3 : 2;
 
     put_ids(r->fb_id_ptr, &r->count_fbs, NULL, 0);
     put_ids(r->crtc_id_ptr, &r->count_crtcs, crtcs, 2);
-    put_ids(r->connector_id_ptr, &r->count_connectors, connectors, 2);
-    put_ids(r->encoder_id_ptr, &r->count_encoders, encoders, 2);
+    put_ids(r->connector_id_ptr, &r->count_connectors, connectors, n);
+    put_ids(r->encoder_id_ptr, &r->count_encoders, encoders, n);
     r->min_width = r->min_height = 1;
     r->max_width = r->max_height = 8192;
     return 0;
@@ -142,6 +146,11 @@ static int get_connector(struct drm_mode_get_connector *c)
         encoder = ENCODER_VGA;
         c->connector_type = DRM_MODE_CONNECTOR_VGA;
         c->encoder_id = connected ? ENCODER_VGA : 0;
+    } else if (c->connector_id == CONNECTOR_CLONE && fake_kms.config.clone_output) {
+        connected = probe(c, &k.clone_reported, fake_kms.clone_plugged);
+        encoder = ENCODER_CLONE;
+        c->connector_type = DRM_MODE_CONNECTOR_DVID;
+        c->encoder_id = connected && crtc_on() ? ENCODER_CLONE : 0;
     } else {
         return -ENOENT;
     }
@@ -173,6 +182,10 @@ static int get_encoder(struct drm_mode_get_encoder *e)
         e->encoder_type = DRM_MODE_ENCODER_DAC;
         e->crtc_id = second_on() ? FAKE_KMS_IDLE_CRTC : 0;
         e->possible_crtcs = 2;
+    } else if (e->encoder_id == ENCODER_CLONE && fake_kms.config.clone_output) {
+        e->encoder_type = DRM_MODE_ENCODER_TMDS;
+        e->crtc_id = crtc_on() ? FAKE_KMS_CRTC : 0;
+        e->possible_crtcs = 1;
     } else {
         return -ENOENT;
     }
@@ -320,6 +333,7 @@ int fake_kms_open(const struct fake_kms_config *config, char *path, size_t size)
     fake_kms.config = *config;
     fake_kms.plugged = k.reported = !config->unplugged;
     fake_kms.vga_plugged = k.vga_reported = config->second_output;
+    fake_kms.clone_plugged = k.clone_reported = config->clone_output;
     k.npending = 0;
     k.t0 = now_ns();
     snprintf(k.dir, sizeof(k.dir), "/tmp/fake-kms-XXXXXX");
@@ -330,6 +344,7 @@ int fake_kms_open(const struct fake_kms_config *config, char *path, size_t size)
     if (mkfifo(k.path, 0600) || (k.fd = open(k.path, O_RDWR | O_CLOEXEC)) < 0 || fstat(k.fd, &k.node) ||
         snprintf(path, size, "%s", k.path) >= (int)size)
         return -1;
+
     fake_drm_kms = kms_ioctl;
     k.running = true;
     if (pthread_create(&k.thread, NULL, vblank_thread, NULL)) {
@@ -352,6 +367,7 @@ void fake_kms_close(void)
     if (k.fd >= 0)
         close(k.fd);
     k.fd = -1;
+
     if (*k.path)
         unlink(k.path);
     if (*k.dir)
@@ -382,6 +398,18 @@ void fake_kms_device_close(void)
     fake_kms_close();
     fake_drm_set_devices(NULL, 0, NULL);
     fake_drm_close();
+}
+
+void fake_kms_set_cable(uint32_t id, bool plugged)
+{
+    pthread_mutex_lock(&k.lock);
+    if (id == FAKE_KMS_CONNECTOR)
+        fake_kms.plugged = k.reported = plugged;
+    else if (id == CONNECTOR_VGA)
+        fake_kms.vga_plugged = k.vga_reported = plugged;
+    else if (id == CONNECTOR_CLONE)
+        fake_kms.clone_plugged = k.clone_reported = plugged;
+    pthread_mutex_unlock(&k.lock);
 }
 
 unsigned fake_kms_scan_line(uint64_t ns)

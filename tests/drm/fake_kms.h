@@ -18,7 +18,9 @@
  * their vblank.  Connector status follows the kernel's rules for probing:
  * a GETCONNECTOR with count_modes 0 probes (copies fake_kms.plugged to the
  * status reported), one with room for modes reads the last probed status;
- * fake_kms.vga_plugged is connector 32's cable.
+ * fake_kms.vga_plugged is connector 32's cable.  With config.clone_output,
+ * connector 33 (DVI, encoder 23, CRTC 41 only) is connected and cloned on
+ * CRTC 41 with connector 31; fake_kms.clone_plugged is its cable.
  */
 #ifndef KMTSHIM_FAKE_KMS_H
 #define KMTSHIM_FAKE_KMS_H
@@ -32,6 +34,7 @@
 #define FAKE_KMS_IDLE_CRTC 42u
 #define FAKE_KMS_CONNECTOR 31u
 #define FAKE_KMS_VGA_CONNECTOR 32u
+#define FAKE_KMS_CLONE_CONNECTOR 33u
 #define FAKE_KMS_FRAME_NS 16666666ull   /* 2200 * 1125 / 148.5 MHz */
 
 struct fake_kms_config {
@@ -39,12 +42,14 @@ struct fake_kms_config {
     bool crtc_off;                      /* no CRTC drives connector 31: QUEUE_SEQUENCE answers EINVAL */
     bool unplugged;                     /* connector 31 starts disconnected */
     bool second_output;                 /* connector 32 on CRTC 42, plugged at the start */
+    bool clone_output;                  /* connector 33 on CRTC 41 beside 31, plugged at the start */
 };
 
 struct fake_kms {
     struct fake_kms_config config;
     bool plugged;                       /* the cable; a probe makes it the reported status */
     bool vga_plugged;                   /* connector 32's, with config.second_output */
+    bool clone_plugged;                 /* connector 33's, with config.clone_output */
     unsigned probes, current_reads;     /* GETCONNECTOR calls of connector 31 (and 32 with
                                            config.second_output) that probed / did not */
     /* counted on the miniport's vblank thread and the fake's own */
@@ -64,6 +69,8 @@ void fake_kms_close(void);
  * miniport enumerates.  0, or -1; fake_kms_device_close() undoes it. */
 int fake_kms_device_open(const struct fake_kms_config *config);
 void fake_kms_device_close(void);
+/* Connector `id`'s cable set and probed. */
+void fake_kms_set_cable(uint32_t id, bool plugged);
 /* The line CRTC 41 scans at CLOCK_MONOTONIC time `ns` (1125 per frame). */
 unsigned fake_kms_scan_line(uint64_t ns);
 

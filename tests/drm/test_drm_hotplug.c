@@ -7,12 +7,16 @@
  * STATUS_DEVICE_REMOVED ("the display device was reset", Microsoft's
  * D3DKMTWaitForVerticalBlankEvent page) while the other source goes on.
  * After the monitor comes back, its source's waits work again.
+ *
+ * A source whose CRTC drives two connectors (config.clone_output) stays
+ * connected while either is.
  */
 #define _GNU_SOURCE
 #include "config.h"
 
 #include <check.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,18 +26,22 @@
 
 static D3DKMT_HANDLE adapter;
 
-static void start(void)
+static void start_with(const struct fake_kms_config *kc, ULONG sources)
 {
-    const struct fake_kms_config kc = { .second_output = true };
     D3DKMT_ADAPTERINFO info[2];
     D3DKMT_ENUMADAPTERS2 e = { 2, info };
 
-    ck_assert_int_eq(fake_kms_device_open(&kc), 0);
+    ck_assert_int_eq(fake_kms_device_open(kc), 0);
     kmt_test_use_miniport("drm");
     ck_assert_status(D3DKMTEnumAdapters2(&e), STATUS_SUCCESS);
     ck_assert_uint_eq(e.NumAdapters, 1);
-    ck_assert_uint_eq(info[0].NumOfSources, 2);
+    ck_assert_uint_eq(info[0].NumOfSources, sources);
     adapter = info[0].hAdapter;
+}
+
+static void start(void)
+{
+    start_with(&(struct fake_kms_config){ .second_output = true }, 2);
 }
 
 static void stop(void)
@@ -79,15 +87,20 @@ static NTSTATUS wait_vblank(UINT source)
     return D3DKMTWaitForVerticalBlankEvent(&w);
 }
 
-/* Unplugs or plugs connector 32 back, as the next probe sees it. */
-static void plug_vga(bool plugged)
+static void poll_children(void)
 {
     D3DKMT_POLLDISPLAYCHILDREN p;
 
-    fake_kms.vga_plugged = plugged;
     memset(&p, 0, sizeof(p));
     p.hAdapter = adapter;
     ck_assert_status(D3DKMTPollDisplayChildren(&p), STATUS_SUCCESS);
+}
+
+/* Unplugs or plugs connector 32 back, as the next probe sees it. */
+static void plug_vga(bool plugged)
+{
+    fake_kms.vga_plugged = plugged;
+    poll_children();
 }
 
 START_TEST(two_outputs_are_two_displays_with_their_own_owners)
@@ -122,13 +135,14 @@ START_TEST(two_outputs_are_two_displays_with_their_own_owners)
 }
 END_TEST
 
-/* Waits on source 1, one after another, until one does not succeed. */
+/* Waits on source (intptr_t)arg, one after another, until one does not
+ * succeed. */
 static void *wait_until_refused(void *arg)
 {
+    UINT source = (UINT)(intptr_t)arg;
     NTSTATUS status;
 
-    (void)arg;
-    while ((status = wait_vblank(1)) == STATUS_SUCCESS)
+    while ((status = wait_vblank(source)) == STATUS_SUCCESS)
         ;
     return (void *)(intptr_t)status;
 }
@@ -143,7 +157,7 @@ START_TEST(unplugged_display_ends_its_waits_until_plugged_back)
     owner = create_device();
     other = create_device();
     ck_assert_status(set_owner(owner, D3DKMT_VIDPNSOURCEOWNER_EXCLUSIVE, 1), STATUS_SUCCESS);
-    ck_assert_int_eq(pthread_create(&waiter, NULL, wait_until_refused, NULL), 0);
+    ck_assert_int_eq(pthread_create(&waiter, NULL, wait_until_refused, (void *)(intptr_t)1), 0);
     ck_assert_status(wait_vblank(1), STATUS_SUCCESS);
     plug_vga(false);
     ck_assert_int_eq(pthread_join(waiter, &ended), 0);
@@ -163,6 +177,36 @@ START_TEST(unplugged_display_ends_its_waits_until_plugged_back)
 }
 END_TEST
 
+START_TEST(polled_clones_keep_their_source_while_either_is_plugged)
+{
+    pthread_t waiter;
+    void *ended;
+
+    /* CRTC 41 drives HDMI and DVI: one source */
+    start_with(&(struct fake_kms_config){ .clone_output = true }, 1);
+    fake_kms_set_cable(FAKE_KMS_CLONE_CONNECTOR, false);
+    poll_children();
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    fake_kms_set_cable(FAKE_KMS_CLONE_CONNECTOR, true);
+    fake_kms_set_cable(FAKE_KMS_CONNECTOR, false);
+    poll_children();
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+
+    ck_assert_int_eq(pthread_create(&waiter, NULL, wait_until_refused, (void *)(intptr_t)0), 0);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    fake_kms_set_cable(FAKE_KMS_CLONE_CONNECTOR, false);
+    poll_children();
+    ck_assert_int_eq(pthread_join(waiter, &ended), 0);
+    ck_assert_status((NTSTATUS)(intptr_t)ended, STATUS_DEVICE_REMOVED);
+    ck_assert_status(wait_vblank(0), STATUS_DEVICE_REMOVED);
+
+    fake_kms_set_cable(FAKE_KMS_CONNECTOR, true);
+    poll_children();
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    stop();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("drm_hotplug");
@@ -171,6 +215,7 @@ int main(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, two_outputs_are_two_displays_with_their_own_owners);
     tcase_add_test(tc, unplugged_display_ends_its_waits_until_plugged_back);
+    tcase_add_test(tc, polled_clones_keep_their_source_while_either_is_plugged);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

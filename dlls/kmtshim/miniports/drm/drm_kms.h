@@ -6,7 +6,8 @@
  *   VidPn source   one per CRTC that drives (or can drive) a connected
  *                  connector, in the CRTC's order in the kernel's resources
  *                  (drm_kms.c).  Target id = source id; the connector is
- *                  the source's child (ChildUid = target id).
+ *                  the source's child (ChildUid = target id), connected
+ *                  while any connector the CRTC drives is
  *   mode           the CRTC's current mode, else the connector's preferred
  *                  one, else its first
  *   vblank         a thread per adapter while CRTC_VSYNC is enabled:
@@ -24,6 +25,7 @@
 #include "kmtshim/d3dkmddi.h"
 
 #define KDRM_MAX_SOURCES 8
+#define KDRM_MAX_CLONES 4                /* connectors one CRTC drives */
 
 struct kdrm_adapter;
 
@@ -37,7 +39,9 @@ struct kdrm_mode {
 };
 
 struct kdrm_source {
-    UINT32 crtc_id, connector_id;
+    UINT32 crtc_id;
+    UINT32 connector_ids[KDRM_MAX_CLONES]; /* the CRTC's connectors, clones after the first */
+    UINT connectors;
     UINT crtc_index;                     /* the CRTC's place in the resources (vblank's high-crtc bits) */
     struct kdrm_mode mode;
     /* the vblank thread's own; `timer` is read by GetScanLine too */
@@ -73,6 +77,9 @@ void kdrm_kms_stop(struct kdrm_adapter *a);
 UINT64 kdrm_now_ns(void);
 /* The source of a VidPn target id, NULL past the count. */
 struct kdrm_source *kdrm_kms_source(struct kdrm_adapter *a, UINT id);
+/* Whether any of the source's connectors is connected; 0 or -errno. */
+int kdrm_kms_source_connected(struct kdrm_adapter *a, const struct kdrm_source *s, bool non_destructive,
+                              bool *connected);
 NTSTATUS APIENTRY kdrm_query_child_status(PVOID ctx, DXGK_CHILD_STATUS *status, BOOLEAN non_destructive);
 /* DXGKQAITYPE_KMT_CURRENTDISPLAYMODE */
 NTSTATUS kdrm_kms_current_mode(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERINFO *q);

@@ -42,6 +42,7 @@ void kdrm_kms_init(struct kdrm_adapter *a)
 {
     memset(&a->kms, 0, sizeof(a->kms));
     a->kms.fd = a->kms.wake_fd = -1;
+    a->kms.hotplug.fd = a->kms.hotplug.stop_fd = -1;
     pthread_mutex_init(&a->kms.lock, NULL);
 }
 

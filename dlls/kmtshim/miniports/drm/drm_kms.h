@@ -8,6 +8,9 @@
  *                  (drm_kms.c).  Target id = source id; the connector is
  *                  the source's child (ChildUid = target id), connected
  *                  while any connector the CRTC drives is
+ *   hotplug        a thread per adapter with sources reads the kernel's
+ *                  DRM uevents and reports connection changes unasked
+ *                  (DxgkCbIndicateChildStatus) (drm_hotplug.c)
  *   mode           the CRTC's current mode, else the connector's preferred
  *                  one, else its first
  *   vblank         a thread per adapter while CRTC_VSYNC is enabled:
@@ -51,6 +54,14 @@ struct kdrm_source {
     UINT64 next_ns;                      /* the timer's next deadline (CLOCK_MONOTONIC) */
 };
 
+/* The uevent reader (drm_hotplug.c); the adapter's start and stop only. */
+struct kdrm_hotplug {
+    int fd;                              /* the uevent source, -1: none */
+    int stop_fd;                         /* eventfd: the thread leaves */
+    pthread_t thread;
+    bool running;
+};
+
 struct kdrm_kms {
     int fd;                              /* the card node, -1: no display side */
     bool own_fd;                         /* opened for KMS, not the family's card fd */
@@ -66,6 +77,7 @@ struct kdrm_kms {
     atomic_uint generation;              /* of the thread that may raise: one per enable */
     UINT64 enabled_ns;                   /* events older than this are stale */
     int wake_fd;                         /* eventfd: the thread re-reads its state */
+    struct kdrm_hotplug hotplug;
 };
 
 /* drm_kms.c: sources from the card node at DxgkDdiStartDevice (0 without
@@ -83,6 +95,12 @@ int kdrm_kms_source_connected(struct kdrm_adapter *a, const struct kdrm_source *
 NTSTATUS APIENTRY kdrm_query_child_status(PVOID ctx, DXGK_CHILD_STATUS *status, BOOLEAN non_destructive);
 /* DXGKQAITYPE_KMT_CURRENTDISPLAYMODE */
 NTSTATUS kdrm_kms_current_mode(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERINFO *q);
+
+/* drm_hotplug.c: the uevent thread of an adapter with sources, after
+ * kdrm_kms_start (none where no uevent source opens); its stop joins it
+ * and closes its descriptors, before the sources go. */
+void kdrm_hotplug_start(struct kdrm_adapter *a);
+void kdrm_hotplug_stop(struct kdrm_adapter *a);
 
 /* drm_vblank.c */
 NTSTATUS APIENTRY kdrm_control_interrupt(HANDLE hAdapter, DXGK_INTERRUPT_TYPE type, BOOLEAN enable);

@@ -626,3 +626,28 @@ void drm_test_finish(D3DKMT_HANDLE adapter, bool idle)
     }
     kmt_test_shutdown_no_leaks();
 }
+
+unsigned drm_test_threads_named(const char *name)
+{
+    DIR *d = opendir("/proc/self/task");
+    size_t len = strlen(name);
+    struct dirent *e;
+    unsigned n = 0;
+
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d))) {
+        char path[300], comm[32] = "";
+        FILE *f;
+
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+        if ((f = fopen(path, "r"))) {
+            if (fgets(comm, sizeof(comm), f) && !strncmp(comm, name, len) && comm[len] == '\n')
+                n++;
+            fclose(f);
+        }
+    }
+    closedir(d);
+    return n;
+}

@@ -36,6 +36,9 @@ unsigned drm_test_use_allocating(struct drm_test_adapter *out);
 void drm_test_check_expected(const struct drm_test_adapter *a, unsigned n);
 /* The render nodes the kernel has, counted from /dev/dri. */
 unsigned drm_test_count_render_nodes(void);
+/* The threads of this process named `name` (their comm), alive or not
+ * yet reaped. */
+unsigned drm_test_threads_named(const char *name);
 
 D3DKMT_HANDLE drm_test_create_device(D3DKMT_HANDLE adapter);
 void drm_test_destroy_device(D3DKMT_HANDLE device);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,7 +27,9 @@ struct fake_kms fake_kms;
 
 #define ENCODER_HDMI 21u
 #define ENCODER_VGA 22u
+#define ENCODER_CLONE 23u
 #define CONNECTOR_VGA FAKE_KMS_VGA_CONNECTOR
+#define CONNECTOR_CLONE FAKE_KMS_CLONE_CONNECTOR
 #define MAX_PENDING 16
 
 static struct {
@@ -34,6 +38,8 @@ static struct {
     struct stat node;
     bool reported;                      /* connector 31's status as last probed */
     bool vga_reported;                  /* connector 32's */
+    bool clone_reported;                /* connector 33's */
+    int uevent[2];                      /* [0]: the miniport's end (a duplicate of it), [1]: the fake's */
     uint64_t t0;                        /* vblank 0 */
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -41,7 +47,7 @@ static struct {
     bool running;
     struct { uint64_t seq, user_data; } pending[MAX_PENDING];
     unsigned npending;
-} k = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+} k = { .fd = -1, .uevent = { -1, -1 }, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 static uint64_t now_ns(void)
 {
@@ -99,6 +105,7 @@ static bool probe(const struct drm_mode_get_connector *c, bool *reported, bool c
         *reported = cable;
     } else {
         fake_kms.current_reads++;
+        fake_kms.reads_of[c->connector_id - FAKE_KMS_CONNECTOR]++;
     }
     return *reported;
 }
@@ -114,13 +121,14 @@ static void put_ids(uint64_t ptr, uint32_t *count, const uint32_t *ids, uint32_t
 static int get_resources(struct drm_mode_card_res *r)
 {
     static const uint32_t crtcs[] = { FAKE_KMS_CRTC, FAKE_KMS_IDLE_CRTC };
-    static const uint32_t connectors[] = { FAKE_KMS_CONNECTOR, CONNECTOR_VGA };
-    static const uint32_t encoders[] = { ENCODER_HDMI, ENCODER_VGA };
+    static const uint32_t connectors[] = { FAKE_KMS_CONNECTOR, CONNECTOR_VGA, CONNECTOR_CLONE };
+    static const uint32_t encoders[] = { ENCODER_HDMI, ENCODER_VGA, ENCODER_CLONE };
+    uint32_t n = fake_kms.config.clone_output ? 3 : 2;
 
     put_ids(r->fb_id_ptr, &r->count_fbs, NULL, 0);
     put_ids(r->crtc_id_ptr, &r->count_crtcs, crtcs, 2);
-    put_ids(r->connector_id_ptr, &r->count_connectors, connectors, 2);
-    put_ids(r->encoder_id_ptr, &r->count_encoders, encoders, 2);
+    put_ids(r->connector_id_ptr, &r->count_connectors, connectors, n);
+    put_ids(r->encoder_id_ptr, &r->count_encoders, encoders, n);
     r->min_width = r->min_height = 1;
     r->max_width = r->max_height = 8192;
     return 0;
@@ -142,6 +150,11 @@ static int get_connector(struct drm_mode_get_connector *c)
         encoder = ENCODER_VGA;
         c->connector_type = DRM_MODE_CONNECTOR_VGA;
         c->encoder_id = connected ? ENCODER_VGA : 0;
+    } else if (c->connector_id == CONNECTOR_CLONE && fake_kms.config.clone_output) {
+        connected = probe(c, &k.clone_reported, fake_kms.clone_plugged);
+        encoder = ENCODER_CLONE;
+        c->connector_type = DRM_MODE_CONNECTOR_DVID;
+        c->encoder_id = connected && crtc_on() ? ENCODER_CLONE : 0;
     } else {
         return -ENOENT;
     }
@@ -173,6 +186,10 @@ static int get_encoder(struct drm_mode_get_encoder *e)
         e->encoder_type = DRM_MODE_ENCODER_DAC;
         e->crtc_id = second_on() ? FAKE_KMS_IDLE_CRTC : 0;
         e->possible_crtcs = 2;
+    } else if (e->encoder_id == ENCODER_CLONE && fake_kms.config.clone_output) {
+        e->encoder_type = DRM_MODE_ENCODER_TMDS;
+        e->crtc_id = crtc_on() ? FAKE_KMS_CRTC : 0;
+        e->possible_crtcs = 1;
     } else {
         return -ENOENT;
     }
@@ -315,11 +332,14 @@ static void *vblank_thread(void *arg)
 
 int fake_kms_open(const struct fake_kms_config *config, char *path, size_t size)
 {
+    char num[16];
+
     fake_kms_close();
     memset(&fake_kms, 0, sizeof(fake_kms));
     fake_kms.config = *config;
     fake_kms.plugged = k.reported = !config->unplugged;
     fake_kms.vga_plugged = k.vga_reported = config->second_output;
+    fake_kms.clone_plugged = k.clone_reported = config->clone_output;
     k.npending = 0;
     k.t0 = now_ns();
     snprintf(k.dir, sizeof(k.dir), "/tmp/fake-kms-XXXXXX");
@@ -330,6 +350,10 @@ int fake_kms_open(const struct fake_kms_config *config, char *path, size_t size)
     if (mkfifo(k.path, 0600) || (k.fd = open(k.path, O_RDWR | O_CLOEXEC)) < 0 || fstat(k.fd, &k.node) ||
         snprintf(path, size, "%s", k.path) >= (int)size)
         return -1;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, k.uevent))
+        return -1;
+    snprintf(num, sizeof(num), "%d", k.uevent[0]);
+    setenv("KMTSHIM_DRM_UEVENT_FD", num, 1);
     fake_drm_kms = kms_ioctl;
     k.running = true;
     if (pthread_create(&k.thread, NULL, vblank_thread, NULL)) {
@@ -352,6 +376,12 @@ void fake_kms_close(void)
     if (k.fd >= 0)
         close(k.fd);
     k.fd = -1;
+    unsetenv("KMTSHIM_DRM_UEVENT_FD");
+    for (int i = 0; i < 2; i++) {
+        if (k.uevent[i] >= 0)
+            close(k.uevent[i]);
+        k.uevent[i] = -1;
+    }
     if (*k.path)
         unlink(k.path);
     if (*k.dir)
@@ -382,6 +412,61 @@ void fake_kms_device_close(void)
     fake_kms_close();
     fake_drm_set_devices(NULL, 0, NULL);
     fake_drm_close();
+}
+
+int fake_kms_uevent(const void *msg, size_t len)
+{
+    return send(k.uevent[1], msg, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+}
+
+void fake_kms_set_cable(uint32_t id, bool plugged)
+{
+    pthread_mutex_lock(&k.lock);
+    if (id == FAKE_KMS_CONNECTOR)
+        fake_kms.plugged = k.reported = plugged;
+    else if (id == CONNECTOR_VGA)
+        fake_kms.vga_plugged = k.vga_reported = plugged;
+    else if (id == CONNECTOR_CLONE)
+        fake_kms.clone_plugged = k.clone_reported = plugged;
+    pthread_mutex_unlock(&k.lock);
+}
+
+int fake_kms_hotplug(uint32_t id, bool plugged)
+{
+    static const char head[] = "change@/devices/pci0000:00/0000:00:02.0/drm/card0\0ACTION=change\0"
+                               "DEVPATH=/devices/pci0000:00/0000:00:02.0/drm/card0\0SUBSYSTEM=drm\0HOTPLUG=1\0"
+                               "DEVNAME=dri/card0\0DEVTYPE=drm_minor\0MAJOR=226\0MINOR=0\0";
+    char msg[sizeof(head) + 64];
+    int n;
+
+    fake_kms_set_cable(id, plugged);
+    memcpy(msg, head, sizeof(head) - 1);
+    n = snprintf(msg + sizeof(head) - 1, sizeof(msg) - sizeof(head) + 1, "CONNECTOR=%u", (unsigned)id);
+    return fake_kms_uevent(msg, sizeof(head) - 1 + (size_t)n + 1);
+}
+
+unsigned fake_kms_uevent_readers(void)
+{
+    char want[64], link[64], path[300];
+    struct stat st;
+    struct dirent *e;
+    unsigned n = 0;
+    DIR *d;
+
+    if (fstat(k.uevent[0], &st) || !(d = opendir("/proc/self/fd")))
+        return 0;
+    snprintf(want, sizeof(want), "socket:[%lu]", (unsigned long)st.st_ino);
+    while ((e = readdir(d))) {
+        ssize_t len;
+
+        snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+        if ((len = readlink(path, link, sizeof(link) - 1)) > 0) {
+            link[len] = 0;
+            n += !strcmp(link, want);
+        }
+    }
+    closedir(d);
+    return n;
 }
 
 unsigned fake_kms_scan_line(uint64_t ns)

@@ -18,7 +18,15 @@
  * their vblank.  Connector status follows the kernel's rules for probing:
  * a GETCONNECTOR with count_modes 0 probes (copies fake_kms.plugged to the
  * status reported), one with room for modes reads the last probed status;
- * fake_kms.vga_plugged is connector 32's cable.
+ * fake_kms.vga_plugged is connector 32's cable.  With config.clone_output,
+ * connector 33 (DVI, encoder 23, CRTC 41 only) is connected and cloned on
+ * CRTC 41 with connector 31; fake_kms.clone_plugged is its cable.
+ *
+ * Uevents: the fake opens a socketpair and names its reading end in
+ * KMTSHIM_DRM_UEVENT_FD, so the miniport reads the messages a test writes
+ * with fake_kms_uevent() instead of the kernel's; fake_kms_hotplug() does
+ * what the kernel does on a hotplug interrupt: it probes the connector and
+ * sends the uevent.
  */
 #ifndef KMTSHIM_FAKE_KMS_H
 #define KMTSHIM_FAKE_KMS_H
@@ -32,6 +40,7 @@
 #define FAKE_KMS_IDLE_CRTC 42u
 #define FAKE_KMS_CONNECTOR 31u
 #define FAKE_KMS_VGA_CONNECTOR 32u
+#define FAKE_KMS_CLONE_CONNECTOR 33u
 #define FAKE_KMS_FRAME_NS 16666666ull   /* 2200 * 1125 / 148.5 MHz */
 
 struct fake_kms_config {
@@ -39,14 +48,17 @@ struct fake_kms_config {
     bool crtc_off;                      /* no CRTC drives connector 31: QUEUE_SEQUENCE answers EINVAL */
     bool unplugged;                     /* connector 31 starts disconnected */
     bool second_output;                 /* connector 32 on CRTC 42, plugged at the start */
+    bool clone_output;                  /* connector 33 on CRTC 41 beside 31, plugged at the start */
 };
 
 struct fake_kms {
     struct fake_kms_config config;
     bool plugged;                       /* the cable; a probe makes it the reported status */
     bool vga_plugged;                   /* connector 32's, with config.second_output */
+    bool clone_plugged;                 /* connector 33's, with config.clone_output */
     unsigned probes, current_reads;     /* GETCONNECTOR calls of connector 31 (and 32 with
                                            config.second_output) that probed / did not */
+    atomic_uint reads_of[3];            /* GETCONNECTOR calls that did not probe, of 31, 32, 33 */
     /* counted on the miniport's vblank thread and the fake's own */
     atomic_uint queued, delivered;      /* CRTC_QUEUE_SEQUENCE events taken, and written */
     atomic_uint refused;                /* vblank ioctls refused */
@@ -64,6 +76,18 @@ void fake_kms_close(void);
  * miniport enumerates.  0, or -1; fake_kms_device_close() undoes it. */
 int fake_kms_device_open(const struct fake_kms_config *config);
 void fake_kms_device_close(void);
+/* Sends one uevent message of `len` bytes (NULs included) to the
+ * miniport.  0, or -1. */
+int fake_kms_uevent(const void *msg, size_t len);
+/* Connector `id`'s cable set and probed, as the kernel does before it
+ * sends a uevent; no uevent. */
+void fake_kms_set_cable(uint32_t id, bool plugged);
+/* The kernel's answer to a hotplug interrupt: connector `id`'s cable set,
+ * probed, and the uevent naming card0 and the connector sent.  0, or -1. */
+int fake_kms_hotplug(uint32_t id, bool plugged);
+/* The descriptors in this process open on the uevents' reading end, the
+ * fake's own included. */
+unsigned fake_kms_uevent_readers(void);
 /* The line CRTC 41 scans at CLOCK_MONOTONIC time `ns` (1125 per frame). */
 unsigned fake_kms_scan_line(uint64_t ns);
 

@@ -7,33 +7,44 @@
  * STATUS_DEVICE_REMOVED ("the display device was reset", Microsoft's
  * D3DKMTWaitForVerticalBlankEvent page) while the other source goes on.
  * After the monitor comes back, its source's waits work again.
+ *
+ * The same without any poll: the miniport reads the kernel's DRM uevents
+ * (here the fake's socketpair, fake_kms_hotplug) and reports the change
+ * itself.  A source whose CRTC drives two connectors (config.clone_output)
+ * stays connected while either is.
  */
 #define _GNU_SOURCE
 #include "config.h"
 
 #include <check.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "test_util.h"
+#include "drm_test.h"
 #include "fake_drm.h"
 #include "fake_kms.h"
 
 static D3DKMT_HANDLE adapter;
 
-static void start(void)
+static void start_with(const struct fake_kms_config *kc, ULONG sources)
 {
-    const struct fake_kms_config kc = { .second_output = true };
     D3DKMT_ADAPTERINFO info[2];
     D3DKMT_ENUMADAPTERS2 e = { 2, info };
 
-    ck_assert_int_eq(fake_kms_device_open(&kc), 0);
+    ck_assert_int_eq(fake_kms_device_open(kc), 0);
     kmt_test_use_miniport("drm");
     ck_assert_status(D3DKMTEnumAdapters2(&e), STATUS_SUCCESS);
     ck_assert_uint_eq(e.NumAdapters, 1);
-    ck_assert_uint_eq(info[0].NumOfSources, 2);
+    ck_assert_uint_eq(info[0].NumOfSources, sources);
     adapter = info[0].hAdapter;
+}
+
+static void start(void)
+{
+    start_with(&(struct fake_kms_config){ .second_output = true }, 2);
 }
 
 static void stop(void)
@@ -79,15 +90,20 @@ static NTSTATUS wait_vblank(UINT source)
     return D3DKMTWaitForVerticalBlankEvent(&w);
 }
 
-/* Unplugs or plugs connector 32 back, as the next probe sees it. */
-static void plug_vga(bool plugged)
+static void poll_children(void)
 {
     D3DKMT_POLLDISPLAYCHILDREN p;
 
-    fake_kms.vga_plugged = plugged;
     memset(&p, 0, sizeof(p));
     p.hAdapter = adapter;
     ck_assert_status(D3DKMTPollDisplayChildren(&p), STATUS_SUCCESS);
+}
+
+/* Unplugs or plugs connector 32 back, as the next probe sees it. */
+static void plug_vga(bool plugged)
+{
+    fake_kms.vga_plugged = plugged;
+    poll_children();
 }
 
 START_TEST(two_outputs_are_two_displays_with_their_own_owners)
@@ -122,13 +138,14 @@ START_TEST(two_outputs_are_two_displays_with_their_own_owners)
 }
 END_TEST
 
-/* Waits on source 1, one after another, until one does not succeed. */
+/* Waits on source (intptr_t)arg, one after another, until one does not
+ * succeed. */
 static void *wait_until_refused(void *arg)
 {
+    UINT source = (UINT)(intptr_t)arg;
     NTSTATUS status;
 
-    (void)arg;
-    while ((status = wait_vblank(1)) == STATUS_SUCCESS)
+    while ((status = wait_vblank(source)) == STATUS_SUCCESS)
         ;
     return (void *)(intptr_t)status;
 }
@@ -143,7 +160,7 @@ START_TEST(unplugged_display_ends_its_waits_until_plugged_back)
     owner = create_device();
     other = create_device();
     ck_assert_status(set_owner(owner, D3DKMT_VIDPNSOURCEOWNER_EXCLUSIVE, 1), STATUS_SUCCESS);
-    ck_assert_int_eq(pthread_create(&waiter, NULL, wait_until_refused, NULL), 0);
+    ck_assert_int_eq(pthread_create(&waiter, NULL, wait_until_refused, (void *)(intptr_t)1), 0);
     ck_assert_status(wait_vblank(1), STATUS_SUCCESS);
     plug_vga(false);
     ck_assert_int_eq(pthread_join(waiter, &ended), 0);
@@ -163,6 +180,211 @@ START_TEST(unplugged_display_ends_its_waits_until_plugged_back)
 }
 END_TEST
 
+START_TEST(polled_clones_keep_their_source_while_either_is_plugged)
+{
+    pthread_t waiter;
+    void *ended;
+
+    /* CRTC 41 drives HDMI and DVI: one source */
+    start_with(&(struct fake_kms_config){ .clone_output = true }, 1);
+    fake_kms_set_cable(FAKE_KMS_CLONE_CONNECTOR, false);
+    poll_children();
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    fake_kms_set_cable(FAKE_KMS_CLONE_CONNECTOR, true);
+    fake_kms_set_cable(FAKE_KMS_CONNECTOR, false);
+    poll_children();
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+
+    ck_assert_int_eq(pthread_create(&waiter, NULL, wait_until_refused, (void *)(intptr_t)0), 0);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    fake_kms_set_cable(FAKE_KMS_CLONE_CONNECTOR, false);
+    poll_children();
+    ck_assert_int_eq(pthread_join(waiter, &ended), 0);
+    ck_assert_status((NTSTATUS)(intptr_t)ended, STATUS_DEVICE_REMOVED);
+    ck_assert_status(wait_vblank(0), STATUS_DEVICE_REMOVED);
+
+    fake_kms_set_cable(FAKE_KMS_CONNECTOR, true);
+    poll_children();
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    stop();
+}
+END_TEST
+
+/* ---- uevents ------------------------------------------------------------------------------ */
+
+/* Waits (at most 10 s, in 1 ms steps) for what another thread does. */
+#define WAIT_FOR(cond)                                                     \
+    do {                                                                   \
+        for (int i_ = 0; i_ < 10000 && !(cond); i_++)                      \
+            usleep(1000);                                                  \
+        ck_assert(cond);                                                   \
+    } while (0)
+
+/* The miniport read connector `id`'s state (without a probe) since
+ * `before` reads. */
+static bool read_since(uint32_t id, unsigned before)
+{
+    return atomic_load(&fake_kms.reads_of[id - FAKE_KMS_CONNECTOR]) > before;
+}
+
+static unsigned reads(uint32_t id)
+{
+    return atomic_load(&fake_kms.reads_of[id - FAKE_KMS_CONNECTOR]);
+}
+
+/* A waiter on `source` ended by a uevent unplugging `connector`, and a
+ * new wait refused at once. */
+static void uevent_unplug_ends_waits(UINT source, uint32_t connector)
+{
+    pthread_t waiter;
+    void *ended;
+
+    ck_assert_int_eq(pthread_create(&waiter, NULL, wait_until_refused, (void *)(intptr_t)source), 0);
+    ck_assert_status(wait_vblank(source), STATUS_SUCCESS);
+    ck_assert_int_eq(fake_kms_hotplug(connector, false), 0);
+    ck_assert_int_eq(pthread_join(waiter, &ended), 0);
+    ck_assert_status((NTSTATUS)(intptr_t)ended, STATUS_DEVICE_REMOVED);
+    ck_assert_status(wait_vblank(source), STATUS_DEVICE_REMOVED);
+}
+
+START_TEST(uevent_unplug_ends_a_pending_wait_without_a_poll)
+{
+    unsigned probes;
+
+    start();
+    probes = fake_kms.probes;
+    uevent_unplug_ends_waits(1, FAKE_KMS_VGA_CONNECTOR);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    /* the kernel probed; the miniport only read what it found */
+    ck_assert_uint_eq(fake_kms.probes, probes);
+
+    ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_VGA_CONNECTOR, true), 0);
+    WAIT_FOR(wait_vblank(1) == STATUS_SUCCESS);
+    ck_assert_status(wait_vblank(1), STATUS_SUCCESS);
+    ck_assert_uint_eq(fake_kms.probes, probes);
+    stop();
+}
+END_TEST
+
+/* Sends `n` NUL-ended fields as one message; `len` 0: up to the last NUL. */
+static void send_fields(const char *const *fields, unsigned n, size_t cut)
+{
+    char msg[1024];
+    size_t len = 0;
+
+    for (unsigned i = 0; i < n; i++) {
+        size_t l = strlen(fields[i]) + 1;
+
+        ck_assert_uint_lt(len + l, sizeof(msg));
+        memcpy(msg + len, fields[i], l);
+        len += l;
+    }
+    ck_assert_int_eq(fake_kms_uevent(msg, len - cut), 0);
+}
+
+#define SEND(cut, ...)                                                                    \
+    do {                                                                                  \
+        static const char *const f_[] = { __VA_ARGS__ };                                  \
+        send_fields(f_, sizeof(f_) / sizeof(f_[0]), cut);                                 \
+    } while (0)
+
+#define HEAD "change@/devices/pci0000:00/0000:00:02.0/drm/card0", "ACTION=change"
+
+START_TEST(uevents_of_other_devices_and_malformed_ones_are_ignored)
+{
+    unsigned vga, hdmi;
+
+    start();
+    /* the kernel found VGA unplugged; only a message for card0 tells */
+    fake_kms_set_cable(FAKE_KMS_VGA_CONNECTOR, false);
+    vga = reads(FAKE_KMS_VGA_CONNECTOR);
+    hdmi = reads(FAKE_KMS_CONNECTOR);
+    SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card1");                  /* another card */
+    SEND(0, HEAD, "SUBSYSTEM=usb", "HOTPLUG=1", "DEVNAME=dri/card0");                  /* another subsystem */
+    SEND(0, HEAD, "SUBSYSTEM=drm", "DEVNAME=dri/card0");                               /* no HOTPLUG */
+    SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=0", "DEVNAME=dri/card0");
+    SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1");                                        /* no DEVNAME */
+    SEND(0, "ACTION=change", "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0");       /* no action@path */
+    SEND(0, "libudev", "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0");             /* udev's, not the kernel's */
+    SEND(1, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0");                  /* not NUL-ended */
+    SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=abc");
+    SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=");
+    SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=0");
+    SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=99999999999");
+    /* then one for HDMI alone: once it is read, the ones before were */
+    SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=31", "PROPERTY=5");
+    WAIT_FOR(read_since(FAKE_KMS_CONNECTOR, hdmi));
+    ck_assert_uint_eq(reads(FAKE_KMS_VGA_CONNECTOR), vga);
+    ck_assert_status(wait_vblank(1), STATUS_SUCCESS);
+
+    /* one without CONNECTOR= reads every source's */
+    SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0");
+    WAIT_FOR(wait_vblank(1) == STATUS_DEVICE_REMOVED);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    stop();
+}
+END_TEST
+
+/* An unplug and a replug reported back to back: a wait that begins after
+ * both is not ended by the unplug (the core records a connection and
+ * ends the source's waits in one hold of its vblank lock). */
+START_TEST(unplug_then_replug_leaves_later_waits_alone)
+{
+    unsigned hdmi;
+
+    start();
+    for (int round = 0; round < 20; round++) {
+        hdmi = reads(FAKE_KMS_CONNECTOR);
+        ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_VGA_CONNECTOR, false), 0);
+        ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_VGA_CONNECTOR, true), 0);
+        ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_CONNECTOR, true), 0);
+        WAIT_FOR(read_since(FAKE_KMS_CONNECTOR, hdmi));
+        ck_assert_status(wait_vblank(1), STATUS_SUCCESS);
+    }
+    stop();
+}
+END_TEST
+
+START_TEST(no_thread_or_descriptor_outlives_the_adapter)
+{
+    start();
+    ck_assert_uint_eq(drm_test_threads_named("kmt-drm-hotplug"), 1);
+    ck_assert_uint_eq(fake_kms_uevent_readers(), 2);     /* the fake's end and the miniport's copy */
+    ck_assert_status(D3DKMTCloseAdapter(&(D3DKMT_CLOSEADAPTER){ adapter }), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+    ck_assert_uint_eq(fake_kms_uevent_readers(), 1);
+    /* a joined thread stays listed until the kernel reaps it */
+    WAIT_FOR(drm_test_threads_named("kmt-drm-hotplug") == 0);
+    fake_kms_device_close();
+}
+END_TEST
+
+START_TEST(uevents_for_clones_keep_their_source_while_either_is_plugged)
+{
+    unsigned hdmi, dvi;
+
+    /* CRTC 41 drives HDMI and DVI: one source */
+    start_with(&(struct fake_kms_config){ .clone_output = true }, 1);
+    hdmi = reads(FAKE_KMS_CONNECTOR);
+    ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_CLONE_CONNECTOR, false), 0);
+    WAIT_FOR(read_since(FAKE_KMS_CONNECTOR, hdmi));
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+
+    dvi = reads(FAKE_KMS_CLONE_CONNECTOR);
+    ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_CLONE_CONNECTOR, true), 0);
+    ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_CONNECTOR, false), 0);
+    /* the DVI clone is read once HDMI is found unplugged */
+    WAIT_FOR(read_since(FAKE_KMS_CLONE_CONNECTOR, dvi));
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+
+    uevent_unplug_ends_waits(0, FAKE_KMS_CLONE_CONNECTOR);
+
+    ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_CLONE_CONNECTOR, true), 0);
+    WAIT_FOR(wait_vblank(0) == STATUS_SUCCESS);
+    stop();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("drm_hotplug");
@@ -171,6 +393,12 @@ int main(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, two_outputs_are_two_displays_with_their_own_owners);
     tcase_add_test(tc, unplugged_display_ends_its_waits_until_plugged_back);
+    tcase_add_test(tc, polled_clones_keep_their_source_while_either_is_plugged);
+    tcase_add_test(tc, uevent_unplug_ends_a_pending_wait_without_a_poll);
+    tcase_add_test(tc, uevents_of_other_devices_and_malformed_ones_are_ignored);
+    tcase_add_test(tc, unplug_then_replug_leaves_later_waits_alone);
+    tcase_add_test(tc, no_thread_or_descriptor_outlives_the_adapter);
+    tcase_add_test(tc, uevents_for_clones_keep_their_source_while_either_is_plugged);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

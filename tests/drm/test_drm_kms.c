@@ -11,7 +11,6 @@
 #include "config.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "test_util.h"
+#include "drm_test.h"
 #include "fake_drm.h"
 #include "fake_kms.h"
 #include "miniports/builtin.h"
@@ -116,26 +116,7 @@ static unsigned wait_irqs(unsigned n, unsigned ms)
 /* The library's vblank threads alive in this process (by their name). */
 static unsigned vblank_threads(void)
 {
-    DIR *d = opendir("/proc/self/task");
-    struct dirent *e;
-    unsigned n = 0;
-
-    ck_assert_ptr_nonnull(d);
-    while ((e = readdir(d))) {
-        char path[300], name[32] = "";
-        FILE *f;
-
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-        if ((f = fopen(path, "r"))) {
-            if (fgets(name, sizeof(name), f) && !strcmp(name, "kmt-drm-vblank\n"))
-                n++;
-            fclose(f);
-        }
-    }
-    closedir(d);
-    return n;
+    return drm_test_threads_named("kmt-drm-vblank");
 }
 
 /* Waits (at most 1 s) until `n` vblank threads are left: a joined

@@ -474,8 +474,9 @@ NTSTATUS dxgk_wait_for_vblank_or_events(D3DKMT_HANDLE adapter, D3DKMT_HANDLE dev
                                         const HANDLE *events, UINT count);
 /* DestroyDevice: the waits that named the device end. */
 void dxgk_vblank_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device);
-/* Ends the waits on `source`: its monitor was unplugged. */
-void dxgk_vblank_source_gone(struct dxgk_adapter *adapter, UINT source);
+/* Records whether `source`'s monitor is connected; a disconnection ends
+ * the waits on it.  True when that changed the record. */
+bool dxgk_vblank_connection(struct dxgk_adapter *adapter, UINT source, bool connected);
 /* Ends the waits that named the adapter handle `h`, which CloseAdapter
  * removed. */
 void dxgk_vblank_adapter_closed(struct dxgk_adapter *adapter, D3DKMT_HANDLE h);

@@ -71,12 +71,9 @@ NTSTATUS dxgk_child_connection(struct dxgk_adapter *adapter, ULONG child, bool c
 {
     if (child >= child_count(adapter))
         return STATUS_INVALID_PARAMETER;
-    if (atomic_exchange(&adapter->child_connected[child], connected) == connected)
-        return STATUS_SUCCESS;
-    TRACE_(dxgk, "%s: child %u %s\n", adapter->miniport->name, (unsigned)child,
-           connected ? "connected" : "disconnected");
-    if (!connected)
-        dxgk_vblank_source_gone(adapter, child);
+    if (dxgk_vblank_connection(adapter, child, connected))
+        TRACE_(dxgk, "%s: child %u %s\n", adapter->miniport->name, (unsigned)child,
+               connected ? "connected" : "disconnected");
     return STATUS_SUCCESS;
 }
 

@@ -101,10 +101,10 @@ void dxgk_vblank_interrupt(struct dxgk_adapter *adapter, D3DDDI_VIDEO_PRESENT_TA
 }
 
 /* Which waits end_waits ends. */
-enum end_by { END_ALL, END_DEVICE, END_ADAPTER, END_SOURCE };
+enum end_by { END_ALL, END_DEVICE, END_ADAPTER };
 
-/* Ends the waits that named `value` as hDevice, as hAdapter, or as the
- * source, or every wait (END_ALL). */
+/* Ends the waits that named `value` as hDevice or as hAdapter, or every
+ * wait (END_ALL). */
 static void end_waits(struct dxgk_adapter *adapter, enum end_by by, UINT value, bool stop)
 {
     struct dxgk_vblank *vb = &adapter->vblank;
@@ -114,7 +114,7 @@ static void end_waits(struct dxgk_adapter *adapter, enum end_by by, UINT value, 
     vb->stopped |= stop;
     LIST_FOR_EACH_ENTRY_SAFE(w, next, &vb->waiters, struct dxgk_vblank_waiter, entry)
         if (by == END_ALL || (by == END_DEVICE && w->device == value) ||
-            (by == END_ADAPTER && w->adapter == value) || (by == END_SOURCE && w->source == value))
+            (by == END_ADAPTER && w->adapter == value))
             end_locked(w, STATUS_DEVICE_REMOVED);
     pthread_cond_broadcast(&vb->cond);
     pthread_mutex_unlock(&vb->lock);
@@ -125,9 +125,25 @@ void dxgk_vblank_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
     end_waits(adapter, END_DEVICE, device, false);
 }
 
-void dxgk_vblank_source_gone(struct dxgk_adapter *adapter, UINT source)
+/* The flag flips under the vblank lock, in the same hold that ends the
+ * source's waits on a disconnection: enlist() reads it under that lock,
+ * so a wait that began after a replug never meets the unplug before it. */
+bool dxgk_vblank_connection(struct dxgk_adapter *adapter, UINT source, bool connected)
 {
-    end_waits(adapter, END_SOURCE, source, false);
+    struct dxgk_vblank *vb = &adapter->vblank;
+    struct dxgk_vblank_waiter *w, *next;
+    bool changed;
+
+    pthread_mutex_lock(&vb->lock);
+    changed = atomic_exchange(&adapter->child_connected[source], connected) != connected;
+    if (changed && !connected) {
+        LIST_FOR_EACH_ENTRY_SAFE(w, next, &vb->waiters, struct dxgk_vblank_waiter, entry)
+            if (w->source == source)
+                end_locked(w, STATUS_DEVICE_REMOVED);
+        pthread_cond_broadcast(&vb->cond);
+    }
+    pthread_mutex_unlock(&vb->lock);
+    return changed;
 }
 
 void dxgk_vblank_adapter_closed(struct dxgk_adapter *adapter, D3DKMT_HANDLE h)
@@ -226,7 +242,8 @@ static void enlist(struct dxgk_adapter *adapter, struct dxgk_vblank_waiter *w)
     w->target = vb->count[w->source] + 1;
     list_add_tail(&vb->waiters, &w->entry);
     /* a disconnection ends the source's waits after it is recorded: this
-     * wait either sees it here or is on the list by then */
+     * wait either sees it here or is on the list by then (one hold of
+     * the lock records it and ends the waits) */
     if (vb->stopped || (w->source < adapter->num_children && !dxgk_child_connected(adapter, w->source)))
         end_locked(w, STATUS_DEVICE_REMOVED);
     pthread_mutex_unlock(&vb->lock);

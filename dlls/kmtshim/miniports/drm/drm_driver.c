@@ -63,12 +63,14 @@ static NTSTATUS APIENTRY kdrm_start_device(PVOID ctx, DXGK_START_INFO *start, DX
     kdrm_trace(a, KMT_TRACE_TRACE, __func__, "%s: %s (%s allocator), render fd %d, card fd %d\n",
                a->phys.location, a->phys.driver, a->family->name, a->render_fd, a->card_fd);
     *sources = *children = kdrm_kms_start(a);   /* a child (connector) per source */
+    kdrm_hotplug_start(a);
     return STATUS_SUCCESS;
 }
 
-/* The watcher goes first: it may still raise interrupts into the core. */
+/* The threads that call into the core go first. */
 static NTSTATUS APIENTRY kdrm_stop_device(PVOID ctx)
 {
+    kdrm_hotplug_stop(ctx);
     kdrm_vblank_stop(ctx);
     kdrm_exec_stop(ctx);
     return STATUS_SUCCESS;
@@ -84,6 +86,7 @@ static NTSTATUS APIENTRY kdrm_remove_device(PVOID ctx)
                    "removed with %llu devices, %llu buffers, %llu contexts, %llu fences alive\n",
                    (unsigned long long)atomic_load(&a->devices), (unsigned long long)atomic_load(&a->buffers),
                    (unsigned long long)atomic_load(&a->contexts), (unsigned long long)atomic_load(&a->fences));
+    kdrm_hotplug_stop(a);                /* it reads the sources */
     kdrm_vblank_stop(a);
     kdrm_kms_stop(a);
     kdrm_exec_stop(a);

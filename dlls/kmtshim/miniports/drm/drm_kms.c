@@ -4,13 +4,14 @@
  * Sources are per CRTC: a connector is counted when it is connected and a
  * CRTC drives it (its encoder's current CRTC) or could (the first CRTC its
  * encoders may use that no earlier connector took, in the resources'
- * connector order).  Connectors cloned on one CRTC make one source.  The
+ * connector order).  Connectors cloned on one CRTC make one source, with
+ * every connector the CRTC drives at the start.  The
  * sources are then ordered by the CRTC's index in the resources, which is
  * stable for a device across runs.  A connected connector without any
  * mode (and no CRTC mode) is no source: it has nothing to scan out.
  *
  * Child status: DxgkDdiQueryChildStatus asks the kernel for the source's
- * connector; drmModeGetConnector probes it, drmModeGetConnectorCurrent
+ * connectors, connected while any is; drmModeGetConnector probes it, drmModeGetConnectorCurrent
  * (NonDestructiveOnly) reads the last probed state.  The kernel probes
  * only for DRM master, which the miniport never holds: for it both read
  * the state the kernel's own hotplug handling keeps.
@@ -41,6 +42,7 @@ void kdrm_kms_init(struct kdrm_adapter *a)
 {
     memset(&a->kms, 0, sizeof(a->kms));
     a->kms.fd = a->kms.wake_fd = -1;
+    a->kms.hotplug.fd = a->kms.hotplug.stop_fd = -1;
     pthread_mutex_init(&a->kms.lock, NULL);
 }
 
@@ -115,26 +117,45 @@ static int crtc_for(int fd, const drmModeRes *res, const drmModeConnector *c, UI
     return idx;
 }
 
-/* One connector as a source: false when it is none (or a clone of one). */
-static bool source_of(int fd, const drmModeRes *res, UINT32 connector_id, UINT32 *taken, struct kdrm_source *s)
+/* The source already made for CRTC `idx`, or NULL. */
+static struct kdrm_source *source_on(struct kdrm_kms *k, UINT idx)
 {
-    drmModeConnector *c = drmModeGetConnector(fd, connector_id);
+    for (UINT i = 0; i < k->count; i++)
+        if (k->sources[i].crtc_index == idx)
+            return &k->sources[i];
+    return NULL;
+}
+
+/* One connector as a new source (true), or as a clone on the CRTC of one
+ * made before (false, as for no source). */
+static bool source_of(struct kdrm_kms *k, const drmModeRes *res, UINT32 connector_id, UINT32 *taken,
+                      struct kdrm_source *s)
+{
+    drmModeConnector *c = drmModeGetConnector(k->fd, connector_id);
     const drmModeModeInfo *m;
+    struct kdrm_source *first;
     drmModeCrtc *crtc;
     bool ok = false;
     int idx;
 
     if (!c)
         return false;
-    if (c->connection != DRM_MODE_CONNECTED || (idx = crtc_for(fd, res, c, *taken)) < 0 || (*taken & (1u << idx))) {
+    if (c->connection != DRM_MODE_CONNECTED || (idx = crtc_for(k->fd, res, c, *taken)) < 0) {
+        drmModeFreeConnector(c);
+        return false;
+    }
+    if (*taken & (1u << idx)) {
+        if ((first = source_on(k, (UINT)idx)) && first->connectors < KDRM_MAX_CLONES)
+            first->connector_ids[first->connectors++] = connector_id;
         drmModeFreeConnector(c);
         return false;
     }
     memset(s, 0, sizeof(*s));
     s->crtc_id = res->crtcs[idx];
     s->crtc_index = (UINT)idx;
-    s->connector_id = connector_id;
-    if ((crtc = drmModeGetCrtc(fd, s->crtc_id))) {
+    s->connector_ids[0] = connector_id;
+    s->connectors = 1;
+    if ((crtc = drmModeGetCrtc(k->fd, s->crtc_id))) {
         ok = crtc->mode_valid && mode_of(&crtc->mode, &s->mode);
         drmModeFreeCrtc(crtc);
     }
@@ -191,13 +212,14 @@ UINT kdrm_kms_start(struct kdrm_adapter *a)
         return 0;
     }
     for (int i = 0; i < res->count_connectors && k->count < KDRM_MAX_SOURCES; i++)
-        if (source_of(fd, res, res->connectors[i], &taken, &k->sources[k->count]))
+        if (source_of(k, res, res->connectors[i], &taken, &k->sources[k->count]))
             k->count++;
     drmModeFreeResources(res);
     qsort(k->sources, k->count, sizeof(k->sources[0]), by_crtc);
     for (UINT i = 0; i < k->count; i++)
-        kdrm_trace(a, KMT_TRACE_TRACE, __func__, "%s: source %u: CRTC %u, connector %u, %ux%u @ %u/%u Hz\n",
-                   a->phys.location, i, k->sources[i].crtc_id, k->sources[i].connector_id,
+        kdrm_trace(a, KMT_TRACE_TRACE, __func__, "%s: source %u: CRTC %u, connector %u (+%u), %ux%u @ %u/%u Hz\n",
+                   a->phys.location, i, k->sources[i].crtc_id, k->sources[i].connector_ids[0],
+                   k->sources[i].connectors - 1,
                    k->sources[i].mode.width, k->sources[i].mode.height, k->sources[i].mode.refresh_num,
                    k->sources[i].mode.refresh_den);
     if (!k->count)
@@ -241,24 +263,47 @@ NTSTATUS kdrm_kms_current_mode(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTE
     return STATUS_SUCCESS;
 }
 
+/* Whether connector `id` is connected: probed, or the kernel's last
+ * probe (non_destructive).  0, or a negative errno. */
+static int connector_connected(struct kdrm_adapter *a, UINT32 id, bool non_destructive, bool *connected)
+{
+    drmModeConnector *c;
+    int err;
+
+    if ((err = kdrm_fault_check("MODE_GETCONNECTOR")))
+        return err;
+    c = non_destructive ? drmModeGetConnectorCurrent(a->kms.fd, id) : drmModeGetConnector(a->kms.fd, id);
+    if (!c)
+        return -errno;
+    *connected = c->connection == DRM_MODE_CONNECTED;
+    drmModeFreeConnector(c);
+    return 0;
+}
+
+int kdrm_kms_source_connected(struct kdrm_adapter *a, const struct kdrm_source *s, bool non_destructive,
+                              bool *connected)
+{
+    int err = 0;
+
+    *connected = false;
+    for (UINT i = 0; i < s->connectors && !*connected && !err; i++)
+        err = connector_connected(a, s->connector_ids[i], non_destructive, connected);
+    return err;
+}
+
 NTSTATUS APIENTRY kdrm_query_child_status(PVOID ctx, DXGK_CHILD_STATUS *status, BOOLEAN non_destructive)
 {
     struct kdrm_adapter *a = ctx;
     struct kdrm_source *s;
-    drmModeConnector *c;
+    bool connected;
     int err;
 
     if (!status || !(s = kdrm_kms_source(a, status->ChildUid)))
         return STATUS_INVALID_PARAMETER;
     if (status->Type != StatusConnection)
         return STATUS_NOT_SUPPORTED;
-    if ((err = kdrm_fault_check("MODE_GETCONNECTOR")))
+    if ((err = kdrm_kms_source_connected(a, s, non_destructive, &connected)))
         return kdrm_status_from_errno(err);
-    c = non_destructive ? drmModeGetConnectorCurrent(a->kms.fd, s->connector_id)
-                        : drmModeGetConnector(a->kms.fd, s->connector_id);
-    if (!c)
-        return kdrm_status_from_errno(-errno);
-    status->HotPlug.Connected = c->connection == DRM_MODE_CONNECTED;
-    drmModeFreeConnector(c);
+    status->HotPlug.Connected = connected;
     return STATUS_SUCCESS;
 }

@@ -6,7 +6,11 @@
  *   VidPn source   one per CRTC that drives (or can drive) a connected
  *                  connector, in the CRTC's order in the kernel's resources
  *                  (drm_kms.c).  Target id = source id; the connector is
- *                  the source's child (ChildUid = target id).
+ *                  the source's child (ChildUid = target id), connected
+ *                  while any connector the CRTC drives is
+ *   hotplug        a thread per adapter with sources reads the kernel's
+ *                  DRM uevents and reports connection changes unasked
+ *                  (DxgkCbIndicateChildStatus) (drm_hotplug.c)
  *   mode           the CRTC's current mode, else the connector's preferred
  *                  one, else its first
  *   vblank         a thread per adapter while CRTC_VSYNC is enabled:
@@ -24,6 +28,7 @@
 #include "kmtshim/d3dkmddi.h"
 
 #define KDRM_MAX_SOURCES 8
+#define KDRM_MAX_CLONES 4                /* connectors one CRTC drives */
 
 struct kdrm_adapter;
 
@@ -37,7 +42,9 @@ struct kdrm_mode {
 };
 
 struct kdrm_source {
-    UINT32 crtc_id, connector_id;
+    UINT32 crtc_id;
+    UINT32 connector_ids[KDRM_MAX_CLONES]; /* the CRTC's connectors, clones after the first */
+    UINT connectors;
     UINT crtc_index;                     /* the CRTC's place in the resources (vblank's high-crtc bits) */
     struct kdrm_mode mode;
     /* the vblank thread's own; `timer` is read by GetScanLine too */
@@ -45,6 +52,14 @@ struct kdrm_source {
     bool no_events;                      /* refused for good (EOPNOTSUPP): no retry at the next enable */
     bool queued;                         /* a CRTC_QUEUE_SEQUENCE event is pending on the fd */
     UINT64 next_ns;                      /* the timer's next deadline (CLOCK_MONOTONIC) */
+};
+
+/* The uevent reader (drm_hotplug.c); the adapter's start and stop only. */
+struct kdrm_hotplug {
+    int fd;                              /* the uevent source, -1: none */
+    int stop_fd;                         /* eventfd: the thread leaves */
+    pthread_t thread;
+    bool running;
 };
 
 struct kdrm_kms {
@@ -62,6 +77,7 @@ struct kdrm_kms {
     atomic_uint generation;              /* of the thread that may raise: one per enable */
     UINT64 enabled_ns;                   /* events older than this are stale */
     int wake_fd;                         /* eventfd: the thread re-reads its state */
+    struct kdrm_hotplug hotplug;
 };
 
 /* drm_kms.c: sources from the card node at DxgkDdiStartDevice (0 without
@@ -73,9 +89,18 @@ void kdrm_kms_stop(struct kdrm_adapter *a);
 UINT64 kdrm_now_ns(void);
 /* The source of a VidPn target id, NULL past the count. */
 struct kdrm_source *kdrm_kms_source(struct kdrm_adapter *a, UINT id);
+/* Whether any of the source's connectors is connected; 0 or -errno. */
+int kdrm_kms_source_connected(struct kdrm_adapter *a, const struct kdrm_source *s, bool non_destructive,
+                              bool *connected);
 NTSTATUS APIENTRY kdrm_query_child_status(PVOID ctx, DXGK_CHILD_STATUS *status, BOOLEAN non_destructive);
 /* DXGKQAITYPE_KMT_CURRENTDISPLAYMODE */
 NTSTATUS kdrm_kms_current_mode(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERINFO *q);
+
+/* drm_hotplug.c: the uevent thread of an adapter with sources, after
+ * kdrm_kms_start (none where no uevent source opens); its stop joins it
+ * and closes its descriptors, before the sources go. */
+void kdrm_hotplug_start(struct kdrm_adapter *a);
+void kdrm_hotplug_stop(struct kdrm_adapter *a);
 
 /* drm_vblank.c */
 NTSTATUS APIENTRY kdrm_control_interrupt(HANDLE hAdapter, DXGK_INTERRUPT_TYPE type, BOOLEAN enable);

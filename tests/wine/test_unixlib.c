@@ -804,6 +804,8 @@ int main(void)
     }
     funcs = dlsym(so, "__wine_unix_call_funcs");
     tap(funcs != NULL, "__wine_unix_call_funcs is exported");
+    /* a new-WoW64 Wine's 32-bit kmtshim.dll calls through this one */
+    tap(dlsym(so, "__wine_unix_call_wow64_funcs") != NULL, "__wine_unix_call_wow64_funcs is exported");
     if (funcs) {
         test_exports(so);
         test_null_args();

@@ -14,6 +14,9 @@
 #define KMT_FUNC(name, type) NTSTATUS unix_##name(void *args);
 #include "functions.h"
 
+/* unixlib.c: the gdi32 proxy's routing question (KMT_UNIX_OWNS_HANDLE) */
+NTSTATUS unix_owns_handle(void *args);
+
 /* custom.c: the PE half's display-based opens (KMT_UNIX_OPEN_DEVICE_PATH) */
 NTSTATUS unix_open_device_path(void *args);
 

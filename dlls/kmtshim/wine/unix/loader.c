@@ -8,9 +8,11 @@
  * loads, loads the core itself and keeps dlerror()'s message, which the PE
  * half asks for once (KMT_UNIX_LOAD_STATUS) and prints as an err: line.
  *
- * The core's table is copied into __wine_unix_call_funcs before Wine looks
- * the symbol up (constructors run inside dlopen), so each call goes straight
- * to the core's entry, as if the core were the object Wine loaded.
+ * The core's tables are copied into __wine_unix_call_funcs and, for a
+ * 32-bit kmtshim.dll in a new-WoW64 Wine, __wine_unix_call_wow64_funcs
+ * (unix/wow64.c) before Wine looks the symbols up (constructors run inside
+ * dlopen), so each call goes straight to the core's entry, as if the core
+ * were the object Wine loaded.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -29,6 +31,14 @@ typedef NTSTATUS (*kmt_unix_entry)(void *args);
 
 extern kmt_unix_entry __wine_unix_call_funcs[];
 __attribute__((visibility("default"))) kmt_unix_entry __wine_unix_call_funcs[KMT_UNIX_CALL_COUNT];
+#ifdef __LP64__
+extern kmt_unix_entry __wine_unix_call_wow64_funcs[];
+__attribute__((visibility("default"))) kmt_unix_entry __wine_unix_call_wow64_funcs[KMT_UNIX_CALL_COUNT];
+#define KMT_WOW64 1
+#else
+static kmt_unix_entry __wine_unix_call_wow64_funcs[KMT_UNIX_CALL_COUNT];     /* no new WoW64 for a 32-bit half */
+#define KMT_WOW64 0
+#endif
 
 static char load_error[KMT_LOAD_MESSAGE_SIZE];
 
@@ -86,14 +96,14 @@ static int core_path(char *path, size_t size)
 
 __attribute__((constructor)) static void load_core(void)
 {
-    const kmt_unix_entry *funcs;
+    const kmt_unix_entry *funcs, *wow64_funcs;
     const uint32_t *count;
     char path[4096];
     void *core;
 
     for (unsigned i = 0; i < KMT_UNIX_LOAD_STATUS; i++)
-        __wine_unix_call_funcs[i] = core_missing;
-    __wine_unix_call_funcs[KMT_UNIX_LOAD_STATUS] = load_status;
+        __wine_unix_call_funcs[i] = __wine_unix_call_wow64_funcs[i] = core_missing;
+    __wine_unix_call_funcs[KMT_UNIX_LOAD_STATUS] = __wine_unix_call_wow64_funcs[KMT_UNIX_LOAD_STATUS] = load_status;
 
     if (!core_path(path, sizeof(path))) {
         set_load_error("the path of " KMT_CORE_NAME " is too long");
@@ -107,11 +117,13 @@ __attribute__((constructor)) static void load_core(void)
         return;
     }
     funcs = dlsym(core, "kmt_unix_core_funcs");
+    wow64_funcs = KMT_WOW64 ? dlsym(core, "kmt_unix_core_wow64_funcs") : funcs;
     count = dlsym(core, "kmt_unix_core_count");
-    if (!funcs || !count || *count != KMT_UNIX_LOAD_STATUS) {
+    if (!funcs || !wow64_funcs || !count || *count != KMT_UNIX_LOAD_STATUS) {
         snprintf(load_error, sizeof(load_error), "%s does not match kmtshim.so (%u unix calls, %u expected): "
                  "reinstall kmtshim", path, count ? (unsigned)*count : 0u, (unsigned)KMT_UNIX_LOAD_STATUS);
         return;
     }
     memcpy(__wine_unix_call_funcs, funcs, KMT_UNIX_LOAD_STATUS * sizeof(*funcs));
+    memcpy(__wine_unix_call_wow64_funcs, wow64_funcs, KMT_UNIX_LOAD_STATUS * sizeof(*wow64_funcs));
 }

@@ -28,7 +28,7 @@ typedef NTSTATUS (*kmt_unix_entry)(void *args);
 
 /* The gdi32 proxy's routing question (KmtShimOwnsHandle); the answer is
  * KmtOwnsHandle's, which never starts the core. */
-static NTSTATUS unix_owns_handle(void *args)
+NTSTATUS unix_owns_handle(void *args)
 {
     struct kmt_owns_handle_params *params = args;
 

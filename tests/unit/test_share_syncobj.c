@@ -318,6 +318,37 @@ START_TEST(two_opens_wake_each_other)
 }
 END_TEST
 
+static void *endless_wait(void *arg)
+{
+    return (void *)(intptr_t)kmt_fence_wait(device, *(const D3DKMT_HANDLE *)arg, 4, -1);
+}
+
+/* A blocking wait on one shared fence sleeps on the fence's wake word
+ * alone: a destroy in this process must still end an endless one (else
+ * the test's timeout fails it), a timeout must still end a timed one, and
+ * neither may leave it counted a watcher. */
+START_TEST(one_shared_fence_wait_ends_on_destroy_and_timeout)
+{
+    D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs;
+    const struct dxgk_shared_fence_page *page;
+    pthread_t waiter;
+    void *result;
+
+    setup();
+    create_fence(0x1, 0, &cs);
+    page = (const void *)cs.Info.MonitoredFence.FenceValueCPUVirtualAddress;
+    ck_assert_status(kmt_fence_wait(device, cs.hSyncObject, 4, 50), STATUS_TIMEOUT);
+    ck_assert_uint_eq(atomic_load(&page->watchers), 0);
+    ck_assert_int_eq(pthread_create(&waiter, NULL, endless_wait, &cs.hSyncObject), 0);
+    wait_watched(page, 1);
+    ck_assert_status(D3DKMTDestroySynchronizationObject(&(D3DKMT_DESTROYSYNCHRONIZATIONOBJECT){ cs.hSyncObject }),
+                     STATUS_SUCCESS);
+    ck_assert_int_eq(pthread_join(waiter, &result), 0);
+    ck_assert_status((NTSTATUS)(intptr_t)result, STATUS_ABANDONED);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 /* ---- NT handles -------------------------------------------------------------------- */
 
 /* An NT handle to a broker object of another kind; *id its reference. */
@@ -666,6 +697,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, open_global_while_a_holder_lives);
     tcase_add_test(tc, open_global_monitored_fence_shares_its_value);
     tcase_add_test(tc, two_opens_wake_each_other);
+    tcase_add_test(tc, one_shared_fence_wait_ends_on_destroy_and_timeout);
     tcase_add_test(tc, open_nt_bad_input);
     tcase_add_test(tc, open_nt_monitored_fence);
     tcase_add_test(tc, share_id_rules);

@@ -95,6 +95,12 @@ void dxgk_shared_fence_free(struct dxgk_shared_fence *sf)
     free(sf);
 }
 
+void dxgk_shared_fence_kick(struct dxgk_shared_fence *sf)
+{
+    atomic_fetch_add(&sf->rw->wake, 1);
+    syscall(SYS_futex, &sf->rw->wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
 static void wake_watchers(struct dxgk_shared_fence *sf)
 {
     /* Pairs with the watcher, which counts itself in `watchers` before it
@@ -102,8 +108,7 @@ static void wake_watchers(struct dxgk_shared_fence *sf)
     atomic_thread_fence(memory_order_seq_cst);
     if (!atomic_load_explicit(&sf->rw->watchers, memory_order_relaxed))
         return;                          /* nobody sleeps on it: no system call */
-    atomic_fetch_add(&sf->rw->wake, 1);
-    syscall(SYS_futex, &sf->rw->wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    dxgk_shared_fence_kick(sf);
 }
 
 void dxgk_shared_fence_stored(struct dxgk_shared_fence *sf)
@@ -155,6 +160,13 @@ static bool passed(const struct timespec *deadline)
 
     clock_gettime(CLOCK_MONOTONIC, &now);
     return now.tv_sec > deadline->tv_sec || (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
+}
+
+bool dxgk_shared_fence_sleep_one(struct dxgk_shared_fence *sf, uint32_t seq, const struct timespec *deadline)
+{
+    /* the bitset form takes an absolute CLOCK_MONOTONIC deadline */
+    syscall(SYS_futex, &sf->rw->wake, FUTEX_WAIT_BITSET, seq, deadline, NULL, FUTEX_BITSET_MATCH_ANY);
+    return !deadline || !passed(deadline);
 }
 
 bool dxgk_shared_fence_sleep(_Atomic uint32_t *word, uint32_t value, struct dxgk_shared_fence *const *sfs,

@@ -8,9 +8,10 @@
  * of processes watching the fence.  A signal stores the value and, only
  * when some process watches, bumps the wake word and wakes it (a shared
  * futex).  Each process has one watcher thread ("kmt-fencewatch",
- * shared_fence_watch.c) that watches the shared fences its CPU waits and
- * its scheduler's GPU waits are blocked on, sleeps on their wake words at
- * once (futex_waitv), and re-evaluates those waits when a word moves.  An
+ * shared_fence_watch.c) that watches the shared fences its async CPU
+ * waits and its scheduler's GPU waits are blocked on, sleeps on their wake
+ * words at once (futex_waitv), and re-evaluates those waits when a word
+ * moves; a blocking CPU wait sleeps on the words itself (wait.c).  An
  * already-satisfied wait and a signal that no process watches make no
  * system call and never involve another process or the broker.
  */
@@ -79,6 +80,13 @@ uint32_t dxgk_shared_fence_seq(const struct dxgk_shared_fence *sf);
  * NULL: none) passes; false once it has passed.  May return early. */
 bool dxgk_shared_fence_sleep(_Atomic uint32_t *word, uint32_t value, struct dxgk_shared_fence *const *sfs,
                              const uint32_t *seqs, unsigned count, const struct timespec *deadline);
+/* A wait on one shared fence alone sleeps on its wake word alone: a plain
+ * futex wait, as cheap as a raw one.  Whatever completes it in this
+ * process then kicks that word instead of the waiter's own. */
+bool dxgk_shared_fence_sleep_one(struct dxgk_shared_fence *sf, uint32_t seq, const struct timespec *deadline);
+/* Bumps the wake word and wakes every sleeper on it, in every process
+ * (those another wait sleeps there look again and sleep on). */
+void dxgk_shared_fence_kick(struct dxgk_shared_fence *sf);
 
 /* futex_waitv (Linux 5.16): false on a kernel without it. */
 struct dxgk_waitv {                      /* struct futex_waitv */

@@ -96,6 +96,9 @@ struct dxgk_cpu_wait {
     /* A blocking wait on shared fences sleeps on this word and their wake
      * words instead of cond; a completion bumps it (under mutex). */
     bool sleeps_on_words;
+    /* Waits on one shared fence alone: sleeps on its wake word only, and a
+     * completion kicks that word instead of `word` (read-only once linked). */
+    struct dxgk_shared_fence *word_fence;
     _Atomic uint32_t word;
     atomic_bool word_sleeping;           /* in futex_waitv on it: a completion wakes it */
     int state;                           /* enum dxgk_wait_state, under mutex */

@@ -48,6 +48,20 @@ static bool wait_satisfied(const struct dxgk_cpu_wait *w)
     return !w->any;
 }
 
+/* A completion of a wait that sleeps on words, under its mutex (the
+ * waiter's frame outlives it).  A system call only for a waiter that
+ * sleeps: it looks at `word` after saying so. */
+static void wake_word_sleeper(struct dxgk_cpu_wait *w)
+{
+    atomic_fetch_add(&w->word, 1);
+    if (!atomic_load(&w->word_sleeping))
+        return;
+    if (w->word_fence)
+        dxgk_shared_fence_kick(w->word_fence);
+    else
+        syscall(SYS_futex, &w->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 /* Moves a wait out of PENDING; true if this call did it. */
 static bool wait_complete(struct dxgk_cpu_wait *w, int state)
 {
@@ -57,16 +71,10 @@ static bool wait_complete(struct dxgk_cpu_wait *w, int state)
     if (w->state == DXGK_WAIT_PENDING) {
         w->state = state;
         done = true;
-        if (w->sleeps_on_words) {
-            /* under the mutex: the waiter's frame outlives it.  A system
-             * call only for a waiter that sleeps (it looks at the word
-             * after saying so). */
-            atomic_fetch_add(&w->word, 1);
-            if (atomic_load(&w->word_sleeping))
-                syscall(SYS_futex, &w->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-        } else if (!w->async_event) {
+        if (w->sleeps_on_words)
+            wake_word_sleeper(w);
+        else if (!w->async_event)
             pthread_cond_signal(&w->cond);
-        }
     }
     pthread_mutex_unlock(&w->mutex);
     return done;
@@ -155,6 +163,17 @@ static bool waits_on_shared(const struct dxgk_cpu_wait *w)
     return false;
 }
 
+/* The shared fence a wait waits on if it waits on nothing else, or NULL. */
+static struct dxgk_shared_fence *only_shared_fence(const struct dxgk_cpu_wait *w)
+{
+    struct dxgk_shared_fence *sf = w->objs[0]->shared_fence;
+
+    for (UINT i = 1; i < w->count; i++)
+        if (w->objs[i]->shared_fence != sf)
+            return NULL;
+    return sf;
+}
+
 /* Looks up `count` monitored fences of the device's adapter. */
 static NTSTATUS lookup_fences(struct dxgk_device *device, const D3DKMT_HANDLE *handles, UINT count,
                               struct dxgk_syncobj **objs, bool for_signal)
@@ -231,7 +250,9 @@ NTSTATUS dxgk_signal_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handle
 /* A blocking wait on shared fences: sleeps on its own word (bumped by a
  * completion in this process) and on the fences' wake words, which a
  * signal in any process bumps while it counts as a watcher.  It counts
- * itself first and looks at the values second, as the watcher does. */
+ * itself first and looks at the values second, as the watcher does.  On
+ * one shared fence alone it sleeps on that fence's word alone (word_fence):
+ * a plain futex wait, no futex_waitv. */
 static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
 {
     struct dxgk_shared_fence *sfs[D3DDDI_MAX_OBJECT_WAITED_ON];
@@ -269,7 +290,8 @@ static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
         }
         atomic_store(&w->word_sleeping, true);
         if (atomic_load(&w->word) == word &&
-            !dxgk_shared_fence_sleep(&w->word, word, sfs, seqs, n, timeout_ms < 0 ? NULL : &deadline)) {
+            !(w->word_fence ? dxgk_shared_fence_sleep_one(w->word_fence, seqs[0], timeout_ms < 0 ? NULL : &deadline)
+                            : dxgk_shared_fence_sleep(&w->word, word, sfs, seqs, n, timeout_ms < 0 ? NULL : &deadline))) {
             atomic_store(&w->word_sleeping, false);
             break;
         }
@@ -311,6 +333,7 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
     w->any = any;
     w->async_event = async_event;
     w->sleeps_on_words = !async_event && waits_on_shared(w);
+    w->word_fence = w->sleeps_on_words ? only_shared_fence(w) : NULL;
     memcpy(w->values, values, count * sizeof(*values));
     pthread_mutex_init(&w->mutex, NULL);
     kmt_cond_init_monotonic(&w->cond);

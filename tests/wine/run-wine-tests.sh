@@ -12,38 +12,11 @@ builddir=${KMTSHIM_TEST_BUILDDIR:-$(pwd)}
 . "$(dirname "$0")/wine-harness.sh"
 harness_load "$builddir/tests/wine/wine-tests.env" "tests/wine/test_unixlib covers the Linux half"
 tests=$builddir/tests/wine
-proxy=$builddir/dlls/gdi32/proxy
 harness_env "$tests/run"
 
 # ---- the prefix ------------------------------------------------------------------
-if harness_boot; then
-    tap_ok "a new prefix under the build dir (wineboot -i, persistent wineserver)"
-else
-    tap_not_ok "wineboot -i failed, see $logs/wineboot.log"
-    echo "1..$n"
-    exit 1
-fi
-if "$builddir/scripts/kmtshim-prefix" --prefix "$WINEPREFIX" --dllpath "$tree" --proxy-dir "$proxy" \
-        --wine-dlldir "$WINE_DLLDIR" --proxy-exe test_proxy.exe --proxy-exe test_proxy_static.exe \
-        --proxy-exe test_proxy_user32.exe >"$logs/kmtshim-prefix.log" 2>&1 &&
-   grep -q "system32" "$logs/kmtshim-prefix.log"; then
-    tap_ok "kmtshim-prefix prepared the prefix (trigger copy, proxy, overrides)"
-else
-    tap_not_ok "kmtshim-prefix failed"
-    diag "$logs/kmtshim-prefix.log"
-fi
-
-# QueryAdapterInfo(KMTQAITYPE_QUERYREGISTRY)'s values for the conformance
-# row query_registry, in the run directory harness_boot made; nothing else
-# in this file, so the other rows see the miniport's own answers (and no
-# user configuration)
-export KMTSHIM_CONFIG="$tests/run/kmtshim.conf"
-cat >"$KMTSHIM_CONFIG" <<'EOF'
-[adapter miniport=soft]
-registry.KmtshimConformanceLayers:multi_sz = Z:\kmtshim\one.json | Z:\kmtshim\two.json
-registry.KmtshimConformanceDriver = Z:\kmtshim\icd.json
-registry.KmtshimConformanceDword:dword = 0x1234
-EOF
+harness_prefix "prepared the prefix (trigger copy, proxy, overrides)" \
+    'grep -q "system32" "$logs/kmtshim-prefix.log"'
 
 # ---- the harness must see failures ----------------------------------------------------
 selftest() {

@@ -40,6 +40,7 @@ run_suite test_kmtshim "$tests/test_kmtshim.exe"
 run_suite test_proxy "$tests/test_proxy.exe"
 run_suite test_proxy_static "$tests/test_proxy_static.exe"
 run_suite test_proxy_user32 "$tests/test_proxy_user32.exe"
+run_suite test_desc_probe "$tests/test_desc_probe.exe"
 
 # ---- kmtshim's handles and Wine 11's: the proxy over a fake Wine 11 gdi32 -----------------
 # An app-local proxy (tests/wine/fake/Makefile.inc): the program, the proxy
@@ -154,7 +155,8 @@ gen_routes() {
         "${gen_arch:-x86_64}" >"$glog" 2>&1 || return 1
     # (this build's compiler is for one architecture only)
     [ -z "$gen_arch" ] || return 0
-    "$MINGW_CC" -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -I"$KMT_SRCDIR/include" -I"$gen" \
+    "$MINGW_CC" -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -I"$KMT_SRCDIR/include" \
+        -I"$KMT_SRCDIR/dlls/kmtshim/wine" -I"$gen" \
         -fsyntax-only "$KMT_SRCDIR/dlls/gdi32/proxy.c" >>"$glog" 2>&1
 }
 # Wine 8 has none of the execution and sync-object names.

@@ -54,6 +54,7 @@ run_suite test_kmtshim "$tests/test_kmtshim.exe"
 run_suite test_proxy "$tests/test_proxy.exe"
 run_suite test_proxy_static "$tests/test_proxy_static.exe"
 run_suite test_proxy_user32 "$tests/test_proxy_user32.exe"
+run_suite test_desc_probe "$tests/test_desc_probe.exe"
 
 # ---- a 32-bit process loads the i386 Linux half (the only one it can) ---------------------------
 WINEDEBUG=-all,+kmtshim run_exe trace "$tests/test_kmtshim.exe" open_close

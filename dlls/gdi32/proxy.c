@@ -16,6 +16,7 @@
  */
 #define KMTAPI
 #include "kmtshim/d3dkmthk.h"
+#include "desc_probe.h"
 
 typedef NTSTATUS (APIENTRY *d3dkmt_fn)(void *desc);
 
@@ -72,12 +73,11 @@ static NTSTATUS call_shim(const char *name, d3dkmt_fn *slot, void *desc)
     return fn ? fn(desc) : STATUS_NOT_SUPPORTED;
 }
 
-/* Below 64 KiB or past the user address space is never a caller's buffer. */
+/* Whether the routing may read the descriptor (desc_probe.h: bounds on
+ * x86_64, a probe on i386); kmtshim answers one it may not. */
 static BOOL desc_ok(const void *desc, SIZE_T size)
 {
-    ULONG_PTR v = (ULONG_PTR)desc;
-
-    return v >= 0x10000 && v <= 0x7fffffffffffull - size;
+    return kmt_win_desc_ok(desc, size);
 }
 
 /* Who serves a D3DKMT handle, local or global, is decided by its index

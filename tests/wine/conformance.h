@@ -90,6 +90,8 @@ void kmtc_destroy_allocation(void);
 void kmtc_lock(void);
 void kmtc_escape(void);
 void kmtc_null_descriptors(void);
+/* conformance_unreadable.c */
+void kmtc_unreadable_descriptors(void);
 /* conformance_display.c: VidPn ownership, occlusion, priority class */
 void kmtc_vidpn_ownership(void);
 void kmtc_vidpn_two_devices(void);
@@ -148,6 +150,7 @@ int kmtc_share_child(int argc, char **argv);
     { "lock", kmtc_lock },                                      \
     { "escape", kmtc_escape },                                  \
     { "null_descriptors", kmtc_null_descriptors },              \
+    { "unreadable_descriptors", kmtc_unreadable_descriptors },  \
     { "vidpn_ownership", kmtc_vidpn_ownership },                \
     { "vidpn_two_devices", kmtc_vidpn_two_devices },            \
     { "vidpn_bad_input", kmtc_vidpn_bad_input },                \

@@ -12,38 +12,11 @@ builddir=${KMTSHIM_TEST_BUILDDIR:-$(pwd)}
 . "$(dirname "$0")/wine-harness.sh"
 harness_load "$builddir/tests/wine/wine-tests.env" "tests/wine/test_unixlib covers the Linux half"
 tests=$builddir/tests/wine
-proxy=$builddir/dlls/gdi32/proxy
 harness_env "$tests/run"
 
 # ---- the prefix ------------------------------------------------------------------
-if harness_boot; then
-    tap_ok "a new prefix under the build dir (wineboot -i, persistent wineserver)"
-else
-    tap_not_ok "wineboot -i failed, see $logs/wineboot.log"
-    echo "1..$n"
-    exit 1
-fi
-if "$builddir/scripts/kmtshim-prefix" --prefix "$WINEPREFIX" --dllpath "$tree" --proxy-dir "$proxy" \
-        --wine-dlldir "$WINE_DLLDIR" --proxy-exe test_proxy.exe --proxy-exe test_proxy_static.exe \
-        --proxy-exe test_proxy_user32.exe >"$logs/kmtshim-prefix.log" 2>&1 &&
-   grep -q "system32" "$logs/kmtshim-prefix.log"; then
-    tap_ok "kmtshim-prefix prepared the prefix (trigger copy, proxy, overrides)"
-else
-    tap_not_ok "kmtshim-prefix failed"
-    diag "$logs/kmtshim-prefix.log"
-fi
-
-# QueryAdapterInfo(KMTQAITYPE_QUERYREGISTRY)'s values for the conformance
-# row query_registry, in the run directory harness_boot made; nothing else
-# in this file, so the other rows see the miniport's own answers (and no
-# user configuration)
-export KMTSHIM_CONFIG="$tests/run/kmtshim.conf"
-cat >"$KMTSHIM_CONFIG" <<'EOF'
-[adapter miniport=soft]
-registry.KmtshimConformanceLayers:multi_sz = Z:\kmtshim\one.json | Z:\kmtshim\two.json
-registry.KmtshimConformanceDriver = Z:\kmtshim\icd.json
-registry.KmtshimConformanceDword:dword = 0x1234
-EOF
+harness_prefix "prepared the prefix (trigger copy, proxy, overrides)" \
+    'grep -q "system32" "$logs/kmtshim-prefix.log"'
 
 # ---- the harness must see failures ----------------------------------------------------
 selftest() {
@@ -67,6 +40,7 @@ run_suite test_kmtshim "$tests/test_kmtshim.exe"
 run_suite test_proxy "$tests/test_proxy.exe"
 run_suite test_proxy_static "$tests/test_proxy_static.exe"
 run_suite test_proxy_user32 "$tests/test_proxy_user32.exe"
+run_suite test_desc_probe "$tests/test_desc_probe.exe"
 
 # ---- kmtshim's handles and Wine 11's: the proxy over a fake Wine 11 gdi32 -----------------
 # An app-local proxy (tests/wine/fake/Makefile.inc): the program, the proxy
@@ -181,7 +155,8 @@ gen_routes() {
         "${gen_arch:-x86_64}" >"$glog" 2>&1 || return 1
     # (this build's compiler is for one architecture only)
     [ -z "$gen_arch" ] || return 0
-    "$MINGW_CC" -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -I"$KMT_SRCDIR/include" -I"$gen" \
+    "$MINGW_CC" -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -I"$KMT_SRCDIR/include" \
+        -I"$KMT_SRCDIR/dlls/kmtshim/wine" -I"$gen" \
         -fsyntax-only "$KMT_SRCDIR/dlls/gdi32/proxy.c" >>"$glog" 2>&1
 }
 # Wine 8 has none of the execution and sync-object names.

@@ -30,35 +30,12 @@ fi
 tests=$KMT_WINE32_BUILDDIR/tests/wine
 harness_env "$builddir/tests/wine/run32"
 
-if harness_boot; then
-    tap_ok "a new 64-bit prefix under the build dir (wineboot -i, persistent wineserver)"
-else
-    tap_not_ok "wineboot -i failed, see $logs/wineboot.log"
-    echo "1..$n"
-    exit 1
-fi
 syswow64=$WINEPREFIX/drive_c/windows/syswow64
-if "$builddir/scripts/kmtshim-prefix" --prefix "$WINEPREFIX" --dllpath "$tree" \
-        --proxy-dir "$builddir/dlls/gdi32/proxy" --wine-dlldir "$WINE_DLLDIR" --wine32-dlldir "$WINE32_DLLDIR" \
-        --proxy-exe test_proxy.exe --proxy-exe test_proxy_static.exe \
-        --proxy-exe test_proxy_user32.exe >"$logs/kmtshim-prefix.log" 2>&1 &&
-   cmp -s "$syswow64/kmtshim.dll" "$tree/i386-windows/kmtshim.dll" &&
-   cmp -s "$syswow64/gdi32.dll" "$builddir/dlls/gdi32/proxy/i386/gdi32.dll" &&
-   [ "$(readlink "$syswow64/gdi32_orig.dll")" = "$WINE32_DLLDIR/gdi32.dll" ]; then
-    tap_ok "kmtshim-prefix put the i686 kmtshim.dll and the 32-bit proxy into syswow64"
-else
-    tap_not_ok "kmtshim-prefix: no 32-bit trigger copy or proxy in $syswow64"
-    diag "$logs/kmtshim-prefix.log"
-fi
-
-# the same configuration file as the 64-bit run (query_registry row)
-export KMTSHIM_CONFIG="$run/kmtshim.conf"
-cat >"$KMTSHIM_CONFIG" <<'EOF'
-[adapter miniport=soft]
-registry.KmtshimConformanceLayers:multi_sz = Z:\kmtshim\one.json | Z:\kmtshim\two.json
-registry.KmtshimConformanceDriver = Z:\kmtshim\icd.json
-registry.KmtshimConformanceDword:dword = 0x1234
-EOF
+harness_prefix "put the i686 kmtshim.dll and the 32-bit proxy into syswow64" \
+    'cmp -s "$syswow64/kmtshim.dll" "$tree/i386-windows/kmtshim.dll" &&
+     cmp -s "$syswow64/gdi32.dll" "$builddir/dlls/gdi32/proxy/i386/gdi32.dll" &&
+     [ "$(readlink "$syswow64/gdi32_orig.dll")" = "$WINE32_DLLDIR/gdi32.dll" ]' \
+    --wine32-dlldir "$WINE32_DLLDIR"
 
 # ---- the harness sees 32-bit failures and crashes too -------------------------------------
 for mode in pass crash; do
@@ -77,6 +54,7 @@ run_suite test_kmtshim "$tests/test_kmtshim.exe"
 run_suite test_proxy "$tests/test_proxy.exe"
 run_suite test_proxy_static "$tests/test_proxy_static.exe"
 run_suite test_proxy_user32 "$tests/test_proxy_user32.exe"
+run_suite test_desc_probe "$tests/test_desc_probe.exe"
 
 # ---- a 32-bit process loads the i386 Linux half (the only one it can) ---------------------------
 WINEDEBUG=-all,+kmtshim run_exe trace "$tests/test_kmtshim.exe" open_close

@@ -190,6 +190,26 @@ static NTSTATUS destroy_mutex(BOOL on, D3DKMT_HANDLE mutex)
     return call_on(on, "D3DKMTDestroyKeyedMutex", &dk, __LINE__);
 }
 
+/* Opens by global handle on side `on`: the sync object or keyed mutex
+ * behind `global` (0 where refused). */
+static D3DKMT_HANDLE open_sync(BOOL on, D3DKMT_HANDLE global, NTSTATUS want)
+{
+    D3DKMT_OPENSYNCHRONIZATIONOBJECT os = { 0 };
+
+    os.hSharedHandle = global;
+    expect(call_on(on, "D3DKMTOpenSynchronizationObject", &os, __LINE__), want);
+    return os.hSyncObject;
+}
+
+static D3DKMT_HANDLE open_mutex(BOOL on, D3DKMT_HANDLE global, NTSTATUS want)
+{
+    D3DKMT_OPENKEYEDMUTEX om = { 0 };
+
+    om.hSharedHandle = global;
+    expect(call_on(on, "D3DKMTOpenKeyedMutex", &om, __LINE__), want);
+    return om.hKeyedMutex;
+}
+
 /* Acquires the keyed mutex with key 0 and releases it to key 1. */
 static void acquire_release(BOOL on, D3DKMT_HANDLE mutex)
 {
@@ -322,12 +342,10 @@ static void test_global(void)
 {
     LUID wine_luid = { FAKE_LUID_LOW, FAKE_LUID_HIGH };
     D3DKMT_HANDLE wa, sa, wd, sd, ws, ss, wg, sg, wr, sr, walloc, salloc, wrg, srg;
-    D3DKMT_OPENSYNCHRONIZATIONOBJECT os = { 0 };
     D3DKMT_CREATEKEYEDMUTEX ck = { 0 }, wk = { 0 };
-    D3DKMT_OPENKEYEDMUTEX ok_ = { 0 };
     D3DDDI_OPENALLOCATIONINFO oa = { 0 };
     D3DKMT_OPENRESOURCE orr = { 0 };
-    D3DKMT_HANDLE wopened, sopened;
+    D3DKMT_HANDLE wopened, sopened, mopened;
 
     if (!ready())
         return;
@@ -340,13 +358,8 @@ static void test_global(void)
     ss = create_sync(FALSE, sd, 1, &sg);
     ok(wines(wg, 2), "Wine's global sync handle %#x\n", wg);
     ok(shims(sg, 2), "kmtshim's global sync handle %#x\n", sg);
-    os.hSharedHandle = wg;
-    expect(on_wine(OpenSynchronizationObject, &os), STATUS_SUCCESS);
-    wopened = os.hSyncObject;
-    os.hSharedHandle = sg;
-    os.hSyncObject = 0;
-    expect(on_shim(OpenSynchronizationObject, &os), STATUS_SUCCESS);
-    sopened = os.hSyncObject;
+    wopened = open_sync(TRUE, wg, STATUS_SUCCESS);
+    sopened = open_sync(FALSE, sg, STATUS_SUCCESS);
     ok(wines(wopened, 0) && shims(sopened, 0), "opened %#x %#x\n", wopened, sopened);
 
     /* resources: the device decides; the other side's global is unknown there */
@@ -371,15 +384,12 @@ static void test_global(void)
     expect(wine("D3DKMTCreateKeyedMutex")(&wk), STATUS_SUCCESS);
     ok(wines(wk.hSharedHandle, 2) && wines(wk.hKeyedMutex, 0), "Wine's keyed mutex %#x %#x\n",
        wk.hSharedHandle, wk.hKeyedMutex);
-    ok_.hSharedHandle = wk.hSharedHandle;
-    expect(on_wine(OpenKeyedMutex, &ok_), STATUS_SUCCESS);
-    acquire_release(TRUE, ok_.hKeyedMutex);
+    mopened = open_mutex(TRUE, wk.hSharedHandle, STATUS_SUCCESS);
+    acquire_release(TRUE, mopened);
     acquire_release(FALSE, ck.hKeyedMutex);
-    expect(destroy_mutex(TRUE, ok_.hKeyedMutex), STATUS_SUCCESS);
-    ok_.hSharedHandle = ck.hSharedHandle;
-    ok_.hKeyedMutex = 0;
-    expect(on_shim(OpenKeyedMutex, &ok_), STATUS_SUCCESS);
-    expect(destroy_mutex(FALSE, ok_.hKeyedMutex), STATUS_SUCCESS);
+    expect(destroy_mutex(TRUE, mopened), STATUS_SUCCESS);
+    mopened = open_mutex(FALSE, ck.hSharedHandle, STATUS_SUCCESS);
+    expect(destroy_mutex(FALSE, mopened), STATUS_SUCCESS);
     expect(destroy_mutex(FALSE, ck.hKeyedMutex), STATUS_SUCCESS);
     expect(destroy_mutex(TRUE, wk.hKeyedMutex), STATUS_SUCCESS);
 
@@ -389,12 +399,9 @@ static void test_global(void)
     expect(destroy_sync(TRUE, wopened), STATUS_SUCCESS);
     expect(destroy_sync(FALSE, ss), STATUS_SUCCESS);
     expect(destroy_sync(FALSE, sopened), STATUS_SUCCESS);
-    os.hSharedHandle = wg;
-    expect(on_wine(OpenSynchronizationObject, &os), STATUS_INVALID_PARAMETER);
-    os.hSharedHandle = sg;
-    expect(on_shim(OpenSynchronizationObject, &os), STATUS_INVALID_PARAMETER);
-    ok_.hSharedHandle = ck.hSharedHandle;
-    expect(on_shim(OpenKeyedMutex, &ok_), STATUS_INVALID_PARAMETER);
+    open_sync(TRUE, wg, STATUS_INVALID_PARAMETER);
+    open_sync(FALSE, sg, STATUS_INVALID_PARAMETER);
+    open_mutex(FALSE, ck.hSharedHandle, STATUS_INVALID_PARAMETER);
 
     expect(destroy_device(TRUE, wd), STATUS_SUCCESS);
     expect(destroy_device(FALSE, sd), STATUS_SUCCESS);

@@ -1,6 +1,7 @@
 # Sourced by the Wine-side test runners (tests/wine/run-wine-tests.sh,
-# tests/umd/run-umd-wine.sh): the checks that decide whether Wine tests can
-# run at all, one private prefix with a persistent wineserver, running a
+# run-wine-tests32.sh, tests/umd/run-umd-wine.sh): the checks that decide
+# whether Wine tests can run at all, one private prefix with a persistent
+# wineserver (and kmtshim set up in it: harness_prefix), running a
 # program with its output in a file, reading Wine's test summary line, and
 # TAP output.
 #
@@ -88,6 +89,43 @@ harness_boot() {
     timeout "$timeout_s" "$WINE" wineboot -i >"$logs/wineboot.log" 2>&1 || return 1
     timeout "$timeout_s" "$WINE" cmd /c exit >"$logs/cmd.log" 2>&1
     return 0
+}
+
+# harness_prefix WHAT CHECK [KMTSHIM-PREFIX ARGS...]: the prefix both
+# runners start from.  harness_boot (a failed boot ends the run), then
+# scripts/kmtshim-prefix with the build's tree, the proxy and the proxy test
+# programs' overrides plus ARGS, passing if CHECK (evaluated) holds after it;
+# one TAP line each, WHAT naming the kmtshim-prefix step.  Last,
+# KMTSHIM_CONFIG: QueryAdapterInfo(KMTQAITYPE_QUERYREGISTRY)'s values for
+# the conformance row query_registry, and nothing else, so the other rows
+# see the miniport's own answers (and no user configuration).
+harness_prefix() {
+    what=$1 prefix_check=$2
+    shift 2
+    if harness_boot; then
+        tap_ok "a new prefix under the build dir (wineboot -i, persistent wineserver)"
+    else
+        tap_not_ok "wineboot -i failed, see $logs/wineboot.log"
+        echo "1..$n"
+        exit 1
+    fi
+    if "$builddir/scripts/kmtshim-prefix" --prefix "$WINEPREFIX" --dllpath "$tree" \
+            --proxy-dir "$builddir/dlls/gdi32/proxy" --wine-dlldir "$WINE_DLLDIR" \
+            --proxy-exe test_proxy.exe --proxy-exe test_proxy_static.exe \
+            --proxy-exe test_proxy_user32.exe "$@" >"$logs/kmtshim-prefix.log" 2>&1 &&
+       eval "$prefix_check"; then
+        tap_ok "kmtshim-prefix $what"
+    else
+        tap_not_ok "kmtshim-prefix: $what failed"
+        diag "$logs/kmtshim-prefix.log"
+    fi
+    export KMTSHIM_CONFIG="$run/kmtshim.conf"
+    cat >"$KMTSHIM_CONFIG" <<'EOF'
+[adapter miniport=soft]
+registry.KmtshimConformanceLayers:multi_sz = Z:\kmtshim\one.json | Z:\kmtshim\two.json
+registry.KmtshimConformanceDriver = Z:\kmtshim\icd.json
+registry.KmtshimConformanceDword:dword = 0x1234
+EOF
 }
 
 # run_exe NAME EXE [ARGS...]: runs EXE from its own directory, output in

@@ -13,15 +13,24 @@
 #include <stdint.h>
 
 #include "kmtshim/kmt_wintypes.h"
+#if !defined(_WIN32) && UINTPTR_MAX <= 0xffffffffu
+# include "base/user_memory.h"
+#endif
 
-/* Whether [p, p + size) can be a caller's buffer, for either half reading
- * a descriptor itself: Windows never maps the first 64 KiB and user space
- * ends at 2^47.  The core's thunks apply the same bounds. */
+/* Whether [p, p + size) can be a caller's buffer, for the Linux half
+ * reading a descriptor itself, and the bounds the Windows side's
+ * desc_probe.h keeps on x86_64: Windows never maps the first 64 KiB and
+ * user space ends at 2^47.  A 32-bit process has no such hole, so the i386
+ * Linux half probes the range as the core's thunks do (thunks/thunk.h). */
 static inline int kmt_wine_ptr_ok(const void *p, uint64_t size)
 {
     uint64_t v = (uintptr_t)p;
 
+#if !defined(_WIN32) && UINTPTR_MAX <= 0xffffffffu
+    return v >= 0x10000 && size <= 0xffffffffu && kmt_user_range_readable(p, (size_t)size);
+#else
     return v >= 0x10000 && v <= 0x7fffffffffffull && size <= 0x7fffffffffffull - v;
+#endif
 }
 
 /* One code per implemented D3DKMT function (functions.h order), then the

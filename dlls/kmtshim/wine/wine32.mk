@@ -31,7 +31,7 @@ KMT_WINE32_STAGED = $(KMT_WINE_TREE)/i386-windows/kmtshim.dll $(KMT_WINE_TREE)/i
 	$(KMT_WINE_TREE)/i386-unix/kmtshim-core.so \
 	$(KMT_PROXY_OUT)/proxy/i386/gdi32.dll samples/win/i386/kmtdemo.exe bench/wine/i386/bench_wine.exe
 KMT_WINE32_TESTS = tests/wine/test_kmtshim.exe tests/wine/test_proxy.exe tests/wine/test_proxy_static.exe \
-	tests/wine/test_proxy_user32.exe tests/wine/selftest.exe
+	tests/wine/test_proxy_user32.exe tests/wine/selftest.exe tests/wine/test_desc_probe.exe
 
 $(KMT_WINE32_DIR)/config.status: config.status
 	$(AM_V_GEN)$(MKDIR_P) $(KMT_WINE32_DIR) && cd $(KMT_WINE32_DIR) && \

@@ -136,7 +136,7 @@ NTSTATUS pe_OpenAdapterFromGdiDisplayName(D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME *
     NTSTATUS status;
     int n = 0;
 
-    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
+    if (!kmt_win_desc_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
         return kmt_call_desc(KMT_UNIX_OpenAdapterFromGdiDisplayName, desc);
     k = *desc;
     while (n < 32 && k.DeviceName[n])
@@ -179,7 +179,7 @@ NTSTATUS pe_OpenAdapterFromHdc(D3DKMT_OPENADAPTERFROMHDC *desc)
     WCHAR name[CCHDEVICENAME];
     NTSTATUS status;
 
-    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))
+    if (!kmt_win_desc_ok(desc, sizeof(*desc)))
         return kmt_call_desc(KMT_UNIX_OpenAdapterFromHdc, desc);
     k = *desc;
     if (!dc_display_name(k.hDc, name)) {
@@ -201,7 +201,7 @@ NTSTATUS pe_OpenAdapterFromDeviceName(D3DKMT_OPENADAPTERFROMDEVICENAME *desc)
     struct kmt_device_path_params params;
     NTSTATUS status;
 
-    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))
+    if (!kmt_win_desc_ok(desc, sizeof(*desc)))
         return kmt_call_desc(KMT_UNIX_OpenAdapterFromDeviceName, desc);
     if ((status = open_path(desc->pDeviceName, KMT_DEVICE_PATH_DEFAULT_ADAPTER, 0, &params)))
         return status;

@@ -194,7 +194,7 @@ NTSTATUS pe_CreateSynchronizationObject2(D3DKMT_CREATESYNCHRONIZATIONOBJECT2 *de
     NTSTATUS status;
     HANDLE dup;
 
-    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)) || desc->Info.Type != D3DDDI_CPU_NOTIFICATION)
+    if (!kmt_win_desc_ok(desc, sizeof(*desc)) || desc->Info.Type != D3DDDI_CPU_NOTIFICATION)
         return call_with_event(KMT_UNIX_CreateSynchronizationObject2, desc, NULL);
     k = *desc;
     if ((status = capture_event(k.Info.CPUNotification.Event, &k.Info.CPUNotification.Event, &dup)))
@@ -213,7 +213,7 @@ NTSTATUS pe_WaitForSynchronizationObjectFromCpu(const D3DKMT_WAITFORSYNCHRONIZAT
     NTSTATUS status;
     HANDLE dup, event;
 
-    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)) || !desc->hAsyncEvent)
+    if (!kmt_win_desc_ok(desc, sizeof(*desc)) || !desc->hAsyncEvent)
         return call_with_event(KMT_UNIX_WaitForSynchronizationObjectFromCpu, desc, NULL);
     k = *desc;
     /* the same event as in an earlier wait: its duplicate again */
@@ -236,7 +236,7 @@ NTSTATUS pe_SignalSynchronizationObject2(const D3DKMT_SIGNALSYNCHRONIZATIONOBJEC
     HANDLE dup;
 
     /* CpuEventHandle shares its place with Fence.FenceValue */
-    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)) || !desc->Flags.EnqueueCpuEvent)
+    if (!kmt_win_desc_ok(desc, sizeof(*desc)) || !desc->Flags.EnqueueCpuEvent)
         return call_with_event(KMT_UNIX_SignalSynchronizationObject2, desc, NULL);
     k = *desc;
     if ((status = capture_event(k.CpuEventHandle, &k.CpuEventHandle, &dup)))
@@ -250,7 +250,7 @@ NTSTATUS pe_SignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALSYNCHRONIZATI
     NTSTATUS status;
     HANDLE dup;
 
-    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)) || !desc->Flags.EnqueueCpuEvent)
+    if (!kmt_win_desc_ok(desc, sizeof(*desc)) || !desc->Flags.EnqueueCpuEvent)
         return call_with_event(KMT_UNIX_SignalSynchronizationObjectFromGpu2, desc, NULL);
     k = *desc;
     if ((status = capture_event(k.CpuEventHandle, &k.CpuEventHandle, &dup)))

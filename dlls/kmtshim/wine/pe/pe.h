@@ -12,6 +12,7 @@
 #define KMTAPI                      /* this DLL defines the functions */
 #include "kmtshim/d3dkmthk.h"
 #include "unixlib.h"
+#include "desc_probe.h"
 
 /* Calls the Linux half; STATUS_DLL_NOT_FOUND when it could not be loaded. */
 NTSTATUS kmt_unix_call(enum kmt_unix_code code, void *args);

@@ -48,7 +48,7 @@ NTSTATUS pe_QueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *desc)
     D3DKMT_QUERYVIDEOMEMORYINFO k;
     NTSTATUS status;
 
-    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
+    if (!kmt_win_desc_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
         return kmt_call_desc(KMT_UNIX_QueryVideoMemoryInfo, desc);
     k = *desc;
     if ((status = kmt_pe_resolve_process(&k.hProcess)))
@@ -71,7 +71,7 @@ NTSTATUS pe_QueryStatistics(const D3DKMT_QUERYSTATISTICS *desc)
     D3DKMT_QUERYSTATISTICS k;
     NTSTATUS status, process_status;
 
-    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
+    if (!kmt_win_desc_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
         return kmt_call_desc(KMT_UNIX_QueryStatistics, desc);
     k = *desc;
     if ((process_status = kmt_pe_resolve_process(&k.hProcess)))
@@ -89,8 +89,7 @@ NTSTATUS pe_DestroyDevice(const D3DKMT_DESTROYDEVICE *desc)
 {
     NTSTATUS status = kmt_call_desc(KMT_UNIX_DestroyDevice, desc);
 
-    /* read only after the core succeeded: it answers a bad descriptor,
-     * which on i386 no bounds check here could tell from a good one */
+    /* read only once the core took the descriptor */
     if (!status)
         kmt_event_cache_drop_device(desc->hDevice);
     return status;

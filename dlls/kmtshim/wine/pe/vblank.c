@@ -84,7 +84,7 @@ NTSTATUS pe_WaitForVerticalBlankEvent2(const D3DKMT_WAITFORVERTICALBLANKEVENT2 *
 {
     D3DKMT_WAITFORVERTICALBLANKEVENT2 k;
 
-    if (!kmt_wine_ptr_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
+    if (!kmt_win_desc_ok(desc, sizeof(*desc)))      /* the core answers bad descriptors */
         return kmt_call_desc(KMT_UNIX_WaitForVerticalBlankEvent2, desc);
     k = *desc;
     if (k.NumObjects > D3DKMT_MAX_WAITFORVERTICALBLANK_OBJECTS)

@@ -53,6 +53,23 @@ harness_env() {
     unset KMTSHIM_DEBUG
 }
 
+# harness_xvfb GUARD SERVER_ARGS SCRIPT [ARGS...]: runs SCRIPT again under
+# xvfb-run with SERVER_ARGS (the whole run, wineserver and explorer
+# included, on one X server) unless the variable named GUARD is set; a
+# machine without xvfb-run fails the run.
+harness_xvfb() {
+    guard=$1 server_args=$2
+    shift 2
+    eval "[ -n \"\${$guard}\" ]" && return 0
+    if ! command -v xvfb-run >/dev/null 2>&1; then
+        echo "not ok 1 - xvfb-run is missing (Debian: xvfb xauth)"
+        echo "1..1"
+        exit 1
+    fi
+    export "$guard=1"
+    exec xvfb-run -a -s "$server_args" sh "$@"
+}
+
 n=0
 failed=0
 tap_ok() { n=$((n + 1)); echo "ok $n - $*"; }
@@ -90,6 +107,17 @@ harness_boot() {
     return 0
 }
 
+# harness_boot_tap WHERE: harness_boot as a TAP line; the run ends when it fails.
+harness_boot_tap() {
+    if harness_boot; then
+        tap_ok "a new prefix $1 (wineboot -i, persistent wineserver)"
+    else
+        tap_not_ok "wineboot -i failed, see $logs/wineboot.log"
+        echo "1..$n"
+        exit 1
+    fi
+}
+
 # run_exe NAME EXE [ARGS...]: runs EXE from its own directory, output in
 # $logs/NAME.log; sets log and rc.
 run_exe() {
@@ -118,14 +146,16 @@ classify() {
     fi
 }
 
-# run_suite NAME EXE: one TAP line per subtest, one for the whole program.
+# run_suite NAME EXE [SUBTEST...]: one TAP line per subtest (all of them
+# without a SUBTEST), one for the whole program.
 run_suite() {
     name=$1 exe=$2
+    shift 2
     if [ ! -f "$exe" ]; then
         tap_not_ok "$name: $exe was not built"
         return
     fi
-    run_exe "$name" "$exe"
+    run_exe "$name" "$exe" "$@"
     while read -r tag id executed fails todos skips; do
         [ "$tag" = "kmtw-subtest:" ] || continue
         skips=$(printf '%s' "$skips" | tr -d '\r')

@@ -106,6 +106,9 @@ void kmtc_clock_calibration(void);
 void kmtc_display_names(void);
 void kmtc_display_dcs(void);
 void kmtc_display_device_names(void);
+/* conformance_window_dc.c: opens by window DCs, and DCs of no display */
+void kmtc_window_dcs(void);
+void kmtc_non_display_dcs(void);
 /* conformance_exec.c: execution and synchronization */
 void kmtc_contexts(void);
 void kmtc_device_state(void);
@@ -162,6 +165,8 @@ int kmtc_share_child(int argc, char **argv);
     { "display_names", kmtc_display_names },                    \
     { "display_dcs", kmtc_display_dcs },                        \
     { "display_device_names", kmtc_display_device_names },      \
+    { "window_dcs", kmtc_window_dcs },                          \
+    { "non_display_dcs", kmtc_non_display_dcs },                \
     KMT_CONFORMANCE_EXEC_TESTS
 
 #define KMT_CONFORMANCE_EXEC_TESTS                              \

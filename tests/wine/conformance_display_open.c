@@ -8,15 +8,12 @@
  * user32 and gdi32 are loaded at run time (test_proxy_user32 must start
  * without them).
  */
-#include "conformance.h"
+#include "conformance_display_open.h"
 
 static struct {
     BOOL (WINAPI *EnumDisplayDevicesW)(LPCWSTR, DWORD, DISPLAY_DEVICEW *, DWORD);
     HDC (WINAPI *GetDC)(HWND);
     int (WINAPI *ReleaseDC)(HWND, HDC);
-    HWND (WINAPI *CreateWindowExW)(DWORD, LPCWSTR, LPCWSTR, DWORD, int, int, int, int, HWND, HMENU,
-                                   HINSTANCE, LPVOID);
-    BOOL (WINAPI *DestroyWindow)(HWND);
     HDC (WINAPI *CreateDCW)(LPCWSTR, LPCWSTR, LPCWSTR, const DEVMODEW *);
     HDC (WINAPI *CreateCompatibleDC)(HDC);
     BOOL (WINAPI *DeleteDC)(HDC);
@@ -31,25 +28,17 @@ static BOOL load_win32(void)
     w.EnumDisplayDevicesW = (void *)GetProcAddress(user32, "EnumDisplayDevicesW");
     w.GetDC = (void *)GetProcAddress(user32, "GetDC");
     w.ReleaseDC = (void *)GetProcAddress(user32, "ReleaseDC");
-    w.CreateWindowExW = (void *)GetProcAddress(user32, "CreateWindowExW");
-    w.DestroyWindow = (void *)GetProcAddress(user32, "DestroyWindow");
     w.CreateDCW = (void *)GetProcAddress(gdi32, "CreateDCW");
     w.CreateCompatibleDC = (void *)GetProcAddress(gdi32, "CreateCompatibleDC");
     w.DeleteDC = (void *)GetProcAddress(gdi32, "DeleteDC");
-    return w.EnumDisplayDevicesW && w.GetDC && w.ReleaseDC && w.CreateWindowExW && w.DestroyWindow &&
-           w.CreateDCW && w.CreateCompatibleDC && w.DeleteDC;
+    return w.EnumDisplayDevicesW && w.GetDC && w.ReleaseDC && w.CreateDCW && w.CreateCompatibleDC && w.DeleteDC;
 }
 
 /* The soft adapter's LUID, or FALSE (skipped). */
 static BOOL soft_luid(LUID *luid)
 {
-    D3DKMT_HANDLE h = kmt_open_soft_adapter(luid);
-
-    if (!h) {
-        skip("no software adapter through %s\n", kmt_api_via);
+    if (!soft_adapter_here(luid))
         return FALSE;
-    }
-    kmt_close_adapter(h);
     if (!load_win32()) {
         ok(FALSE, "user32/gdi32 functions missing\n");
         return FALSE;
@@ -93,21 +82,6 @@ static void opened(const char *what, NTSTATUS status, D3DKMT_HANDLE h, LUID got,
     kmt_close_adapter(h);
 }
 
-/* A refusal: kmtshim's STATUS_INVALID_PARAMETER, or Wine's answer through the proxy. */
-#define expect_refused(name, desc_type, desc) do {                                        \
-        desc_type copy_ = (desc);                                                         \
-        NTSTATUS want_ = STATUS_INVALID_PARAMETER, got_;                                  \
-        if (kmt_wine_api.name) {                                                          \
-            want_ = kmt_wine_api.name(&copy_);                                            \
-            copy_ = (desc);                                                               \
-        }                                                                                 \
-        got_ = kmt_api.name(&copy_);                                                      \
-        ok(got_ == want_, "%s(%s): %#lx, expected %#lx\n", #name, #desc, (unsigned long)got_, \
-           (unsigned long)want_);                                                         \
-        if (!got_ && copy_.hAdapter)                                                      \
-            kmt_close_adapter(copy_.hAdapter);                                            \
-    } while (0)
-
 static D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME gdi_name(const WCHAR *name)
 {
     D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME o;
@@ -150,15 +124,6 @@ void kmtc_display_names(void)
     expect_refused(OpenAdapterFromGdiDisplayName, D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME, o);
 }
 
-static D3DKMT_OPENADAPTERFROMHDC from_hdc(HDC hdc)
-{
-    D3DKMT_OPENADAPTERFROMHDC o;
-
-    memset(&o, 0, sizeof(o));
-    o.hDc = hdc;
-    return o;
-}
-
 static void check_hdc(const char *what, HDC hdc, LUID luid)
 {
     D3DKMT_OPENADAPTERFROMHDC o = from_hdc(hdc);
@@ -170,8 +135,7 @@ static void check_hdc(const char *what, HDC hdc, LUID luid)
 
 void kmtc_display_dcs(void)
 {
-    HDC screen, display, window_dc, memory;
-    HWND hwnd;
+    HDC screen, display, memory;
     LUID luid;
 
     if (!soft_luid(&luid))
@@ -180,13 +144,6 @@ void kmtc_display_dcs(void)
     check_hdc("CreateDCW(DISPLAY)", display, luid);
     screen = w.GetDC(NULL);
     check_hdc("GetDC(NULL)", screen, luid);
-    hwnd = w.CreateWindowExW(0, L"static", L"kmtshim", WS_POPUP, 0, 0, 64, 64, NULL, NULL,
-                             GetModuleHandleW(NULL), NULL);
-    window_dc = hwnd ? w.GetDC(hwnd) : NULL;
-    if (window_dc)
-        check_hdc("a window's DC", window_dc, luid);
-    else
-        skip("no window here (error %lu)\n", GetLastError());
 
     memory = w.CreateCompatibleDC(NULL);
     ok(memory != NULL, "no memory DC\n");
@@ -196,10 +153,6 @@ void kmtc_display_dcs(void)
     expect_status(kmt_api.OpenAdapterFromHdc(NULL), STATUS_INVALID_PARAMETER);
 
     w.DeleteDC(memory);
-    if (window_dc)
-        w.ReleaseDC(hwnd, window_dc);
-    if (hwnd)
-        w.DestroyWindow(hwnd);
     w.ReleaseDC(NULL, screen);
     w.DeleteDC(display);
 }

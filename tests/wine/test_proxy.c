@@ -143,6 +143,25 @@ static void test_wine_passthrough(void)
     expect_status(wine_close(&c), STATUS_SUCCESS);
 }
 
+/* `hwnd`'s DC (the screen's for NULL) opens kmtshim's adapter, and the
+ * device created on it is kmtshim's. */
+static void hdc_reaches_kmtshim(const char *what, d3dkmt_fn open_hdc, HWND hwnd, HDC (WINAPI *get_dc)(HWND),
+                                int (WINAPI *release_dc)(HWND, HDC))
+{
+    D3DKMT_OPENADAPTERFROMHDC oh = { 0 };
+    D3DKMT_HANDLE device;
+
+    oh.hDc = get_dc(hwnd);
+    expect_status(open_hdc(&oh), STATUS_SUCCESS);
+    ok(owns_handle(oh.hAdapter), "%s opened as Wine's %#x\n", what, oh.hAdapter);
+    device = kmt_create_device(oh.hAdapter);
+    ok(device && owns_handle(device), "%s: device %#x is not kmtshim's\n", what, device);
+    if (device)
+        kmt_destroy_device(device);
+    kmt_close_adapter(oh.hAdapter);
+    release_dc(hwnd, oh.hDc);
+}
+
 /* An unmodified program's display path through the proxy: a display name
  * or a DC, then CreateDevice and CreateAllocation, all answered by
  * kmtshim (the `first` rule); a name kmtshim maps to no source, Wine's. */
@@ -152,13 +171,16 @@ static void test_display_open_reaches_kmtshim(void)
     d3dkmt_fn open_hdc = proxy_fn("D3DKMTOpenAdapterFromHdc");
     d3dkmt_fn wine_open_gdi = wine_fn("D3DKMTOpenAdapterFromGdiDisplayName");
     D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME o = { { 0 } }, wo = { { 0 } };
-    D3DKMT_OPENADAPTERFROMHDC oh = { 0 };
     D3DKMT_HANDLE device, allocation = 0;
     HMODULE user32 = LoadLibraryA("user32.dll");
     HDC (WINAPI *get_dc)(HWND) = user32 ? (void *)GetProcAddress(user32, "GetDC") : NULL;
     int (WINAPI *release_dc)(HWND, HDC) = user32 ? (void *)GetProcAddress(user32, "ReleaseDC") : NULL;
+    HWND (WINAPI *create_window)(DWORD, LPCWSTR, LPCWSTR, DWORD, int, int, int, int, HWND, HMENU, HINSTANCE,
+                                 LPVOID) = user32 ? (void *)GetProcAddress(user32, "CreateWindowExW") : NULL;
+    BOOL (WINAPI *destroy_window)(HWND) = user32 ? (void *)GetProcAddress(user32, "DestroyWindow") : NULL;
+    HWND hwnd;
 
-    if (!owns_handle || !open_gdi || !open_hdc || !wine_open_gdi || !get_dc || !release_dc) {
+    if (!owns_handle || !open_gdi || !open_hdc || !wine_open_gdi || !get_dc || !release_dc || !destroy_window) {
         ok(FALSE, "missing functions\n");
         return;
     }
@@ -175,11 +197,15 @@ static void test_display_open_reaches_kmtshim(void)
     }
     kmt_close_adapter(o.hAdapter);
 
-    oh.hDc = get_dc(NULL);
-    expect_status(open_hdc(&oh), STATUS_SUCCESS);
-    ok(owns_handle(oh.hAdapter), "the screen DC opened as Wine's %#x\n", oh.hAdapter);
-    kmt_close_adapter(oh.hAdapter);
-    release_dc(NULL, oh.hDc);
+    hdc_reaches_kmtshim("the screen DC", open_hdc, NULL, get_dc, release_dc);
+    hwnd = create_window ? create_window(0, L"static", L"kmtshim", WS_POPUP | WS_VISIBLE, 0, 0, 64, 64, NULL,
+                                         NULL, GetModuleHandleW(NULL), NULL) : NULL;
+    if (hwnd) {
+        hdc_reaches_kmtshim("a window's DC", open_hdc, hwnd, get_dc, release_dc);
+        destroy_window(hwnd);
+    } else {
+        skip("no window here (error %lu: headless Wine)\n", GetLastError());
+    }
 
     /* a name kmtshim refuses: Wine's answer, Wine's handle if any */
     memset(&o, 0, sizeof(o));

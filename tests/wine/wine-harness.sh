@@ -54,6 +54,23 @@ harness_env() {
     unset KMTSHIM_DEBUG
 }
 
+# harness_xvfb GUARD SERVER_ARGS SCRIPT [ARGS...]: runs SCRIPT again under
+# xvfb-run with SERVER_ARGS (the whole run, wineserver and explorer
+# included, on one X server) unless the variable named GUARD is set; a
+# machine without xvfb-run fails the run.
+harness_xvfb() {
+    guard=$1 server_args=$2
+    shift 2
+    eval "[ -n \"\${$guard}\" ]" && return 0
+    if ! command -v xvfb-run >/dev/null 2>&1; then
+        echo "not ok 1 - xvfb-run is missing (Debian: xvfb xauth)"
+        echo "1..1"
+        exit 1
+    fi
+    export "$guard=1"
+    exec xvfb-run -a -s "$server_args" sh "$@"
+}
+
 n=0
 failed=0
 tap_ok() { n=$((n + 1)); echo "ok $n - $*"; }
@@ -91,6 +108,17 @@ harness_boot() {
     return 0
 }
 
+# harness_boot_tap WHERE: harness_boot as a TAP line; the run ends when it fails.
+harness_boot_tap() {
+    if harness_boot; then
+        tap_ok "a new prefix $1 (wineboot -i, persistent wineserver)"
+    else
+        tap_not_ok "wineboot -i failed, see $logs/wineboot.log"
+        echo "1..$n"
+        exit 1
+    fi
+}
+
 # harness_prefix WHAT CHECK [KMTSHIM-PREFIX ARGS...]: the prefix both
 # runners start from.  harness_boot (a failed boot ends the run), then
 # scripts/kmtshim-prefix with the build's tree, the proxy and the proxy test
@@ -102,13 +130,7 @@ harness_boot() {
 harness_prefix() {
     what=$1 prefix_check=$2
     shift 2
-    if harness_boot; then
-        tap_ok "a new prefix under the build dir (wineboot -i, persistent wineserver)"
-    else
-        tap_not_ok "wineboot -i failed, see $logs/wineboot.log"
-        echo "1..$n"
-        exit 1
-    fi
+    harness_boot_tap "under the build dir"
     if "$builddir/scripts/kmtshim-prefix" --prefix "$WINEPREFIX" --dllpath "$tree" \
             --proxy-dir "$builddir/dlls/gdi32/proxy" --wine-dlldir "$WINE_DLLDIR" \
             --proxy-exe test_proxy.exe --proxy-exe test_proxy_static.exe \
@@ -156,14 +178,16 @@ classify() {
     fi
 }
 
-# run_suite NAME EXE: one TAP line per subtest, one for the whole program.
+# run_suite NAME EXE [SUBTEST...]: one TAP line per subtest (all of them
+# without a SUBTEST), one for the whole program.
 run_suite() {
     name=$1 exe=$2
+    shift 2
     if [ ! -f "$exe" ]; then
         tap_not_ok "$name: $exe was not built"
         return
     fi
-    run_exe "$name" "$exe"
+    run_exe "$name" "$exe" "$@"
     while read -r tag id executed fails todos skips; do
         [ "$tag" = "kmtw-subtest:" ] || continue
         skips=$(printf '%s' "$skips" | tr -d '\r')

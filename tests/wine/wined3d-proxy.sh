@@ -20,27 +20,14 @@ builddir=${KMTSHIM_TEST_BUILDDIR:-$(pwd)}
 harness_load "$builddir/tests/wine/wine-tests.env" "wined3d needs Wine"
 
 # The whole run (wineserver, explorer, the programs) on one X server.
-if [ -z "$KMT_WINED3D_XVFB" ]; then
-    if ! command -v xvfb-run >/dev/null 2>&1; then
-        echo "not ok 1 - xvfb-run is missing (Debian: xvfb xauth); wined3d needs an X server"
-        echo "1..1"
-        exit 1
-    fi
-    KMT_WINED3D_XVFB=1 exec xvfb-run -a -s "-screen 0 1280x1024x24" sh "$0" "$@"
-fi
+harness_xvfb KMT_WINED3D_XVFB "-screen 0 1280x1024x24" "$0" "$@"
 
 tests=$builddir/tests/wine
 proxy=$builddir/dlls/gdi32/proxy
 programs="d3d9_check d3d11_check dxgi_check"
 harness_env "$tests/run-wined3d"
 
-if harness_boot; then
-    tap_ok "a new prefix under Xvfb on $DISPLAY (wineboot -i, persistent wineserver)"
-else
-    tap_not_ok "wineboot -i failed, see $logs/wineboot.log"
-    echo "1..$n"
-    exit 1
-fi
+harness_boot_tap "under Xvfb on $DISPLAY"
 
 # prefix MODE: kmtshim-prefix with --no-proxy or --proxy-all
 prefix() {

@@ -2,8 +2,10 @@
  * The display-based opens under Wine: display names and DCs are Wine's.
  *
  * A DC of a display (OBJ_DC, TECHNOLOGY DT_RASDISPLAY) names the monitor
- * of its window (the primary one without a window), whose GDI name is one
- * of Wine's displays, \\.\DISPLAYn.  EnumDisplayDevicesW gives that
+ * of its window (WindowFromDC: a window's, child window's, GetDCEx or
+ * BeginPaint DC; the monitor it overlaps most, the nearest one for a window
+ * on none; the primary one for a DC without a window), whose GDI name is
+ * one of Wine's displays, \\.\DISPLAYn.  EnumDisplayDevicesW gives that
  * display's GPU as a PCI hardware id, made here into the GPU's device
  * interface path, which the core maps to its adapter with the rule of
  * KmtOpenAdapterFromDevicePath plus the default adapter (Wine's GPU list
@@ -163,7 +165,7 @@ static BOOL dc_display_name(HDC hdc, WCHAR name[CCHDEVICENAME])
         win.GetDeviceCaps(hdc, TECHNOLOGY) != DT_RASDISPLAY)
         return FALSE;
     if ((hwnd = win.WindowFromDC(hdc)))
-        monitor = win.MonitorFromWindow(hwnd, MONITOR_DEFAULTTOPRIMARY);
+        monitor = win.MonitorFromWindow(hwnd, MONITOR_DEFAULTTONEAREST);
     else
         monitor = win.MonitorFromPoint((POINT){ 0, 0 }, MONITOR_DEFAULTTOPRIMARY);
     mi.cbSize = sizeof(mi);

@@ -18,15 +18,7 @@ harness_xvfb KMT_WINDC_XVFB "-screen 0 1024x768x24" "$0" "$@"
 tests=$builddir/tests/wine
 harness_env "$tests/run-windc"
 
-harness_boot_tap "under Xvfb on $DISPLAY"
-if "$builddir/scripts/kmtshim-prefix" --prefix "$WINEPREFIX" --dllpath "$tree" \
-        --proxy-dir "$builddir/dlls/gdi32/proxy" --wine-dlldir "$WINE_DLLDIR" \
-        --proxy-exe test_proxy.exe >"$logs/kmtshim-prefix.log" 2>&1; then
-    tap_ok "kmtshim-prefix prepared the prefix (the proxy for test_proxy.exe)"
-else
-    tap_not_ok "kmtshim-prefix failed"
-    diag "$logs/kmtshim-prefix.log"
-fi
+harness_prefix "prepared the prefix (trigger copy, proxy, overrides)" true
 
 subtests="display_names display_dcs window_dcs non_display_dcs"
 # shellcheck disable=SC2086 # one argument per subtest

@@ -3,7 +3,9 @@
  * adapter: QueryStatistics of each documented type and QueryAdapterInfo
  * of common types, next to a raw getpid system call and a raw ioctl that
  * copies a word out (FIONREAD on a pipe), measured in the same run.  The
- * per-call goal for the statistics is 1 us.
+ * per-call goal is 1 us.  Each QueryAdapterInfo type has two rows: the
+ * answer buffer on the caller's stack, which the library writes without
+ * a system call, and on the heap, which it writes through the kernel.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -68,46 +70,72 @@ static void stats_body(void *arg, unsigned ops)
 }
 
 struct qai_case {
-    const char *name;
+    const char *name, *heap_name;
     KMTQUERYADAPTERINFOTYPE type;
     UINT size;
-    const char *what;
+    const char *what, *heap_what;
     NTSTATUS expected;                   /* what the software adapter answers */
 };
 
+/* One type, two rows: the answer buffer on the stack and on the heap. */
+#define QAI_CASE(name, type, size, what, ...) \
+    { name, name "_heap", type, size, what ", stack buffer", what ", heap buffer", __VA_ARGS__ }
+
 static const struct qai_case qai_cases[] = {
-    { "qai_driverversion", KMTQAITYPE_DRIVERVERSION, sizeof(D3DKMT_DRIVERVERSION), "QueryAdapterInfo DRIVERVERSION" },
-    { "qai_segmentsize", KMTQAITYPE_GETSEGMENTSIZE, sizeof(D3DKMT_SEGMENTSIZEINFO),
-      "QueryAdapterInfo GETSEGMENTSIZE" },
-    { "qai_adapteraddress", KMTQAITYPE_ADAPTERADDRESS, sizeof(D3DKMT_ADAPTERADDRESS),
-      "QueryAdapterInfo ADAPTERADDRESS (soft: no bus, NOT_SUPPORTED)", STATUS_NOT_SUPPORTED },
-    { "qai_wddm_2_7_caps", KMTQAITYPE_WDDM_2_7_CAPS, sizeof(D3DKMT_WDDM_2_7_CAPS), "QueryAdapterInfo WDDM_2_7_CAPS" },
-    { "qai_nodemetadata", KMTQAITYPE_NODEMETADATA, sizeof(D3DKMT_NODEMETADATA), "QueryAdapterInfo NODEMETADATA 0" },
-    { "qai_queryregistry", KMTQAITYPE_QUERYREGISTRY, sizeof(D3DDDI_QUERYREGISTRY_INFO),
-      "QueryAdapterInfo QUERYREGISTRY (a value not there)" },
+    QAI_CASE("qai_driverversion", KMTQAITYPE_DRIVERVERSION, sizeof(D3DKMT_DRIVERVERSION),
+             "QueryAdapterInfo DRIVERVERSION", STATUS_SUCCESS),
+    QAI_CASE("qai_segmentsize", KMTQAITYPE_GETSEGMENTSIZE, sizeof(D3DKMT_SEGMENTSIZEINFO),
+             "QueryAdapterInfo GETSEGMENTSIZE", STATUS_SUCCESS),
+    QAI_CASE("qai_adapteraddress", KMTQAITYPE_ADAPTERADDRESS, sizeof(D3DKMT_ADAPTERADDRESS),
+             "QueryAdapterInfo ADAPTERADDRESS (soft: no bus, NOT_SUPPORTED)", STATUS_NOT_SUPPORTED),
+    QAI_CASE("qai_wddm_2_7_caps", KMTQAITYPE_WDDM_2_7_CAPS, sizeof(D3DKMT_WDDM_2_7_CAPS),
+             "QueryAdapterInfo WDDM_2_7_CAPS", STATUS_SUCCESS),
+    QAI_CASE("qai_nodemetadata", KMTQAITYPE_NODEMETADATA, sizeof(D3DKMT_NODEMETADATA),
+             "QueryAdapterInfo NODEMETADATA 0", STATUS_SUCCESS),
+    QAI_CASE("qai_queryregistry", KMTQAITYPE_QUERYREGISTRY, sizeof(D3DDDI_QUERYREGISTRY_INFO),
+             "QueryAdapterInfo QUERYREGISTRY (a value not there)", STATUS_SUCCESS),
 };
 
-static void qai_body(void *arg, unsigned ops)
+union qai_buffer {
+    D3DKMT_NODEMETADATA meta;
+    D3DDDI_QUERYREGISTRY_INFO reg;
+    unsigned char bytes[sizeof(D3DDDI_QUERYREGISTRY_INFO)];
+};
+
+/* The answer buffer of a row: the caller's stack (written back without a
+ * system call) or the heap (written back through the kernel). */
+static void qai_loop(const struct qai_case *c, union qai_buffer *buf, unsigned ops)
 {
-    const struct qai_case *c = arg;
-    union {
-        D3DKMT_NODEMETADATA meta;
-        D3DDDI_QUERYREGISTRY_INFO reg;
-        unsigned char bytes[sizeof(D3DDDI_QUERYREGISTRY_INFO)];
-    } buf;
-    D3DKMT_QUERYADAPTERINFO q = { adapter, c->type, &buf, c->size };
+    D3DKMT_QUERYADAPTERINFO q = { adapter, c->type, buf, c->size };
     NTSTATUS s;
 
     for (unsigned i = 0; i < ops; i++) {
-        memset(&buf, 0, c->size);
+        memset(buf, 0, c->size);
         if (c->type == KMTQAITYPE_QUERYREGISTRY) {
-            buf.reg.QueryType = D3DDDI_QUERYREGISTRY_ADAPTERKEY;
-            buf.reg.ValueName[0] = 'x';
-            buf.reg.ValueType = 1;       /* REG_SZ */
+            buf->reg.QueryType = D3DDDI_QUERYREGISTRY_ADAPTERKEY;
+            buf->reg.ValueName[0] = 'x';
+            buf->reg.ValueType = 1;      /* REG_SZ */
         }
         if ((s = D3DKMTQueryAdapterInfo(&q)) != c->expected)
             bench_die(c->what, s);
     }
+}
+
+static void qai_stack_body(void *arg, unsigned ops)
+{
+    union qai_buffer buf;
+
+    qai_loop(arg, &buf, ops);
+}
+
+static void qai_heap_body(void *arg, unsigned ops)
+{
+    union qai_buffer *buf = malloc(sizeof(*buf));
+
+    if (!buf)
+        bench_die("malloc", 0);
+    qai_loop(arg, buf, ops);
+    free(buf);
 }
 
 static void getpid_body(void *arg, unsigned ops)
@@ -149,16 +177,20 @@ int main(int argc, char **argv)
 
     bench_parse_options(argc, argv,
                         "Times one QueryStatistics call of each type kmtshim serves and QueryAdapterInfo\n"
-                        "of common types on the software adapter, with a raw getpid system call and a\n"
-                        "raw ioctl (FIONREAD on a pipe) measured in the same run.\n", &o);
+                        "of common types on the software adapter (answer buffer on the stack and on the\n"
+                        "heap), with a raw getpid system call and a raw ioctl (FIONREAD on a pipe)\n"
+                        "measured in the same run.\n", &o);
     ops = bench_scaled(&o, 200000);
     open_adapter();
     for (size_t i = 0; i < sizeof(stats_cases) / sizeof(stats_cases[0]); i++)
         bench_record(stats_cases[i].name, stats_cases[i].what,
                      bench_timed(&o, ops, stats_body, (void *)&stats_cases[i]), 1);
-    for (size_t i = 0; i < sizeof(qai_cases) / sizeof(qai_cases[0]); i++)
-        bench_record(qai_cases[i].name, qai_cases[i].what, bench_timed(&o, ops, qai_body, (void *)&qai_cases[i]),
-                     1);
+    for (size_t i = 0; i < sizeof(qai_cases) / sizeof(qai_cases[0]); i++) {
+        const struct qai_case *c = &qai_cases[i];
+
+        bench_record(c->name, c->what, bench_timed(&o, ops, qai_stack_body, (void *)c), 1);
+        bench_record(c->heap_name, c->heap_what, bench_timed(&o, ops, qai_heap_body, (void *)c), 1);
+    }
     KmtProcessShutdown();
     if (KmtLiveObjectCount())
         bench_die("leak check", KmtLiveObjectCount());

@@ -14,18 +14,15 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <ucontext.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "peer_util.h"
+#include "syscall_trap.h"
 #include "test_util.h"
 #include "broker/broker.h"
 #include "dxgkrnl/share.h"
@@ -795,21 +792,10 @@ END_TEST
 
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 /* The calls a keyed mutex could make to sleep, wake or reach the broker;
- * the loop's thread traps them (SIGSYS) and counts them. */
+ * the loop's thread traps them and counts them. */
 static const int watched[] = { SYS_futex, 449 /* futex_waitv */, SYS_sendmsg, SYS_recvmsg, SYS_sendto,
                                SYS_recvfrom, SYS_connect, SYS_socket, SYS_read, SYS_write, SYS_poll,
                                SYS_ppoll, SYS_clock_gettime, SYS_clock_nanosleep };
-static volatile sig_atomic_t trapped;
-
-static void on_sigsys(int sig, siginfo_t *info, void *context)
-{
-    ucontext_t *uc = context;
-
-    (void)sig;
-    (void)info;
-    trapped++;
-    uc->uc_mcontext.gregs[REG_RAX] = -ENOSYS;
-}
 
 struct quiet_loop {
     D3DKMT_HANDLE h;
@@ -821,23 +807,9 @@ struct quiet_loop {
 static void *quiet_thread(void *arg)
 {
     struct quiet_loop *q = arg;
-    struct sock_filter code[4 + 2 * sizeof(watched) / sizeof(watched[0])];
-    struct sock_fprog prog = { .filter = code };
-    unsigned n = 0;
 
-    code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-    for (unsigned i = 0; i < sizeof(watched) / sizeof(watched[0]); i++) {
-        code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)watched[i], 0, 1);
-        code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
-    }
-    code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    prog.len = (unsigned short)n;
-    /* for this thread only: no SECCOMP_FILTER_FLAG_TSYNC */
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog)) {
-        q->filter_status = errno;
+    if ((q->filter_status = kmt_test_trap_syscalls(watched, sizeof(watched) / sizeof(watched[0]))))
         return NULL;
-    }
     for (unsigned i = 0; i < 1000 && !q->status; i++) {
         D3DKMT_ACQUIREKEYEDMUTEX a = { .hKeyedMutex = q->h, .Key = 0 };
         D3DKMT_RELEASEKEYEDMUTEX r = { .hKeyedMutex = q->h, .Key = 0, .FenceValue = i };
@@ -846,18 +818,16 @@ static void *quiet_thread(void *arg)
         if (!q->status)
             q->status = D3DKMTReleaseKeyedMutex(&r);
     }
-    q->calls_made = trapped;
+    q->calls_made = kmt_test_trapped_syscalls();
     return NULL;
 }
 
 START_TEST(uncontended_pairs_make_no_system_call)
 {
     D3DKMT_HANDLE h = create(0, NULL);
-    struct sigaction sa = { .sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO };
     struct quiet_loop q = { .h = h };
     pthread_t thread;
 
-    ck_assert_int_eq(sigaction(SIGSYS, &sa, NULL), 0);
     ck_assert_int_eq(pthread_create(&thread, NULL, quiet_thread, &q), 0);
     ck_assert_int_eq(pthread_join(thread, NULL), 0);
     ck_assert_msg(!q.filter_status, "seccomp: %s", strerror(q.filter_status));

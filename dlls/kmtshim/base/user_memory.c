@@ -10,6 +10,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "live_stack.h"
 #include "user_memory.h"
 
 #define PROBE_BATCH 512              /* pages per process_vm_readv: well under IOV_MAX */
@@ -45,7 +46,7 @@ bool kmt_user_range_readable(const void *p, size_t len)
     struct iovec local, remote[PROBE_BATCH];
     unsigned char scratch[PROBE_BATCH];
 
-    if (!len)
+    if (!len || kmt_live_stack_holds(p, len))
         return true;
     if ((uintptr_t)p + len < (uintptr_t)p)
         return false;
@@ -77,6 +78,11 @@ bool kmt_user_range_readable(const void *p, size_t len)
 bool kmt_user_copy_in(void *dst, const void *src, size_t len)
 {
     size_t done = 0;
+
+    if (kmt_live_stack_holds(src, len)) {
+        memcpy(dst, src, len);
+        return true;
+    }
 
     while (done < len) {
         struct iovec local = { (char *)dst + done, len - done };
@@ -123,6 +129,11 @@ bool kmt_user_copy_out(void *dst, const void *src, size_t len)
 {
     size_t done = 0;
 
+    if (kmt_live_stack_holds(dst, len)) {
+        memcpy(dst, src, len);
+        return true;
+    }
+
     while (done < len) {
         struct iovec local = { (void *)((const char *)src + done), len - done };
         struct iovec remote = { (char *)dst + done, len - done };
@@ -139,6 +150,8 @@ bool kmt_user_copy_out(void *dst, const void *src, size_t len)
 
 bool kmt_user_range_writable(void *p, size_t len)
 {
+    if (kmt_live_stack_holds(p, len))
+        return true;
     return kmt_user_copy_out(p, p, len);
 }
 

@@ -16,6 +16,13 @@
  * PROT_NONE or unmapped page fails the copy instead of raising SIGSEGV,
  * and the call returns STATUS_ACCESS_VIOLATION, the status Windows' probe
  * for write gives.
+ *
+ * A range in the calling thread's live stack (live_stack.h) is known to be
+ * readable and writable without asking: every function here copies it
+ * with memcpy and makes no system call (the common case of a caller's
+ * local answer structure).  Any other range, heap included, takes the
+ * kernel's way on every call: nothing remembers that a page was writable,
+ * since a later munmap or mprotect could make that wrong.
  */
 #ifndef KMTSHIM_USER_MEMORY_H
 #define KMTSHIM_USER_MEMORY_H

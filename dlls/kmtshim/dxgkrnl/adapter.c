@@ -105,6 +105,11 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
     dxgk_fill_interface(adapter, &adapter->iface);
     start.AdapterLuid = adapter->luid;
     start.AdapterGuid.Data1 = adapter->luid.LowPart;
+    /* every monitor counts as connected until a poll or the miniport says
+     * not; set before the start, as the miniport may report a change from
+     * its own thread before the start has returned */
+    for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++)
+        atomic_init(&adapter->child_connected[i], true);
     status = dxgk_ddi_start_device(adapter, &start, &children);
     if (!status) {
         status = dxgk_ddi_query_adapter_info(adapter, DXGKQAITYPE_DRIVERCAPS, NULL, 0,
@@ -130,10 +135,11 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
                       &adapter->registry);
     if (!adapter->caps.PhysicalAdapterCount)
         adapter->caps.PhysicalAdapterCount = 1;
-    /* every monitor counts as connected until a poll or the miniport says not */
-    adapter->num_children = children;
-    for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++)
-        atomic_init(&adapter->child_connected[i], i < children);
+    /* a report that came during the start is kept: only the slots past the
+     * children are cleared */
+    for (UINT i = children; i < DXGK_MAX_VIDPN_SOURCES; i++)
+        atomic_store(&adapter->child_connected[i], false);
+    __atomic_store_n(&adapter->num_children, children, __ATOMIC_RELEASE);
     if ((status = dxgk_adapter_registry_info_init(adapter))) {
         WARN_(dxgk, "%s: %s: no registry strings: %s\n", mp->name, pdo->LocationId,
               kmt_debugstr_status(status));

@@ -69,7 +69,11 @@ static UINT child_count(const struct dxgk_adapter *adapter)
  * ends the vblank waits on its source (vblank_wait.c). */
 NTSTATUS dxgk_child_connection(struct dxgk_adapter *adapter, ULONG child, bool connected)
 {
-    if (child >= child_count(adapter))
+    /* 0 children: the miniport's start has not returned yet, and a report
+     * from its thread is recorded for the children the start will name */
+    ULONG children = __atomic_load_n(&adapter->num_children, __ATOMIC_ACQUIRE);
+
+    if (child >= DXGK_MAX_VIDPN_SOURCES || (children && child >= children))
         return STATUS_INVALID_PARAMETER;
     if (dxgk_vblank_connection(adapter, child, connected))
         TRACE_(dxgk, "%s: child %u %s\n", adapter->miniport->name, (unsigned)child,

@@ -379,7 +379,7 @@ START_TEST(malformed_input)
     ck_assert_status(call32(KMT_UNIX_CreateDevice, cd), STATUS_SUCCESS);
     device = get32(cd, 8);
 
-    /* NULL, a low and a high descriptor pointer: the 64-bit entry's answer */
+    /* NULL and a low descriptor pointer: the 64-bit entry's answer */
     for (unsigned code = KMT_UNIX_EnumAdapters2; code <= KMT_UNIX_CreateAllocation; code++) {
         struct kmt_desc_params params = { 0 };
 
@@ -414,6 +414,30 @@ START_TEST(malformed_input)
     put32(ca, 0x1c, 2);
     put32(ca, 0x20, 0xfffffff0u);
     ck_assert_status(call32(KMT_UNIX_CreateAllocation, ca), STATUS_INVALID_PARAMETER);
+
+    /* an array pointer in range whose page is gone, and a read-only
+     * descriptor of a call that fails: a status, no crash, nothing written */
+    {
+        uint8_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+        D3DKMT_CREATEDEVICE bad = { .hAdapter = 0x40000000u | 0x7fff00u };
+
+        ck_assert_ptr_ne(page, MAP_FAILED);
+        ck_assert_int_eq(munmap(page, 4096), 0);
+        put32(ca, 0x1c, 1);
+        put32(ca, 0x20, addr32(page));
+        ck_assert_status(call32(KMT_UNIX_CreateAllocation, ca), STATUS_INVALID_PARAMETER);
+
+        page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+        ck_assert_ptr_ne(page, MAP_FAILED);
+        put32(page, 0, bad.hAdapter);
+        put32(page, 8, 0x12345678u);
+        ck_assert_int_eq(mprotect(page, 4096, PROT_READ), 0);
+        expected = D3DKMTCreateDevice(&bad);
+        ck_assert_int_ne(expected, STATUS_SUCCESS);
+        ck_assert_status(call32(KMT_UNIX_CreateDevice, page), expected);
+        ck_assert_uint_eq(get32(page, 8), 0x12345678u);
+        ck_assert_int_eq(munmap(page, 4096), 0);
+    }
 
     {
         D3DKMT_DESTROYDEVICE dd = { device };

@@ -4,7 +4,9 @@
  * ULONG_PTRs zero-extended, HANDLEs sign-extended as Windows' wow64 layer
  * does, arrays of structures converted element by element) and to write
  * the outputs back, narrowed.  The copies live on the heap: this runs on
- * Wine's kernel stack.
+ * Wine's kernel stack.  The program's memory is read and written through
+ * base/user_memory.h only: an unmapped array or a read-only descriptor
+ * fails the call with a status, as natively, instead of crashing.
  */
 #include "config.h"
 
@@ -13,12 +15,14 @@
 #include <string.h>
 
 #include "kmtshim/kmt_ntstatus.h"
+#include "base/user_memory.h"
 #include "wow64.h"
 
 /* One converted structure array: the program's i386 copy and ours. */
 struct kmt_w64_part {
     const struct kmt_w64_layout *layout;
-    uint8_t *p32;
+    uint8_t *p32;               /* the program's */
+    uint8_t *c32;               /* what was read there */
     uint8_t *p64;
     uint32_t count;
     int in_only;
@@ -133,24 +137,32 @@ static NTSTATUS add_part(struct kmt_w64_copy *copy, const struct kmt_w64_layout 
         copy->parts = parts;
         copy->capacity = capacity;
     }
-    if (!(*p64 = calloc(count, layout->size64)))
-        return STATUS_NO_MEMORY;
-    part = &copy->parts[copy->count++];
+    part = &copy->parts[copy->count];
     part->layout = layout;
     part->p32 = p32;
-    part->p64 = *p64;
+    part->c32 = malloc((size_t)count * layout->size32);
+    part->p64 = *p64 = calloc(count, layout->size64);
     part->count = count;
     part->in_only = in_only;
+    copy->count++;
+    if (!part->c32 || !part->p64)
+        return STATUS_NO_MEMORY;
+    /* an unreadable descriptor or array is a bad one, as to the core */
+    if (!kmt_user_copy_in(part->c32, p32, (size_t)count * layout->size32))
+        return STATUS_INVALID_PARAMETER;
     for (uint32_t i = 0; i < count; i++)
-        if ((status = struct_to64(copy, layout, p32 + (size_t)i * layout->size32, *p64 + (size_t)i * layout->size64)))
+        if ((status = struct_to64(copy, layout, part->c32 + (size_t)i * layout->size32,
+                                  *p64 + (size_t)i * layout->size64)))
             return status;
     return STATUS_SUCCESS;
 }
 
 static void free_copy(struct kmt_w64_copy *copy)
 {
-    for (uint32_t i = 0; i < copy->count; i++)
+    for (uint32_t i = 0; i < copy->count; i++) {
+        free(copy->parts[i].c32);
         free(copy->parts[i].p64);
+    }
     free(copy->parts);
     free(copy);
 }
@@ -227,21 +239,37 @@ static int struct_from64(const struct kmt_w64_layout *layout, uint8_t *s32, cons
     return fit;
 }
 
+/* A part's outputs, narrowed into a copy of what was read, go to the
+ * program only where they differ from it: a failed call that changed
+ * nothing writes nothing, and a read-only descriptor is refused. */
+static int part_from64(const struct kmt_w64_part *part, int *fit)
+{
+    size_t bytes = (size_t)part->count * part->layout->size32;
+    uint8_t *out = malloc(bytes);
+    int written;
+
+    if (!out)
+        return 0;
+    memcpy(out, part->c32, bytes);
+    for (uint32_t n = 0; n < part->count; n++)
+        *fit &= struct_from64(part->layout, out + (size_t)n * part->layout->size32,
+                              part->p64 + (size_t)n * part->layout->size64);
+    written = memcmp(out, part->c32, bytes) ? kmt_user_write_back(part->p32, out, bytes) : 1;
+    free(out);
+    return written;
+}
+
 NTSTATUS kmt_w64_from64(struct kmt_w64_copy *copy, int write, NTSTATUS status)
 {
-    int fit = 1;
+    int fit = 1, written = 1;
 
     if (!copy)
         return status;
-    for (uint32_t i = 0; write && i < copy->count; i++) {
-        const struct kmt_w64_part *part = &copy->parts[i];
-
-        if (part->in_only)
-            continue;
-        for (uint32_t n = 0; n < part->count; n++)
-            fit &= struct_from64(part->layout, part->p32 + (size_t)n * part->layout->size32,
-                                 part->p64 + (size_t)n * part->layout->size64);
-    }
+    for (uint32_t i = 0; write && i < copy->count; i++)
+        if (!copy->parts[i].in_only)
+            written &= part_from64(&copy->parts[i], &fit);
     free_copy(copy);
+    if (!written && status >= 0)
+        return STATUS_ACCESS_VIOLATION;
     return fit || status < 0 ? status : KMT_W64_STATUS_NO_FIT;
 }

@@ -1,6 +1,7 @@
 /* The shared half of the benchmark programs: see bench_util.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,4 +211,47 @@ void bench_cpu_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value)
     w.FenceValueArray = &value;
     if ((status = D3DKMTWaitForSynchronizationObjectFromCpu(&w)))
         bench_die("D3DKMTWaitForSynchronizationObjectFromCpu", status);
+}
+
+static cpu_set_t *first_cpus(void)
+{
+    static cpu_set_t allowed;
+    static bool saved;
+
+    if (!saved && !sched_getaffinity(0, sizeof(allowed), &allowed))
+        saved = true;
+    return saved ? &allowed : NULL;
+}
+
+int bench_place_cpu(enum bench_placement p, int side)
+{
+    cpu_set_t *allowed = first_cpus();
+    int skip = p == BENCH_TWO_CPUS ? side : 0;
+
+    if (p == BENCH_ANY_CPU)
+        return -1;
+    if (!allowed || (p == BENCH_TWO_CPUS && CPU_COUNT(allowed) < 2))
+        return -2;
+    for (int i = 0; i < CPU_SETSIZE; i++)
+        if (CPU_ISSET(i, allowed) && !skip--)
+            return i;
+    return -2;
+}
+
+bool bench_pin(int cpu)
+{
+    cpu_set_t *allowed = first_cpus(), one;
+
+    if (cpu == -1)
+        return allowed && !sched_setaffinity(0, sizeof(*allowed), allowed);
+    if (cpu < 0 || cpu >= CPU_SETSIZE)
+        return false;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return !sched_setaffinity(0, sizeof(one), &one);
+}
+
+bool bench_place(enum bench_placement p, int side)
+{
+    return bench_pin(bench_place_cpu(p, side));
 }

@@ -55,7 +55,26 @@ D3DKMT_HANDLE bench_open_soft_device(void);
 void bench_cpu_signal(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value);
 void bench_cpu_wait(D3DKMT_HANDLE device, D3DKMT_HANDLE fence, UINT64 value);
 
-/* Adds a row to the result table (at most 32). */
+/* Where the two processes of a ping-pong run: where the scheduler puts
+ * them, both on one CPU (a wake-up is a context switch), or each on a CPU
+ * of its own (a wake-up crosses CPUs).  The placement decides most of a
+ * ping-pong's time on a VM, so kmtshim and its raw counterpart are timed
+ * in each placement. */
+enum bench_placement { BENCH_ANY_CPU, BENCH_ONE_CPU, BENCH_TWO_CPUS };
+
+/* The CPU side 0 (the process that starts the other) or side 1 of
+ * placement p runs on, as this process found its CPUs first: -1 for
+ * anywhere, -2 when there are fewer CPUs than p needs. */
+int bench_place_cpu(enum bench_placement p, int side);
+
+/* Pins the calling process to CPU `cpu`, or frees it again for -1; false
+ * for -2 or when the kernel refuses. */
+bool bench_pin(int cpu);
+
+/* bench_pin(bench_place_cpu(p, side)). */
+bool bench_place(enum bench_placement p, int side);
+
+/* Adds a row to the result table (at most 64). */
 void bench_record(const char *name, const char *what, double ns_per_op, unsigned threads);
 
 /* Prints the table, JSON with --json, or a Markdown table with --markdown. */

@@ -9,7 +9,9 @@
  *                (key 0 to the parent, key 1 to a fork()ed child that opened
  *                the global handle), next to a raw futex turn word handed
  *                back and forth the same way; one row is a round trip (two
- *                hand-overs, each a wake of a sleeping process); goal 1.2x
+ *                hand-overs, each a wake of a sleeping process); goal 1.2x;
+ *                timed where the scheduler puts the two processes, both
+ *                on one CPU, and on two CPUs (bench_place)
  */
 #include <limits.h>
 #include <linux/futex.h>
@@ -147,6 +149,53 @@ static void reap(pid_t pid)
         bench_die("the other process", status);
 }
 
+/* The two ping-pongs in one placement: rows of the same suffix compare. */
+struct placement {
+    enum bench_placement where;
+    const char *keyed, *raw, *keyed_what, *raw_what;
+};
+
+static const struct placement placements[] = {
+    { BENCH_ANY_CPU, "keyed_pingpong", "raw_pingpong", "keyed mutex round trip between two processes",
+      "raw futex round trip between two processes" },
+    { BENCH_ONE_CPU, "keyed_pingpong_one_cpu", "raw_pingpong_one_cpu",
+      "keyed mutex round trip, both processes on one CPU", "raw futex round trip, both processes on one CPU" },
+    { BENCH_TWO_CPUS, "keyed_pingpong_two_cpus", "raw_pingpong_two_cpus",
+      "keyed mutex round trip, each process on a CPU of its own",
+      "raw futex round trip, each process on a CPU of its own" },
+};
+
+static pid_t start_child(const struct placement *pl)
+{
+    pid_t pid = fork();
+
+    if (pid < 0)
+        bench_die("fork", 0);
+    if (!pid && !bench_place(pl->where, 1))
+        bench_die("child: sched_setaffinity", 0);
+    return pid;
+}
+
+static void pingpongs(const struct bench_options *o, unsigned rounds, atomic_uint *shared,
+                      const struct placement *pl)
+{
+    pid_t pid;
+
+    if (!bench_place(pl->where, 0))
+        return;                         /* one CPU only: no row of its own */
+    /* the child does as many rounds as the warm-up and every repetition */
+    if (!(pid = start_child(pl)))
+        keyed_child(rounds * (o->reps + 1));
+    bench_record(pl->keyed, pl->keyed_what, bench_timed(o, rounds, keyed_body, &(struct keyed_loop){ 0, 1 }), 2);
+    reap(pid);
+    atomic_store(&shared[16], 0);
+    if (!(pid = start_child(pl)))
+        raw_child(&shared[16], rounds * (o->reps + 1));
+    bench_record(pl->raw, pl->raw_what, bench_timed(o, rounds, raw_pingpong_body, &shared[16]), 2);
+    reap(pid);
+    bench_place(BENCH_ANY_CPU, 0);
+}
+
 int main(int argc, char **argv)
 {
     struct bench_options o = { false, 5, 1.0 };
@@ -155,7 +204,6 @@ int main(int argc, char **argv)
     atomic_uint *shared;
     unsigned ops, rounds;
     NTSTATUS s;
-    pid_t pid;
 
     bench_parse_options(argc, argv,
                         "Times an uncontended AcquireKeyedMutex + ReleaseKeyedMutex pair next to a raw\n"
@@ -178,22 +226,8 @@ int main(int argc, char **argv)
     bench_record("raw_uncontended", "raw futex lock + unlock on a MAP_SHARED page",
                  bench_timed(&o, ops, raw_body, &shared[0]), 1);
 
-    /* the child does as many rounds as the warm-up and every repetition */
-    if ((pid = fork()) < 0)
-        bench_die("fork", 0);
-    if (!pid)
-        keyed_child(rounds * (o.reps + 1));
-    bench_record("keyed_pingpong", "keyed mutex round trip between two processes",
-                 bench_timed(&o, rounds, keyed_body, &(struct keyed_loop){ 0, 1 }), 2);
-    reap(pid);
-    atomic_store(&shared[16], 0);
-    if ((pid = fork()) < 0)
-        bench_die("fork", 0);
-    if (!pid)
-        raw_child(&shared[16], rounds * (o.reps + 1));
-    bench_record("raw_pingpong", "raw futex round trip between two processes",
-                 bench_timed(&o, rounds, raw_pingpong_body, &shared[16]), 2);
-    reap(pid);
+    for (size_t i = 0; i < sizeof(placements) / sizeof(placements[0]); i++)
+        pingpongs(&o, rounds, shared, &placements[i]);
 
     d.hKeyedMutex = keyed_mutex;
     if ((s = D3DKMTDestroyKeyedMutex(&d)))

@@ -77,7 +77,22 @@ static void raw_body(void *arg, unsigned ops)
     }
 }
 
-static void raw_pingpong(const struct bench_options *o, unsigned ops)
+/* The ping-pongs of one placement: rows of the same suffix compare. */
+struct placement {
+    enum bench_placement where;
+    const char *raw, *fence, *raw_what, *fence_what;
+};
+
+static const struct placement placements[] = {
+    { BENCH_ANY_CPU, "raw_futex_pingpong", "fence_pingpong", "two processes, shared futexes: one round trip",
+      "two processes, shared fences, CPU signal/wait: one round trip" },
+    { BENCH_ONE_CPU, "raw_futex_pingpong_one_cpu", "fence_pingpong_one_cpu",
+      "the same, both processes on one CPU", "the same, both processes on one CPU" },
+    { BENCH_TWO_CPUS, "raw_futex_pingpong_two_cpus", "fence_pingpong_two_cpus",
+      "the same, each process on a CPU of its own", "the same, each process on a CPU of its own" },
+};
+
+static void raw_pingpong(const struct bench_options *o, unsigned ops, const struct placement *pl)
 {
     struct raw_pair *pair = mmap(NULL, sizeof(*pair), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     unsigned total = ops * (o->reps + 1);
@@ -88,6 +103,8 @@ static void raw_pingpong(const struct bench_options *o, unsigned ops)
         bench_die("mmap", 0);
     /* before the library starts: the child is a plain process */
     if (!(pid = fork())) {
+        if (!bench_place(pl->where, 1))
+            _exit(1);
         for (uint32_t v = 1; v <= total; v++) {
             wait_reach(&pair->ping, v);
             atomic_store(&pair->pong, v);
@@ -97,8 +114,7 @@ static void raw_pingpong(const struct bench_options *o, unsigned ops)
     }
     if (pid < 0)
         bench_die("fork", 0);
-    bench_record("raw_futex_pingpong", "two processes, shared futexes: one round trip",
-                 bench_timed(o, ops, raw_body, &r), 2);
+    bench_record(pl->raw, pl->raw_what, bench_timed(o, ops, raw_body, &r), 2);
     waitpid(pid, NULL, 0);
     munmap(pair, sizeof(*pair));
 }
@@ -136,8 +152,11 @@ static int peer_main(const char *spec)
 {
     unsigned ping_global, pong_global, total;
     D3DKMT_HANDLE ping, pong;
+    int cpu;
 
-    if (sscanf(spec, "%x %x %u", &ping_global, &pong_global, &total) != 3)
+    /* the CPU comes from the parent, which knew them all before it pinned
+     * itself (and so this process) */
+    if (sscanf(spec, "%x %x %u %d", &ping_global, &pong_global, &total, &cpu) != 4 || !bench_pin(cpu))
         return 2;
     device = bench_open_soft_device();
     ping = fence_open(ping_global);
@@ -167,7 +186,7 @@ static void fence_pingpong_body(void *arg, unsigned ops)
     }
 }
 
-static void fence_pingpong(const struct bench_options *o, unsigned ops)
+static void fence_pingpong(const struct bench_options *o, unsigned ops, const struct placement *pl)
 {
     struct fence_run r = { 0 };
     D3DKMT_HANDLE ping_global, pong_global;
@@ -181,7 +200,8 @@ static void fence_pingpong(const struct bench_options *o, unsigned ops)
 
     r.ping = fence_create(true, &ping_global);
     r.pong = fence_create(true, &pong_global);
-    snprintf(env, sizeof(env), PEER_ENV "=%x %x %u", ping_global, pong_global, ops * (o->reps + 1));
+    snprintf(env, sizeof(env), PEER_ENV "=%x %x %u %d", ping_global, pong_global, ops * (o->reps + 1),
+             bench_place_cpu(pl->where, 1));
     while (environ[n])
         n++;
     if (!(envp = calloc(n + 2, sizeof(*envp))))
@@ -194,8 +214,7 @@ static void fence_pingpong(const struct bench_options *o, unsigned ops)
     if (posix_spawn(&pid, self, NULL, NULL, argv, envp))
         bench_die("posix_spawn", 0);
     free(envp);
-    bench_record("fence_pingpong", "two processes, shared fences, CPU signal/wait: one round trip",
-                 bench_timed(o, ops, fence_pingpong_body, &r), 2);
+    bench_record(pl->fence, pl->fence_what, bench_timed(o, ops, fence_pingpong_body, &r), 2);
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
         bench_die("the peer process", status);
 }
@@ -265,12 +284,20 @@ int main(int argc, char **argv)
                         &o);
     pingpongs = bench_scaled(&o, 5000);
     calls = bench_scaled(&o, 200000);
-    raw_pingpong(&o, pingpongs);
     if (!mkdtemp(dir))
         bench_die("mkdtemp", 0);
     setenv("KMTSHIM_BROKER_DIR", dir, 1);
-    device = bench_open_soft_device();
-    fence_pingpong(&o, pingpongs);
+    for (size_t i = 0; i < sizeof(placements) / sizeof(placements[0]); i++) {
+        if (!bench_place(placements[i].where, 0))
+            continue;                   /* one CPU only: no row of its own */
+        /* the raw child only makes system calls and _exit()s, so a fork
+         * after the library started its threads is fine too */
+        raw_pingpong(&o, pingpongs, &placements[i]);
+        if (!device)
+            device = bench_open_soft_device();
+        fence_pingpong(&o, pingpongs, &placements[i]);
+        bench_place(BENCH_ANY_CPU, 0);
+    }
     in_process(&o, calls, true);
     in_process(&o, calls, false);
     KmtProcessShutdown();

@@ -8,9 +8,9 @@
  * D3DKMTWaitForVerticalBlankEvent page) while the other source goes on.
  * After the monitor comes back, its source's waits work again.
  *
- * The same without any poll: the miniport reads the kernel's DRM uevents
- * (here the fake's socketpair, fake_kms_hotplug) and reports the change
- * itself.  A source whose CRTC drives two connectors (config.clone_output)
+ * The same without any poll: once a vblank wait has begun, the miniport
+ * reads the kernel's DRM uevents (here the fake's socketpair,
+ * fake_kms_hotplug) and reports the change itself.  A source whose CRTC drives two connectors (config.clone_output)
  * stays connected while either is.
  */
 #define _GNU_SOURCE
@@ -247,11 +247,24 @@ static void uevent_unplug_ends_waits(UINT source, uint32_t connector)
     ck_assert_status(wait_vblank(source), STATUS_DEVICE_REMOVED);
 }
 
+/* The first vblank wait starts the uevent reader, which first reads every
+ * source once; `last` is the connector it reads last. */
+static void listen(uint32_t last)
+{
+    unsigned before = reads(last);
+
+    ck_assert_uint_eq(drm_test_threads_named("kmt-drm-hotplug"), 0);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    WAIT_FOR(read_since(last, before));
+    ck_assert_uint_eq(drm_test_threads_named("kmt-drm-hotplug"), 1);
+}
+
 START_TEST(uevent_unplug_ends_a_pending_wait_without_a_poll)
 {
     unsigned probes;
 
     start();
+    listen(FAKE_KMS_VGA_CONNECTOR);
     probes = fake_kms.probes;
     uevent_unplug_ends_waits(1, FAKE_KMS_VGA_CONNECTOR);
     ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
@@ -295,6 +308,7 @@ START_TEST(uevents_of_other_devices_and_malformed_ones_are_ignored)
     unsigned vga, hdmi;
 
     start();
+    listen(FAKE_KMS_VGA_CONNECTOR);
     /* the kernel found VGA unplugged; only a message for card0 tells */
     fake_kms_set_cable(FAKE_KMS_VGA_CONNECTOR, false);
     vga = reads(FAKE_KMS_VGA_CONNECTOR);
@@ -333,6 +347,7 @@ START_TEST(unplug_then_replug_leaves_later_waits_alone)
     unsigned hdmi;
 
     start();
+    listen(FAKE_KMS_VGA_CONNECTOR);
     for (int round = 0; round < 20; round++) {
         hdmi = reads(FAKE_KMS_CONNECTOR);
         ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_VGA_CONNECTOR, false), 0);
@@ -345,11 +360,30 @@ START_TEST(unplug_then_replug_leaves_later_waits_alone)
 }
 END_TEST
 
+/* A monitor unplugged while nobody listened: the reader's first report
+ * ends the first wait on its source, with no uevent and no poll. */
+START_TEST(unplug_before_the_first_wait_ends_that_wait)
+{
+    start();
+    fake_kms_set_cable(FAKE_KMS_VGA_CONNECTOR, false);
+    WAIT_FOR(wait_vblank(1) == STATUS_DEVICE_REMOVED);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    stop();
+}
+END_TEST
+
+/* No reader before a wait asks for vblanks (a process that never waits
+ * does not hear every device of the machine); one after, until the
+ * adapter goes. */
 START_TEST(no_thread_or_descriptor_outlives_the_adapter)
 {
     start();
+    ck_assert_uint_eq(drm_test_threads_named("kmt-drm-hotplug"), 0);
+    ck_assert_uint_eq(fake_kms_uevent_readers(), 1);     /* the fake's end */
+    listen(FAKE_KMS_VGA_CONNECTOR);
+    ck_assert_status(wait_vblank(1), STATUS_SUCCESS);
     ck_assert_uint_eq(drm_test_threads_named("kmt-drm-hotplug"), 1);
-    ck_assert_uint_eq(fake_kms_uevent_readers(), 2);     /* the fake's end and the miniport's copy */
+    ck_assert_uint_eq(fake_kms_uevent_readers(), 2);     /* and the miniport's copy */
     ck_assert_status(D3DKMTCloseAdapter(&(D3DKMT_CLOSEADAPTER){ adapter }), STATUS_SUCCESS);
     kmt_test_shutdown_no_leaks();
     ck_assert_uint_eq(fake_kms_uevent_readers(), 1);
@@ -365,6 +399,7 @@ START_TEST(uevents_for_clones_keep_their_source_while_either_is_plugged)
 
     /* CRTC 41 drives HDMI and DVI: one source */
     start_with(&(struct fake_kms_config){ .clone_output = true }, 1);
+    listen(FAKE_KMS_CONNECTOR);
     hdmi = reads(FAKE_KMS_CONNECTOR);
     ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_CLONE_CONNECTOR, false), 0);
     WAIT_FOR(read_since(FAKE_KMS_CONNECTOR, hdmi));
@@ -397,6 +432,7 @@ int main(void)
     tcase_add_test(tc, uevent_unplug_ends_a_pending_wait_without_a_poll);
     tcase_add_test(tc, uevents_of_other_devices_and_malformed_ones_are_ignored);
     tcase_add_test(tc, unplug_then_replug_leaves_later_waits_alone);
+    tcase_add_test(tc, unplug_before_the_first_wait_ends_that_wait);
     tcase_add_test(tc, no_thread_or_descriptor_outlives_the_adapter);
     tcase_add_test(tc, uevents_for_clones_keep_their_source_while_either_is_plugged);
     suite_add_tcase(s, tc);

@@ -63,7 +63,6 @@ static NTSTATUS APIENTRY kdrm_start_device(PVOID ctx, DXGK_START_INFO *start, DX
     kdrm_trace(a, KMT_TRACE_TRACE, __func__, "%s: %s (%s allocator), render fd %d, card fd %d\n",
                a->phys.location, a->phys.driver, a->family->name, a->render_fd, a->card_fd);
     *sources = *children = kdrm_kms_start(a);   /* a child (connector) per source */
-    kdrm_hotplug_start(a);
     return STATUS_SUCCESS;
 }
 

@@ -15,6 +15,14 @@
  * changes nothing.  Other devices, other subsystems, messages without
  * HOTPLUG=1 and malformed ones are ignored.
  *
+ * The thread starts when a vblank wait first enables CRTC_VSYNC, not with
+ * the adapter: a netlink uevent socket hears every device of the machine,
+ * and a process that never waits for vblank (compute, allocations, most
+ * test programs) should not wake for each of them.  Before that, changes
+ * are seen when polled (PollDisplayChildren) as DxgkDdiQueryChildStatus
+ * reads them; the thread's first act is one report of every source, so a
+ * monitor unplugged before the first wait ends that wait at once.
+ *
  * Where the socket cannot be opened (a sandbox without netlink) a trace
  * line says so, and PollDisplayChildren stays the way changes are seen.
  * KMTSHIM_DRM_UEVENT_FD, a test hook, names a descriptor to read the
@@ -171,6 +179,7 @@ static void *hotplug_thread(void *arg)
     struct kdrm_hotplug *h = &a->kms.hotplug;
     struct pollfd p[2] = { { .fd = h->fd, .events = POLLIN }, { .fd = h->stop_fd, .events = POLLIN } };
 
+    report(a, ANY_CONNECTOR);            /* what changed before the socket listened */
     for (;;) {
         if (poll(p, 2, -1) < 0) {
             if (errno == EINTR)
@@ -195,8 +204,9 @@ void kdrm_hotplug_start(struct kdrm_adapter *a)
     struct kdrm_hotplug *h = &a->kms.hotplug;
     int fd;
 
-    if (!a->kms.count || !a->dxgkrnl.DxgkCbIndicateChildStatus)
+    if (h->tried || !a->kms.count || !a->dxgkrnl.DxgkCbIndicateChildStatus)
         return;
+    h->tried = true;
     if ((fd = open_source()) < 0) {
         kdrm_trace(a, KMT_TRACE_TRACE, __func__, "%s: no uevent socket (%s): hotplug is seen when polled\n",
                    a->phys.location, strerror(-fd));
@@ -230,4 +240,5 @@ void kdrm_hotplug_stop(struct kdrm_adapter *a)
     if (h->fd >= 0)
         kmt_fd_close(h->fd);
     h->fd = h->stop_fd = -1;
+    h->tried = false;                    /* a restarted adapter listens again */
 }

@@ -60,6 +60,7 @@ struct kdrm_hotplug {
     int stop_fd;                         /* eventfd: the thread leaves */
     pthread_t thread;
     bool running;
+    bool tried;                          /* started (or failed to) since the last stop */
 };
 
 struct kdrm_kms {
@@ -96,9 +97,10 @@ NTSTATUS APIENTRY kdrm_query_child_status(PVOID ctx, DXGK_CHILD_STATUS *status, 
 /* DXGKQAITYPE_KMT_CURRENTDISPLAYMODE */
 NTSTATUS kdrm_kms_current_mode(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTERINFO *q);
 
-/* drm_hotplug.c: the uevent thread of an adapter with sources, after
- * kdrm_kms_start (none where no uevent source opens); its stop joins it
- * and closes its descriptors, before the sources go. */
+/* drm_hotplug.c: the uevent thread of an adapter with sources, started by
+ * the first CRTC_VSYNC enable (kdrm_control_interrupt; later calls do
+ * nothing; none where no uevent source opens); its stop joins it and
+ * closes its descriptors, before the sources go. */
 void kdrm_hotplug_start(struct kdrm_adapter *a);
 void kdrm_hotplug_stop(struct kdrm_adapter *a);
 

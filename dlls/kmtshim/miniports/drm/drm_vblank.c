@@ -265,6 +265,8 @@ NTSTATUS APIENTRY kdrm_control_interrupt(HANDLE hAdapter, DXGK_INTERRUPT_TYPE ty
     if (!k->stopping)
         status = start_thread(a);
     pthread_mutex_unlock(&k->lock);
+    if (!status)
+        kdrm_hotplug_start(a);           /* someone waits: unplugs must end the waits */
     return status;
 }
 

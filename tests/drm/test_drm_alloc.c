@@ -454,7 +454,6 @@ START_TEST(processes_are_independent)
 }
 END_TEST
 
-#if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)    /* see main() */
 /* A fork() child is a new process (dxgkrnl/fork.c): it must not keep the
  * parent's DRM file, where every GEM handle is the parent's.  Before its
  * first call it has none of the parent's fds; the parent's handles mean
@@ -519,7 +518,6 @@ START_TEST(fork_child_opens_its_own_files)
     kmt_test_shutdown_no_leaks();
 }
 END_TEST
-#endif
 
 int main(void)
 {
@@ -537,15 +535,7 @@ int main(void)
     tcase_add_test(tc, bad_descriptors_make_nothing);
     tcase_add_test(tc, adapters_are_independent);
     tcase_add_test(tc, processes_are_independent);
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-    /* The child starts the library afresh, with the hotplug thread of an
-     * adapter with outputs: ThreadSanitizer kills a child that starts
-     * threads after a multi-threaded fork ("not supported"), and gcc 12's
-     * AddressSanitizer allocator is not locked across fork() */
-    puts("# fork_child_opens_its_own_files: not run under a sanitizer");
-#else
     tcase_add_test(tc, fork_child_opens_its_own_files);
-#endif
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

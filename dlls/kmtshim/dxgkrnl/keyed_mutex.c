@@ -394,7 +394,7 @@ NTSTATUS dxgk_destroy_keyed_mutex(D3DKMT_HANDLE h)
 }
 
 /* The acquire succeeded: what the last release left for the new owner. */
-static void took(struct dxgk_keyed_mutex *km, UINT64 *fence, void *data, UINT size)
+static inline __attribute__((always_inline)) void took(struct dxgk_keyed_mutex *km, UINT64 *fence, void *data, UINT size)
 {
     KMT_TSAN(__tsan_acquire(TSAN_SYNC(km)));
     *fence = atomic_load_explicit(&km->page->fence, memory_order_relaxed);
@@ -438,30 +438,19 @@ static NTSTATUS acquire_slow(struct dxgk_keyed_mutex *km, UINT64 key, const LONG
     return status;
 }
 
-NTSTATUS dxgk_acquire_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, const LONGLONG *timeout,
-                                  UINT64 *fence, void *data, UINT size)
+/* Not the uncontended success: a connection that ended, or a mutex that
+ * is not free for us.  Out of line, so the hot path keeps few registers. */
+static __attribute__((noinline, cold)) NTSTATUS
+acquire_not_free(struct kmt_rcu_reader *rcu, struct dxgk_keyed_mutex *km, UINT64 key,
+                 const LONGLONG *timeout, UINT64 *fence, void *data, UINT size)
 {
-    struct kmt_rcu_reader *rcu = kmt_rcu_read_lock();
-    struct dxgk_keyed_mutex *km = keyed_mutex_find(h);
-
-    if (!km || (size && size != km->runtime_size)) {
-        kmt_rcu_read_unlock(rcu);
-        return STATUS_INVALID_PARAMETER;
-    }
     /* the connection our reference was taken on ended (broker.h): the
      * reference is gone, and a hold under the old id would not be watched */
     if (km->connection != kmt_broker_connection()) {
-        WARN_(dxgk, "keyed mutex %#x: its broker connection ended; open it again\n", h);
+        WARN_(dxgk, "keyed mutex %#x: its broker connection ended; open it again\n", km->handle);
         kmt_rcu_read_unlock(rcu);
         *fence = 0;
         return STATUS_DEVICE_REMOVED;
-    }
-    if (__builtin_expect(dxgk_km_page_try_acquire(km->page, km->me, km->handle, key), 1)) {
-        /* a destroy racing with us waits for this section to end, then
-         * abandons what we took */
-        took(km, fence, data, size);
-        kmt_rcu_read_unlock(rcu);
-        return STATUS_SUCCESS;
     }
     /* no reference left: its handle is gone, as if we came after */
     if (!kmt_object_tryget(&km->obj)) {
@@ -470,6 +459,27 @@ NTSTATUS dxgk_acquire_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, const LONGLONG *t
     }
     kmt_rcu_read_unlock(rcu);
     return acquire_slow(km, key, timeout, fence, data, size);
+}
+
+NTSTATUS dxgk_acquire_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, const LONGLONG *timeout,
+                                  UINT64 *fence, void *data, UINT size)
+{
+    struct kmt_rcu_reader *rcu = kmt_rcu_read_lock();
+    struct dxgk_keyed_mutex *km = keyed_mutex_find(h);
+
+    if (__builtin_expect(!km || (size && size != km->runtime_size), 0)) {
+        kmt_rcu_read_unlock(rcu);
+        return STATUS_INVALID_PARAMETER;
+    }
+    if (__builtin_expect(km->connection == kmt_broker_connection(), 1) &&
+        __builtin_expect(dxgk_km_page_try_acquire(km->page, km->me, km->handle, key), 1)) {
+        /* a destroy racing with us waits for this section to end, then
+         * abandons what we took */
+        took(km, fence, data, size);
+        kmt_rcu_read_unlock(rcu);
+        return STATUS_SUCCESS;
+    }
+    return acquire_not_free(rcu, km, key, timeout, fence, data, size);
 }
 
 NTSTATUS dxgk_release_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, UINT64 fence, const void *data,

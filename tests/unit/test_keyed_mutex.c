@@ -734,6 +734,71 @@ START_TEST(destroy_races_with_acquire)
 }
 END_TEST
 
+/* Threads acquire and release through a handle, and through a second
+ * handle of the same mutex, while the main thread destroys the first:
+ * acquire and release look the handle up with no reference (an RCU read
+ * section, keyed_mutex.c), so this is the row that sees a freed object
+ * used (a crash here, a report under ASan or TSan).  Every call answers
+ * with a status a live or a destroyed handle gives. */
+struct storm {
+    D3DKMT_HANDLE h;
+    _Atomic bool stop;
+    NTSTATUS bad;                        /* the first status outside those, 0 if none */
+};
+
+static bool storm_acquire_ok(NTSTATUS s)
+{
+    return s == STATUS_SUCCESS || s == STATUS_TIMEOUT || s == STATUS_ABANDONED ||
+           s == STATUS_INVALID_PARAMETER;
+}
+
+static void *storm_thread(void *arg)
+{
+    struct storm *st = arg;
+    LARGE_INTEGER now = { .QuadPart = 0 };
+
+    for (unsigned i = 0; !atomic_load(&st->stop) && !st->bad; i++) {
+        /* odd turns take the untimed path the uncontended pair takes */
+        D3DKMT_ACQUIREKEYEDMUTEX a = { .hKeyedMutex = st->h, .Key = 0, .pTimeout = i & 1 ? NULL : &now };
+        D3DKMT_RELEASEKEYEDMUTEX r = { .hKeyedMutex = st->h, .Key = 0, .FenceValue = i };
+        NTSTATUS s = D3DKMTAcquireKeyedMutex(&a);
+
+        if (!storm_acquire_ok(s))
+            st->bad = s;
+        else if (s == STATUS_SUCCESS && (s = D3DKMTReleaseKeyedMutex(&r)) && s != STATUS_INVALID_PARAMETER)
+            st->bad = s;
+    }
+    return NULL;
+}
+
+START_TEST(destroy_races_with_threads_on_two_handles)
+{
+    enum { THREADS = 4 };
+
+    for (unsigned round = 0; round < 100; round++) {
+        D3DKMT_HANDLE global, h = create(0, &global), other = open_global(global);
+        struct storm st[THREADS];
+        pthread_t thread[THREADS];
+
+        for (unsigned i = 0; i < THREADS; i++) {
+            st[i] = (struct storm){ .h = i & 1 ? other : h };
+            ck_assert_int_eq(pthread_create(&thread[i], NULL, storm_thread, &st[i]), 0);
+        }
+        usleep(round % 10 * 30);
+        ck_assert_status(destroy(h), STATUS_SUCCESS);
+        usleep(100);                     /* the survivors go on through the other handle */
+        for (unsigned i = 0; i < THREADS; i++)
+            atomic_store(&st[i].stop, true);
+        for (unsigned i = 0; i < THREADS; i++) {
+            ck_assert_int_eq(pthread_join(thread[i], NULL), 0);
+            ck_assert_msg(!st[i].bad, "round %u, thread %u: 0x%08x", round, i, (unsigned)st[i].bad);
+        }
+        ck_assert_status(destroy(h), STATUS_INVALID_PARAMETER);
+        ck_assert_status(destroy(other), STATUS_SUCCESS);
+    }
+}
+END_TEST
+
 /* Two threads release one handle at the same time, with different keys
  * and fence values: exactly one succeeds, the other gets
  * STATUS_INVALID_PARAMETER, and the mutex ends free, released to one of
@@ -1039,6 +1104,7 @@ static Suite *keyed_mutex_suite(void)
     tcase_add_test(threads, threads_pass_it_round_a_ring);
     tcase_add_test(threads, threads_exclude_each_other);
     tcase_add_test(threads, destroy_races_with_acquire);
+    tcase_add_test(threads, destroy_races_with_threads_on_two_handles);
     tcase_add_test(threads, racing_releases_of_one_handle);
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
     tcase_add_test(threads, uncontended_pairs_make_no_system_call);

@@ -17,9 +17,13 @@
  *
  * Acquire and release find the object with hmgr_lookup_rcu(), inside an
  * RCU read-side section (base/kmt_rcu.h): no reference, no locked
- * instruction.  The object's release therefore waits for a grace period
- * before it unmaps the page and frees it.  An acquire that must sleep
- * takes a reference first and leaves the section.
+ * instruction.  DestroyKeyedMutex therefore waits for a grace period
+ * (kmt_rcu_synchronize) after it removes the handle and before it drops
+ * the table's reference: no section that found the object is still
+ * running when the page is unmapped and the object freed.  An acquire that
+ * must sleep takes a reference first and leaves the section.  Process
+ * teardown destroys every handle the same way, and hmgr_destroy() waits
+ * for a grace period before it frees the table's chunks.
  */
 #define _GNU_SOURCE                      /* memfd_create, file seals */
 #include <fcntl.h>
@@ -67,6 +71,7 @@ struct dxgk_keyed_mutex {
     uint32_t runtime_size;               /* the creator's, and the Acquire2/Release2 size */
     bool nt_shareable;
     D3DKMT_HANDLE handle;                /* also the page's owner half while it holds it */
+    _Atomic bool destroyed;              /* its handle is gone: a hold taken now is abandoned */
     struct list entry;                   /* live_mutexes, under live_lock */
     uint64_t inode;                      /* the page's memfd (ThreadSanitizer's sync address) */
 };
@@ -94,9 +99,8 @@ static void keyed_mutex_release(struct kmt_object *obj)
 {
     struct dxgk_keyed_mutex *km = (struct dxgk_keyed_mutex *)obj;
 
-    /* acquires and releases that found the handle before its removal
-     * may still use the object */
-    kmt_rcu_synchronize();
+    /* a published object comes here from dxgk_destroy_keyed_mutex(),
+     * after its grace period: no lookup still uses it */
     if (km->page) {
         /* an acquire on this handle that raced with its destroy finished
          * before now: it holds the mutex */
@@ -376,13 +380,21 @@ NTSTATUS dxgk_destroy_keyed_mutex(D3DKMT_HANDLE h)
     list_remove(&km->entry);
     list_init(&km->entry);
     pthread_mutex_unlock(&live_lock);
+    /* Acquirers that found the handle before its removal: those without a
+     * reference leave their read section within the grace period, so a
+     * hold they took is seen below; those asleep with a reference see
+     * `destroyed` once they take it (both sides order with seq_cst) and
+     * abandon it themselves.  Either way no hold outlives the handle, and
+     * no one sleeps forever on a mutex only a gone handle could release. */
+    atomic_store_explicit(&km->destroyed, true, memory_order_seq_cst);
+    kmt_rcu_synchronize();
     abandon_if_held(km);
     keyed_mutex_put(km);                 /* the table's reference */
     return STATUS_SUCCESS;
 }
 
 /* The acquire succeeded: what the last release left for the new owner. */
-static void took(struct dxgk_keyed_mutex *km, UINT64 *fence, void *data, UINT size)
+static inline __attribute__((always_inline)) void took(struct dxgk_keyed_mutex *km, UINT64 *fence, void *data, UINT size)
 {
     KMT_TSAN(__tsan_acquire(TSAN_SYNC(km)));
     *fence = atomic_load_explicit(&km->page->fence, memory_order_relaxed);
@@ -405,8 +417,6 @@ static NTSTATUS acquire_slow(struct dxgk_keyed_mutex *km, UINT64 key, const LONG
     bool timed = dxgk_km_deadline(timeout, &deadline);
     NTSTATUS status = dxgk_km_page_acquire(km->page, km->me, km->handle, key, timed ? &deadline : NULL);
 
-    /* a destroy of this handle racing with us may come before this
-     * success: then the object's release, after our reference, abandons it */
     /* the connection may have ended while we slept: a hold under its id
      * is watched by no broker, so it is given up at once */
     if (status == STATUS_SUCCESS) {
@@ -414,6 +424,10 @@ static NTSTATUS acquire_slow(struct dxgk_keyed_mutex *km, UINT64 key, const LONG
         if (km->connection != kmt_broker_connection()) {
             dxgk_km_page_abandon(km->page, km->me, km->handle);
             status = STATUS_DEVICE_REMOVED;
+        } else if (atomic_load_explicit(&km->destroyed, memory_order_seq_cst)) {
+            /* the handle was destroyed while we slept: taken, then abandoned
+             * with it, as if the destroy came just after */
+            abandon_if_held(km);
         }
     }
     if (status == STATUS_SUCCESS)
@@ -424,30 +438,19 @@ static NTSTATUS acquire_slow(struct dxgk_keyed_mutex *km, UINT64 key, const LONG
     return status;
 }
 
-NTSTATUS dxgk_acquire_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, const LONGLONG *timeout,
-                                  UINT64 *fence, void *data, UINT size)
+/* Not the uncontended success: a connection that ended, or a mutex that
+ * is not free for us.  Out of line, so the hot path keeps few registers. */
+static __attribute__((noinline, cold)) NTSTATUS
+acquire_not_free(struct kmt_rcu_reader *rcu, struct dxgk_keyed_mutex *km, UINT64 key,
+                 const LONGLONG *timeout, UINT64 *fence, void *data, UINT size)
 {
-    struct kmt_rcu_reader *rcu = kmt_rcu_read_lock();
-    struct dxgk_keyed_mutex *km = keyed_mutex_find(h);
-
-    if (!km || (size && size != km->runtime_size)) {
-        kmt_rcu_read_unlock(rcu);
-        return STATUS_INVALID_PARAMETER;
-    }
     /* the connection our reference was taken on ended (broker.h): the
      * reference is gone, and a hold under the old id would not be watched */
     if (km->connection != kmt_broker_connection()) {
-        WARN_(dxgk, "keyed mutex %#x: its broker connection ended; open it again\n", h);
+        WARN_(dxgk, "keyed mutex %#x: its broker connection ended; open it again\n", km->handle);
         kmt_rcu_read_unlock(rcu);
         *fence = 0;
         return STATUS_DEVICE_REMOVED;
-    }
-    if (__builtin_expect(dxgk_km_page_try_acquire(km->page, km->me, km->handle, key), 1)) {
-        /* a destroy racing with us waits for this section to end, then
-         * abandons what we took */
-        took(km, fence, data, size);
-        kmt_rcu_read_unlock(rcu);
-        return STATUS_SUCCESS;
     }
     /* no reference left: its handle is gone, as if we came after */
     if (!kmt_object_tryget(&km->obj)) {
@@ -456,6 +459,27 @@ NTSTATUS dxgk_acquire_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, const LONGLONG *t
     }
     kmt_rcu_read_unlock(rcu);
     return acquire_slow(km, key, timeout, fence, data, size);
+}
+
+NTSTATUS dxgk_acquire_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, const LONGLONG *timeout,
+                                  UINT64 *fence, void *data, UINT size)
+{
+    struct kmt_rcu_reader *rcu = kmt_rcu_read_lock();
+    struct dxgk_keyed_mutex *km = keyed_mutex_find(h);
+
+    if (__builtin_expect(!km || (size && size != km->runtime_size), 0)) {
+        kmt_rcu_read_unlock(rcu);
+        return STATUS_INVALID_PARAMETER;
+    }
+    if (__builtin_expect(km->connection == kmt_broker_connection(), 1) &&
+        __builtin_expect(dxgk_km_page_try_acquire(km->page, km->me, km->handle, key), 1)) {
+        /* a destroy racing with us waits for this section to end, then
+         * abandons what we took */
+        took(km, fence, data, size);
+        kmt_rcu_read_unlock(rcu);
+        return STATUS_SUCCESS;
+    }
+    return acquire_not_free(rcu, km, key, timeout, fence, data, size);
 }
 
 NTSTATUS dxgk_release_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, UINT64 fence, const void *data,

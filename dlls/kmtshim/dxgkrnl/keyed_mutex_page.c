@@ -95,9 +95,7 @@ bool dxgk_km_deadline(const LONGLONG *timeout, struct timespec *deadline)
     return true;
 }
 
-/* After a change of the word that found WAITERS set: every sleeper looks
- * again. */
-static void wake_all(struct dxgk_km_page *p)
+void dxgk_km_page_wake(struct dxgk_km_page *p)
 {
     atomic_fetch_add_explicit(&p->seq, 1, memory_order_seq_cst);
     syscall(SYS_futex, &p->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
@@ -141,66 +139,6 @@ static bool sleep_on(struct dxgk_km_page *p, unsigned seq_seen, unsigned holder_
     return !(deadline && r < 0 && errno == ETIMEDOUT && deadline_passed(deadline));
 }
 
-static bool held_by(uint64_t word, uint32_t me, uint32_t owner)
-{
-    uint32_t holder = dxgk_km_holder_of(word);
-
-    return holder != ABANDONED && (holder & ~WAITERS) == me && dxgk_km_owner_of(word) == owner;
-}
-
-static bool is_free(uint64_t word)
-{
-    return !(dxgk_km_holder_of(word) & ~WAITERS);
-}
-
-bool dxgk_km_page_owned(struct dxgk_km_page *p, uint32_t me, uint32_t owner)
-{
-    return held_by(atomic_load_explicit(&p->word, memory_order_relaxed), me, owner);
-}
-
-/* (me, owner) -> free, keeping nothing; wakes the sleepers it finds.
- * false if (me, owner) does not hold it. */
-static bool unlock(struct dxgk_km_page *p, uint32_t me, uint32_t owner)
-{
-    uint64_t seen = atomic_load_explicit(&p->word, memory_order_relaxed);
-
-    while (held_by(seen, me, owner)) {
-        if (atomic_compare_exchange_weak_explicit(&p->word, &seen, 0, memory_order_release,
-                                                  memory_order_relaxed)) {
-            if (dxgk_km_holder_of(seen) & WAITERS)
-                wake_all(p);
-            return true;
-        }
-    }
-    return false;
-}
-
-/* From `seen`, free and released to `key` when read, to held by (me,
- * owner), keeping the waiter bit for the release to see. */
-static bool take(struct dxgk_km_page *p, uint64_t seen, uint32_t me, uint32_t owner, uint64_t key)
-{
-    uint64_t mine = dxgk_km_word(me | (dxgk_km_holder_of(seen) & WAITERS), owner);
-
-    if (!atomic_compare_exchange_strong_explicit(&p->word, &seen, mine, memory_order_acquire,
-                                                 memory_order_relaxed))
-        return false;
-    /* the key is the owner's to write: now it is stable */
-    if (atomic_load_explicit(&p->key, memory_order_relaxed) == key)
-        return true;
-    /* another owner came and released to another key between our reads:
-     * hand it back as it was */
-    unlock(p, me, owner);
-    return false;
-}
-
-bool dxgk_km_page_try_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key)
-{
-    uint64_t seen = atomic_load_explicit(&p->word, memory_order_relaxed);
-
-    return is_free(seen) && atomic_load_explicit(&p->key, memory_order_relaxed) == key &&
-           take(p, seen, me, owner, key);
-}
-
 NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
                               const struct timespec *deadline)
 {
@@ -212,8 +150,8 @@ NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owne
 
         if (holder == ABANDONED)
             return STATUS_ABANDONED;
-        if (is_free(seen) && atomic_load_explicit(&p->key, memory_order_relaxed) == key) {
-            if (take(p, seen, me, owner, key))
+        if (dxgk_km_is_free(seen) && atomic_load_explicit(&p->key, memory_order_relaxed) == key) {
+            if (dxgk_km_take(p, seen, me, owner, key))
                 return STATUS_SUCCESS;
             continue;
         }
@@ -232,28 +170,15 @@ NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owne
     }
 }
 
-bool dxgk_km_page_release(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
-                          uint64_t fence, const void *data, uint32_t size)
-{
-    if (!dxgk_km_page_owned(p, me, owner))
-        return false;
-    if (size)
-        memcpy(p->data, data, size);
-    atomic_store_explicit(&p->data_size, size, memory_order_relaxed);
-    atomic_store_explicit(&p->fence, fence, memory_order_relaxed);
-    atomic_store_explicit(&p->key, key, memory_order_relaxed);
-    return unlock(p, me, owner);
-}
-
 bool dxgk_km_page_abandon(struct dxgk_km_page *p, uint32_t me, uint32_t owner)
 {
     uint64_t seen = atomic_load_explicit(&p->word, memory_order_relaxed);
 
-    while (held_by(seen, me, owner)) {
+    while (dxgk_km_held_by(seen, me, owner)) {
         if (atomic_compare_exchange_weak_explicit(&p->word, &seen, dxgk_km_word(ABANDONED, owner),
                                                   memory_order_seq_cst, memory_order_relaxed)) {
             if (dxgk_km_holder_of(seen) & WAITERS)
-                wake_all(p);
+                dxgk_km_page_wake(p);
             return true;
         }
     }

@@ -30,9 +30,11 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "kmtshim/d3dkmthk.h"
+#include "broker/broker.h"
 
 #define DXGK_KM_PAGE_MAGIC 0x4b4d5450u   /* "PTMK" */
 #define DXGK_KM_HOLDER_OFFSET 0           /* offsetof(struct dxgk_km_page, holder) */
@@ -82,24 +84,104 @@ void dxgk_km_page_init(struct dxgk_km_page *p, uint64_t initial_key, uint32_t ca
  * false when there is none (infinite). */
 bool dxgk_km_deadline(const LONGLONG *timeout, struct timespec *deadline);
 
+/* ---- the uncontended paths, inline: one compare-and-swap each --------------- */
+
+/* Wakes every sleeper after a change of the word that found
+ * KMT_BROKER_HOLDER_WAITERS set (a system call: out of line). */
+void dxgk_km_page_wake(struct dxgk_km_page *p);
+
+static inline bool dxgk_km_held_by(uint64_t word, uint32_t me, uint32_t owner)
+{
+    uint32_t holder = dxgk_km_holder_of(word);
+
+    return holder != KMT_BROKER_HOLDER_ABANDONED && (holder & ~KMT_BROKER_HOLDER_WAITERS) == me &&
+           dxgk_km_owner_of(word) == owner;
+}
+
+static inline bool dxgk_km_is_free(uint64_t word)
+{
+    return !(dxgk_km_holder_of(word) & ~KMT_BROKER_HOLDER_WAITERS);
+}
+
+/* (me, owner) -> free, keeping nothing; wakes the sleepers it finds.
+ * false if (me, owner) does not hold it. */
+static inline bool dxgk_km_unlock(struct dxgk_km_page *p, uint32_t me, uint32_t owner)
+{
+    uint64_t seen = atomic_load_explicit(&p->word, memory_order_relaxed);
+
+    while (dxgk_km_held_by(seen, me, owner)) {
+        if (atomic_compare_exchange_weak_explicit(&p->word, &seen, 0, memory_order_release,
+                                                  memory_order_relaxed)) {
+            if (__builtin_expect(dxgk_km_holder_of(seen) & KMT_BROKER_HOLDER_WAITERS, 0))
+                dxgk_km_page_wake(p);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* From `seen`, free and released to `key` when read, to held by (me,
+ * owner), keeping the waiter bit for the release to see. */
+static inline bool dxgk_km_take(struct dxgk_km_page *p, uint64_t seen, uint32_t me, uint32_t owner,
+                                uint64_t key)
+{
+    uint64_t mine = dxgk_km_word(me | (dxgk_km_holder_of(seen) & KMT_BROKER_HOLDER_WAITERS), owner);
+
+    if (!atomic_compare_exchange_strong_explicit(&p->word, &seen, mine, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return false;
+    /* the key is the owner's to write: now it is stable */
+    if (__builtin_expect(atomic_load_explicit(&p->key, memory_order_relaxed) == key, 1))
+        return true;
+    /* another owner came and released to another key between our reads:
+     * hand it back as it was */
+    dxgk_km_unlock(p, me, owner);
+    return false;
+}
+
 /* One try, no sleep: takes the mutex for handle `owner` of process `me`
  * if it is free and released to `key`. */
-bool dxgk_km_page_try_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key);
-/* Takes the mutex for `owner` of `me` once it is free and released to
- * `key`; sleeps until then or until the deadline (NULL: none).
- * STATUS_SUCCESS, STATUS_TIMEOUT or STATUS_ABANDONED. */
-NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
-                              const struct timespec *deadline);
+static inline bool dxgk_km_page_try_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner,
+                                            uint64_t key)
+{
+    uint64_t seen = atomic_load_explicit(&p->word, memory_order_relaxed);
+
+    return dxgk_km_is_free(seen) && atomic_load_explicit(&p->key, memory_order_relaxed) == key &&
+           dxgk_km_take(p, seen, me, owner, key);
+}
+
 /* Whether handle `owner` of `me` owns the mutex now. */
-bool dxgk_km_page_owned(struct dxgk_km_page *p, uint32_t me, uint32_t owner);
+static inline bool dxgk_km_page_owned(struct dxgk_km_page *p, uint32_t me, uint32_t owner)
+{
+    return dxgk_km_held_by(atomic_load_explicit(&p->word, memory_order_relaxed), me, owner);
+}
+
 /* Releases to `key` with `fence` and `size` bytes of `data` (size 0:
  * none) what `owner` of `me` owns; false, and nothing released, if it
  * does not own it.  Of two racing releases of one handle exactly one
  * returns true; the key, the fence value and the data the mutex then
  * carries are each the winner's or the loser's (the loser checks
  * ownership before it writes them, and loses at the compare-and-swap). */
-bool dxgk_km_page_release(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
-                          uint64_t fence, const void *data, uint32_t size);
+static inline bool dxgk_km_page_release(struct dxgk_km_page *p, uint32_t me, uint32_t owner,
+                                        uint64_t key, uint64_t fence, const void *data, uint32_t size)
+{
+    if (!dxgk_km_page_owned(p, me, owner))
+        return false;
+    if (size)
+        memcpy(p->data, data, size);
+    atomic_store_explicit(&p->data_size, size, memory_order_relaxed);
+    atomic_store_explicit(&p->fence, fence, memory_order_relaxed);
+    atomic_store_explicit(&p->key, key, memory_order_relaxed);
+    return dxgk_km_unlock(p, me, owner);
+}
+
+/* ---- what may sleep or wake ------------------------------------------------ */
+
+/* Takes the mutex for `owner` of `me` once it is free and released to
+ * `key`; sleeps until then or until the deadline (NULL: none).
+ * STATUS_SUCCESS, STATUS_TIMEOUT or STATUS_ABANDONED. */
+NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
+                              const struct timespec *deadline);
 /* Handle `owner` of `me` goes away: if it owns the mutex, abandoned for
  * good (true). */
 bool dxgk_km_page_abandon(struct dxgk_km_page *p, uint32_t me, uint32_t owner);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/kmt_debug.h"
+#include "base/kmt_rcu.h"
 #include "hmgr.h"
 
 #define NO_ENTRY UINT32_MAX
@@ -97,6 +98,11 @@ void hmgr_init(struct hmgr_table *t, unsigned instance)
 
 void hmgr_destroy(struct hmgr_table *t)
 {
+    /* hmgr_lookup_rcu() reads a chunk with no lock and no reference: no
+     * lookup may start on the chunks once the size says 0, and those under
+     * way end within the grace period */
+    atomic_store_explicit(&t->size, 0, memory_order_seq_cst);
+    kmt_rcu_synchronize();
     for (unsigned i = 0; i < HMGR_MAX_CHUNKS; i++) {
         struct hmgr_entry *chunk = atomic_load(&t->chunks[i]);
         if (!chunk)

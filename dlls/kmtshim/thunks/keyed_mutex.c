@@ -112,22 +112,45 @@ NTSTATUS APIENTRY D3DKMTDestroyKeyedMutex(const D3DKMT_DESTROYKEYEDMUTEX *desc)
     THUNK_RETURN(dxgk_destroy_keyed_mutex(desc->hKeyedMutex));
 }
 
+/* The uncontended Acquire + Release pair is the hottest path of the API.
+ * With the process up and the d3dkmt channel off, one check stands for
+ * THUNK_ENTER's and every step's trace checks: `trace` false says the call
+ * may skip them (and, traced, the call costs what every thunk costs). */
+static inline __attribute__((always_inline)) bool hot_traced(void)
+{
+    return !__atomic_load_n(&dxgk_process.initialized, __ATOMIC_ACQUIRE) || KMT_TRACE_ON(d3dkmt);
+}
+
+#define HOT_ENTER_DESC(trace, desc)                                  \
+    do {                                                             \
+        if (trace)                                                   \
+            THUNK_ENTER_DESC(desc);                                  \
+        else if (!kmt_user_ptr_ok((desc), sizeof(*(desc))))          \
+            return STATUS_INVALID_PARAMETER;                         \
+    } while (0)
+
+#define HOT_RETURN(trace, status) \
+    return (trace) ? kmt_thunk_return(__func__, (status)) : (status)
+
 /* The shared part of both acquires; *fence is written back unless the call
  * was refused (Windows leaves it untouched then). */
-static NTSTATUS acquire(D3DKMT_HANDLE h, UINT64 key, const LARGE_INTEGER *timeout, UINT64 *fence,
-                        void *data, UINT size)
+static inline __attribute__((always_inline)) NTSTATUS
+acquire(bool trace, D3DKMT_HANDLE h, UINT64 key, const LARGE_INTEGER *timeout, UINT64 *fence,
+        void *data, UINT size)
 {
     LONGLONG t;
 
-    TRACE_(d3dkmt, "hKeyedMutex %#x, Key %#llx, pTimeout %p, pPrivateRuntimeData %p, size %u\n", h,
-           (unsigned long long)key, (const void *)timeout, data, size);
+    if (trace)
+        TRACE_(d3dkmt, "hKeyedMutex %#x, Key %#llx, pTimeout %p, pPrivateRuntimeData %p, size %u\n", h,
+               (unsigned long long)key, (const void *)timeout, data, size);
     if (timeout && !kmt_user_ptr_ok(timeout, sizeof(*timeout)))
         return STATUS_INVALID_PARAMETER;
     if (!runtime_ok(data, size))
         return STATUS_INVALID_PARAMETER;
     if (timeout) {
         t = timeout->QuadPart;
-        TRACE_(d3dkmt, "timeout %lld\n", (long long)t);
+        if (trace)
+            TRACE_(d3dkmt, "timeout %lld\n", (long long)t);
     }
     return dxgk_acquire_keyed_mutex(h, key, timeout ? &t : NULL, fence, data, size);
 }
@@ -139,16 +162,17 @@ static bool acquire_answered(NTSTATUS status)
 
 NTSTATUS APIENTRY D3DKMTAcquireKeyedMutex(D3DKMT_ACQUIREKEYEDMUTEX *desc)
 {
+    bool trace = hot_traced();
     D3DKMT_ACQUIREKEYEDMUTEX k;
     UINT64 fence = 0;
     NTSTATUS status;
 
-    THUNK_ENTER_DESC(desc);
+    HOT_ENTER_DESC(trace, desc);
     k = *desc;
-    status = acquire(k.hKeyedMutex, k.Key, k.pTimeout, &fence, NULL, 0);
+    status = acquire(trace, k.hKeyedMutex, k.Key, k.pTimeout, &fence, NULL, 0);
     if (acquire_answered(status))
         desc->FenceValue = fence;
-    THUNK_RETURN(status);
+    HOT_RETURN(trace, status);
 }
 
 NTSTATUS APIENTRY D3DKMTAcquireKeyedMutex2(D3DKMT_ACQUIREKEYEDMUTEX2 *desc)
@@ -159,7 +183,7 @@ NTSTATUS APIENTRY D3DKMTAcquireKeyedMutex2(D3DKMT_ACQUIREKEYEDMUTEX2 *desc)
 
     THUNK_ENTER_DESC(desc);
     k = *desc;
-    status = acquire(k.hKeyedMutex, k.Key, k.pTimeout, &fence, k.pPrivateRuntimeData,
+    status = acquire(true, k.hKeyedMutex, k.Key, k.pTimeout, &fence, k.pPrivateRuntimeData,
                      k.PrivateRuntimeDataSize);
     if (acquire_answered(status))
         desc->FenceValue = fence;
@@ -168,13 +192,15 @@ NTSTATUS APIENTRY D3DKMTAcquireKeyedMutex2(D3DKMT_ACQUIREKEYEDMUTEX2 *desc)
 
 NTSTATUS APIENTRY D3DKMTReleaseKeyedMutex(D3DKMT_RELEASEKEYEDMUTEX *desc)
 {
+    bool trace = hot_traced();
     D3DKMT_RELEASEKEYEDMUTEX k;
 
-    THUNK_ENTER_DESC(desc);
+    HOT_ENTER_DESC(trace, desc);
     k = *desc;
-    TRACE_(d3dkmt, "hKeyedMutex %#x, Key %#llx, FenceValue %#llx\n", k.hKeyedMutex,
-           (unsigned long long)k.Key, (unsigned long long)k.FenceValue);
-    THUNK_RETURN(dxgk_release_keyed_mutex(k.hKeyedMutex, k.Key, k.FenceValue, NULL, 0));
+    if (trace)
+        TRACE_(d3dkmt, "hKeyedMutex %#x, Key %#llx, FenceValue %#llx\n", k.hKeyedMutex,
+               (unsigned long long)k.Key, (unsigned long long)k.FenceValue);
+    HOT_RETURN(trace, dxgk_release_keyed_mutex(k.hKeyedMutex, k.Key, k.FenceValue, NULL, 0));
 }
 
 NTSTATUS APIENTRY D3DKMTReleaseKeyedMutex2(D3DKMT_RELEASEKEYEDMUTEX2 *desc)

@@ -1,6 +1,7 @@
 # A cached Debian 13 (trixie) root for the Wine 10 lane: made with
-# debootstrap, reused while its package list is unchanged, entered with
-# chroot.  Sourced, not run; needs root (debootstrap, mount, chroot).
+# debootstrap, reused while every package of its list is installed in it
+# (upgraded in place when one is not), entered with chroot.  Sourced, not
+# run; needs root (debootstrap, mount, chroot).
 #
 #   kmt_trixie_root          make or reuse the root at $KMT_TRIXIE_ROOT
 #   kmt_trixie_enter         mount what programs inside need; the caller's
@@ -26,6 +27,39 @@ KMT_TRIXIE_PACKAGES="build-essential autoconf automake libtool pkg-config check 
 # The stamp holds the package list the root was made with.
 kmt_trixie_stamp() { printf '%s\n' $KMT_TRIXIE_PACKAGES; }
 
+# The packages of the list that are not installed in the root $1, by
+# dpkg's own database (a package removed by hand counts too); a name
+# without an architecture is the root's own or "all".
+kmt_trixie_missing() {
+    local arch
+    arch=$(chroot "$1" dpkg --print-architecture 2>/dev/null)
+    chroot "$1" dpkg-query -W -f '${Package}:${Architecture} ${db:Status-Status}\n' 2>/dev/null |
+        awk -v list="$KMT_TRIXIE_PACKAGES" -v arch="$arch" '
+            $2 == "installed" { have[$1] = 1 }
+            END {
+                n = split(list, want, /[ \n]+/)
+                for (i = 1; i <= n; i++) {
+                    p = want[i]
+                    if (p == "" || have[p] || have[p ":" arch] || have[p ":all"]) continue
+                    printf "%s ", p
+                }
+            }'
+}
+
+# Installs the packages $* in the root $KMT_TRIXIE_ROOT (mounted for the
+# call only; i386 added, which is idempotent).
+kmt_trixie_install() {
+    (
+        trap kmt_trixie_leave EXIT
+        trap 'exit 1' INT TERM HUP
+        kmt_trixie_enter
+        kmt_trixie_run dpkg --add-architecture i386 &&
+        kmt_trixie_run apt-get update -q &&
+        kmt_trixie_run apt-get install -y -q --no-install-recommends "$@" &&
+        kmt_trixie_run apt-get clean
+    )
+}
+
 # Fails when anything is mounted at or below $1: removing such a tree would
 # reach into the host's /dev or /proc.
 kmt_trixie_unmounted() {
@@ -33,9 +67,19 @@ kmt_trixie_unmounted() {
 }
 
 kmt_trixie_root() {
-    local root=$KMT_TRIXIE_ROOT new
-    if [ -f "$root/.kmt-packages" ] && [ "$(cat "$root/.kmt-packages")" = "$(kmt_trixie_stamp)" ]; then
-        return 0
+    local root=$KMT_TRIXIE_ROOT new missing
+    # A finished root (it has a stamp) is reused once every package of the
+    # list is installed in it, and upgraded in place when some are not.
+    if [ -f "$root/.kmt-packages" ]; then
+        missing=$(kmt_trixie_missing "$root")
+        [ -z "$missing" ] || kmt_log "upgrading the Debian 13 root: installing $missing"
+        # shellcheck disable=SC2086 # a list
+        if [ -z "$missing" ] ||
+           { kmt_trixie_install $missing >>"$root.log" 2>&1 && [ -z "$(kmt_trixie_missing "$root")" ]; }; then
+            kmt_trixie_stamp >"$root/.kmt-packages"
+            return 0
+        fi
+        kmt_log "upgrading the root failed (log: $root.log): making it again"
     fi
     [ "$(id -u)" = 0 ] || kmt_die "making the Debian 13 root needs root (debootstrap, chroot)"
     command -v debootstrap >/dev/null || kmt_die "debootstrap is missing (apt-get install debootstrap)"
@@ -53,17 +97,8 @@ kmt_trixie_root() {
     # i386 packages from it cannot match their amd64 versions.
     debootstrap --variant=minbase trixie "$new" "$KMT_TRIXIE_MIRROR" >"$root.log" 2>&1 ||
         { tail -20 "$root.log" >&2; kmt_die "debootstrap failed (log: $root.log)"; }
-    (
-        KMT_TRIXIE_ROOT=$new
-        trap kmt_trixie_leave EXIT
-        trap 'exit 1' INT TERM HUP
-        kmt_trixie_enter
-        kmt_trixie_run dpkg --add-architecture i386 &&
-        kmt_trixie_run apt-get update -q &&
-        # shellcheck disable=SC2086 # a list
-        kmt_trixie_run apt-get install -y -q --no-install-recommends $KMT_TRIXIE_PACKAGES &&
-        kmt_trixie_run apt-get clean
-    ) >>"$root.log" 2>&1 ||
+    # shellcheck disable=SC2086 # a list
+    KMT_TRIXIE_ROOT=$new kmt_trixie_install $KMT_TRIXIE_PACKAGES >>"$root.log" 2>&1 ||
         { tail -20 "$root.log" >&2; kmt_die "installing packages in the root failed (log: $root.log)"; }
     kmt_trixie_stamp >"$new/.kmt-packages"
     mv "$new" "$root"

@@ -139,8 +139,9 @@ else
 fi
 
 # ---- the proxy's routing of names a newer Wine may have ----------------------------------------
-# gen_routes NAME D3DKMT-NAMES...: the proxy generated for Wine 8's gdi32
-# plus those names (ordinals from 9001), in $run/NAME, and compiled (not
+# gen_routes NAME D3DKMT-NAMES...: the proxy generated for the installed
+# gdi32 plus those of the names it lacks (ordinals from 9001; Wine 10 has
+# some of them already), in $run/NAME, and compiled (not
 # with gen_arch=i386: generated for i386 only); the
 # log in $logs/NAME.log.  The caller then greps $gen/routes.h and gdi32.def.
 gen_routes() {
@@ -149,7 +150,10 @@ gen_routes() {
     mkdir -p "$gen"
     { cat "$builddir/dlls/gdi32/gdi32-exports.txt"
       ord=9000
-      for name in "$@"; do ord=$((ord + 1)); echo "  00001000  $ord D3DKMT$name"; done; } >"$gen/exports.txt"
+      for name in "$@"; do
+          grep -q " D3DKMT$name\$" "$builddir/dlls/gdi32/gdi32-exports.txt" && continue
+          ord=$((ord + 1)); echo "  00001000  $ord D3DKMT$name"
+      done; } >"$gen/exports.txt"
     AWK=${AWK:-awk} sh "$KMT_SRCDIR/dlls/gdi32/gen-proxy.sh" "$gen/exports.txt" \
         "$builddir/dlls/kmtshim/wine/kmtshim.list" "$KMT_SRCDIR/dlls/gdi32/routing.txt" "$gen" \
         "${gen_arch:-x86_64}" >"$glog" 2>&1 || return 1
@@ -171,9 +175,15 @@ else
     tap_not_ok "gdi32 proxy routes for the execution names, see $glog"
     diag "$glog"
 fi
-# Nor any sharing name: for a Wine that has them, routing.txt's rules
-# (device, global handle, NT handle or name, object array); ShareObjects'
-# five arguments also when Wine lacks it.
+# Wine 8 has no sharing name, Wine 10 most of them: for a Wine that has
+# them, routing.txt's rules (device, global handle, NT handle or name,
+# object array); ShareObjects' five arguments also when Wine lacks it, so
+# this build's own proxy has the form for the installed Wine.
+if grep -q " D3DKMTShareObjects\$" "$builddir/dlls/gdi32/gdi32-exports.txt"; then
+    own_share="KMT_ROUTE_OBJECTS(ShareObjects)"
+else
+    own_share="KMT_PROXY_SHIM_OBJECTS(ShareObjects)"
+fi
 if gen_routes gen-proxy-share OpenResource OpenResourceFromNtHandle OpenSyncObjectFromNtHandle2 \
         OpenSynchronizationObject OpenKeyedMutex OpenSyncObjectFromNtHandle OpenNtHandleFromName ShareObjects \
         CreateKeyedMutex AcquireKeyedMutex &&
@@ -185,10 +195,10 @@ if gen_routes gen-proxy-share OpenResource OpenResourceFromNtHandle OpenSyncObje
    grep -qx "KMT_ROUTE_NT_HANDLE(OpenSyncObjectFromNtHandle, 0)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_NT(OpenNtHandleFromName)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_OBJECTS(ShareObjects)" "$gen/routes.h" &&
-   grep -q "D3DKMTShareObjects = route_D3DKMTShareObjects @9008" "$gen/gdi32.def" &&
+   grep -q "D3DKMTShareObjects = route_D3DKMTShareObjects @[0-9]" "$gen/gdi32.def" &&
    grep -qx "KMT_PROXY_SHIM(CreateKeyedMutex)" "$gen/routes.h" &&
    grep -qx "KMT_ROUTE_HANDLE(AcquireKeyedMutex, 0)" "$gen/routes.h" &&
-   grep -qx "KMT_PROXY_SHIM_OBJECTS(ShareObjects)" "$builddir/dlls/gdi32/gen/routes.h"; then
+   grep -qx "$own_share" "$builddir/dlls/gdi32/gen/routes.h"; then
     tap_ok "gdi32 proxy: a Wine with the sharing names routes them by device, global handle, NT handle or name, object array"
 else
     tap_not_ok "gdi32 proxy routes for the sharing names, see $glog"

@@ -8,6 +8,13 @@
  * it finds the two in the ntdll.so the process has loaded already, by its
  * soname.  Without one (natively, outside Wine) NT handles stay the core's
  * file descriptors.
+ *
+ * Their calling convention depends on the Wine that runs, not the one
+ * kmtshim was built against: Wine 8.0 builds ntdll.so's CDECL functions
+ * with the Windows x64 convention, Wine 10.0 with the System V one (its
+ * windef.h defines CDECL empty for WINE_UNIX_LIB).  A package built on
+ * Debian 12 runs under Debian 13's Wine too, so the choice is made when
+ * the two are looked up (server_calls_sysv).
  */
 #include "config.h"
 
@@ -29,16 +36,31 @@ KMT_DECLARE_DEBUG_CHANNEL(kmtshim);
 
 #define KMT_OBJ_INHERIT 0x00000002u
 
-/* Wine's CDECL: the Windows x64 calling convention, also in ntdll.so */
-#define WINE_CDECL __attribute__((ms_abi))
-typedef NTSTATUS (WINE_CDECL *fd_to_handle_fn)(int fd, unsigned int access, unsigned int attributes,
-                                               HANDLE *handle);
-typedef NTSTATUS (WINE_CDECL *handle_to_fd_fn)(HANDLE handle, unsigned int access, int *unix_fd,
-                                               unsigned int *options);
+/* Wine 8's CDECL in ntdll.so: the Windows x64 calling convention (on
+ * i386 both Wines use cdecl, the compiler's default) */
+#ifdef __x86_64__
+#define WINE8_CDECL __attribute__((ms_abi))
+#else
+#define WINE8_CDECL
+#endif
+typedef NTSTATUS (WINE8_CDECL *fd_to_handle_ms_fn)(int fd, unsigned int access, unsigned int attributes,
+                                                   HANDLE *handle);
+typedef NTSTATUS (WINE8_CDECL *handle_to_fd_ms_fn)(HANDLE handle, unsigned int access, int *unix_fd,
+                                                   unsigned int *options);
+typedef NTSTATUS (*fd_to_handle_sysv_fn)(int fd, unsigned int access, unsigned int attributes, HANDLE *handle);
+typedef NTSTATUS (*handle_to_fd_sysv_fn)(HANDLE handle, unsigned int access, int *unix_fd, unsigned int *options);
 
 static pthread_once_t server_once = PTHREAD_ONCE_INIT;
-static fd_to_handle_fn server_fd_to_handle;
-static handle_to_fd_fn server_handle_to_fd;
+static void *server_fd_to_handle, *server_handle_to_fd;
+static bool server_sysv;
+
+/* Whether `ntdll` (an ntdll.so handle) builds CDECL as System V.  No
+ * symbol says so directly; of the two Wines tested, 10.0's ntdll.so (System
+ * V) exports __wine_unix_call_dispatcher and 8.0's (Windows x64) does not. */
+static bool server_calls_sysv(void *ntdll)
+{
+    return dlsym(ntdll, "__wine_unix_call_dispatcher") != NULL;
+}
 
 static void find_server_calls(void)
 {
@@ -48,16 +70,32 @@ static void find_server_calls(void)
         TRACE_(kmtshim, "no ntdll.so in this process: NT handles are file descriptors\n");
         return;
     }
-    server_fd_to_handle = (fd_to_handle_fn)dlsym(ntdll, "wine_server_fd_to_handle");
-    server_handle_to_fd = (handle_to_fd_fn)dlsym(ntdll, "wine_server_handle_to_fd");
+    server_fd_to_handle = dlsym(ntdll, "wine_server_fd_to_handle");
+    server_handle_to_fd = dlsym(ntdll, "wine_server_handle_to_fd");
+    server_sysv = server_calls_sysv(ntdll);
     if (!server_fd_to_handle || !server_handle_to_fd) {
         ERR_(kmtshim, "ntdll.so lacks wine_server_fd_to_handle/handle_to_fd: NT handles cannot be shared\n");
         server_fd_to_handle = NULL;
         server_handle_to_fd = NULL;
     }
+    TRACE_(kmtshim, "ntdll.so's server calls use the %s convention\n", server_sysv ? "System V" : "Windows x64");
     /* the reference keeps nothing alive that Wine would unload: ntdll.so
      * stays for the life of the process */
     dlclose(ntdll);
+}
+
+static NTSTATUS call_fd_to_handle(int fd, unsigned int access, unsigned int attributes, HANDLE *handle)
+{
+    if (server_sysv)
+        return ((fd_to_handle_sysv_fn)server_fd_to_handle)(fd, access, attributes, handle);
+    return ((fd_to_handle_ms_fn)server_fd_to_handle)(fd, access, attributes, handle);
+}
+
+static NTSTATUS call_handle_to_fd(HANDLE handle, unsigned int access, int *unix_fd, unsigned int *options)
+{
+    if (server_sysv)
+        return ((handle_to_fd_sysv_fn)server_handle_to_fd)(handle, access, unix_fd, options);
+    return ((handle_to_fd_ms_fn)server_handle_to_fd)(handle, access, unix_fd, options);
 }
 
 static bool have_server(void)
@@ -74,7 +112,7 @@ HANDLE kmt_nt_handle_in(HANDLE handle, int *fd)
     *fd = -1;
     if (!have_server())
         return handle;
-    status = server_handle_to_fd(handle, 0, fd, &options);
+    status = call_handle_to_fd(handle, 0, fd, &options);
     if (!status) {
         TRACE_(kmtshim, "NT handle %p: fd %d\n", handle, *fd);
         return (HANDLE)(intptr_t)*fd;
@@ -107,7 +145,7 @@ NTSTATUS kmt_nt_handle_out(int fd, uint32_t access, uint32_t attributes, HANDLE 
     /* the wineserver keeps its own copy of the fd; Wine 8 answers
      * STATUS_ACCESS_VIOLATION for an output outside the program's memory
      * (this half's stack), so the handle goes straight to the caller's */
-    status = server_fd_to_handle(fd, access, attributes & KMT_OBJ_INHERIT, out);
+    status = call_fd_to_handle(fd, access, attributes & KMT_OBJ_INHERIT, out);
     close(fd);
     if (status) {
         *out = old;

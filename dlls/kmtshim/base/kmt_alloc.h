@@ -15,6 +15,9 @@ static inline void *kmt_zalloc(size_t size)
 {
     void *p = malloc(size);
 
+    /* hides where p came from: GCC would fold malloc + memset back into
+     * calloc */
+    __asm__("" : "+r"(p));
     if (p)
         memset(p, 0, size);
     return p;

@@ -344,8 +344,13 @@ static bool context_of(struct dxgk_device *device, HANDLE p)
     return found;
 }
 
+/* Context allocations alive in the process: with none, a DestroyDevice
+ * has no list to sweep. */
+static atomic_uint context_allocations_live;
+
 static void context_allocation_free(struct dxgk_context_allocation *ca)
 {
+    atomic_fetch_sub_explicit(&context_allocations_live, 1, memory_order_relaxed);
     dxgk_ddi_unmap_system_memory(ca->adapter, ca->gpu_va);
     free(ca->memory);
     free(ca);
@@ -392,6 +397,7 @@ static NTSTATUS APIENTRY cb_create_context_allocation(DXGKARGCB_CREATECONTEXTALL
     ca->core_context = args->hContext;
     ca->driver_allocation = args->hDriverAllocation;
     dxgk_count_object(+1);
+    atomic_fetch_add_explicit(&context_allocations_live, 1, memory_order_relaxed);
     pthread_mutex_lock(&adapter->ctx_alloc_lock);
     list_add_tail(&adapter->context_allocations, &ca->entry);
     pthread_mutex_unlock(&adapter->ctx_alloc_lock);
@@ -432,6 +438,9 @@ void dxgk_free_context_allocations(struct dxgk_adapter *adapter, HANDLE core_dev
     struct dxgk_context_allocation *ca, *next;
     struct list gone = LIST_INIT(gone);
 
+    /* one made by a call that ended before ours is counted by now */
+    if (!atomic_load_explicit(&context_allocations_live, memory_order_relaxed))
+        return;
     pthread_mutex_lock(&adapter->ctx_alloc_lock);
     LIST_FOR_EACH_ENTRY_SAFE(ca, next, &adapter->context_allocations, struct dxgk_context_allocation, entry) {
         if (ca->core_device != core_device || (core_context && ca->core_context != core_context))

@@ -54,6 +54,14 @@ struct dxgk_vblank_waiter {
     int wake_fd;                         /* an event wait's eventfd, or -1 */
 };
 
+/* Waits on some adapter's list, for DestroyDevice to read without a lock. */
+static atomic_uint listed;
+
+static void vb_listed_add(int delta)
+{
+    atomic_fetch_add_explicit(&listed, (unsigned)delta, memory_order_relaxed);
+}
+
 void dxgk_vblank_init(struct dxgk_adapter *adapter)
 {
     struct dxgk_vblank *vb = &adapter->vblank;
@@ -80,6 +88,7 @@ static void end_locked(struct dxgk_vblank_waiter *w, NTSTATUS status)
     w->status = status;
     list_remove(&w->entry);
     list_init(&w->entry);
+    vb_listed_add(-1);
     if (w->wake_fd >= 0 && write(w->wake_fd, &one, sizeof(one)) != sizeof(one))
         ERR_(dxgk, "cannot wake a vblank wait: %s\n", strerror(errno));
 }
@@ -120,8 +129,16 @@ static void end_waits(struct dxgk_adapter *adapter, enum end_by by, UINT value, 
     pthread_mutex_unlock(&vb->lock);
 }
 
+/* DestroyDevice took the handle first.  A wait is counted, then looks its
+ * handles up (enlist), and both touch the handle's slot under its lock: a
+ * wait whose lookup came first is counted by the time the slot is
+ * released to DestroyDevice, and one whose lookup came later finds the
+ * handle gone and ends itself.  So with none counted there is nothing to
+ * end, and the pair costs no vblank lock. */
 void dxgk_vblank_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
 {
+    if (!atomic_load_explicit(&listed, memory_order_relaxed))
+        return;
     end_waits(adapter, END_DEVICE, device, false);
 }
 
@@ -241,6 +258,7 @@ static void enlist(struct dxgk_adapter *adapter, struct dxgk_vblank_waiter *w)
     w->status = STATUS_PENDING;
     w->target = vb->count[w->source] + 1;
     list_add_tail(&vb->waiters, &w->entry);
+    vb_listed_add(+1);
     /* a disconnection ends the source's waits after it is recorded: this
      * wait either sees it here or is on the list by then (one hold of
      * the lock records it and ends the waits) */
@@ -266,6 +284,7 @@ static NTSTATUS delist(struct dxgk_adapter *adapter, struct dxgk_vblank_waiter *
     pthread_mutex_lock(&vb->lock);
     if (w->status == STATUS_PENDING) {
         list_remove(&w->entry);
+        vb_listed_add(-1);
         w->status = pending;
     }
     status = w->status;

@@ -114,6 +114,15 @@ void hmgr_destroy(struct hmgr_table *t)
     kmt_mutex_destroy(&t->free_lock);
 }
 
+/* t->live changes under free_lock, which every change holds anyway: a
+ * plain load and store, no second locked instruction. */
+HMGR_INLINE void live_add(struct hmgr_table *t, int delta)
+{
+    unsigned n = atomic_load_explicit(&t->live, memory_order_relaxed);
+
+    atomic_store_explicit(&t->live, n + (unsigned)delta, memory_order_relaxed);
+}
+
 HMGR_INLINE void free_list_append(struct hmgr_table *t, uint32_t index)
 {
     hmgr_entry_at(t, index)->next_free = NO_ENTRY;
@@ -171,13 +180,13 @@ D3DKMT_HANDLE hmgr_alloc(struct hmgr_table *t)
         t->free_tail = NO_ENTRY;
     t->free_count--;
     e->next_free = ++t->issued;
+    live_add(t, +1);
     kmt_mutex_unlock(&t->free_lock);
 
     st = hmgr_entry_lock(e);
     st = (st & HMGR_ST_UNIQUE_MASK) | HMGR_ST_USED;
     atomic_store_explicit(&e->obj, NULL, memory_order_relaxed);
     hmgr_entry_unlock(e, st);
-    atomic_fetch_add_explicit(&t->live, 1, memory_order_relaxed);
     TRACE_(hmgr, "%s handle 0x%08x reserved", table_name(t), make_handle(t, index, hmgr_st_unique(st)));
     return make_handle(t, index, hmgr_st_unique(st));
 }
@@ -209,8 +218,8 @@ HMGR_INLINE void release_slot(struct hmgr_table *t, struct hmgr_entry *e, unsign
     hmgr_entry_unlock(e, unique << HMGR_ST_UNIQUE_SHIFT);
     kmt_mutex_lock(&t->free_lock);
     free_list_append(t, index);
+    live_add(t, -1);
     kmt_mutex_unlock(&t->free_lock);
-    atomic_fetch_sub_explicit(&t->live, 1, memory_order_relaxed);
 }
 
 void hmgr_cancel(struct hmgr_table *t, D3DKMT_HANDLE h)
@@ -242,8 +251,8 @@ void hmgr_cancel(struct hmgr_table *t, D3DKMT_HANDLE h)
     } else {
         free_list_append(t, index);
     }
+    live_add(t, -1);
     kmt_mutex_unlock(&t->free_lock);
-    atomic_fetch_sub_explicit(&t->live, 1, memory_order_relaxed);
     TRACE_(hmgr, "%s handle 0x%08x cancelled (never published)%s", table_name(t), h,
            taken_back ? ", the next one handed out" : ", a later one is out");
 }

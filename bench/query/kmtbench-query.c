@@ -4,8 +4,9 @@
  * of common types, next to a raw getpid system call and a raw ioctl that
  * copies a word out (FIONREAD on a pipe), measured in the same run.  The
  * per-call goal is 1 us.  Each QueryAdapterInfo type has two rows: the
- * answer buffer on the caller's stack, which the library writes without
- * a system call, and on the heap, which it writes through the kernel.
+ * answer buffer on the caller's stack, which the library writes with
+ * memcpy, and on the heap, which it writes with its fault-guarded copy;
+ * neither makes a system call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -102,8 +103,8 @@ union qai_buffer {
     unsigned char bytes[sizeof(D3DDDI_QUERYREGISTRY_INFO)];
 };
 
-/* The answer buffer of a row: the caller's stack (written back without a
- * system call) or the heap (written back through the kernel). */
+/* The answer buffer of a row: the caller's stack (memcpy) or the heap
+ * (the fault-guarded copy). */
 static void qai_loop(const struct qai_case *c, union qai_buffer *buf, unsigned ops)
 {
     D3DKMT_QUERYADAPTERINFO q = { adapter, c->type, buf, c->size };

@@ -1,5 +1,6 @@
 /*
- * Probing caller memory through the kernel (see user_memory.h).
+ * Probing caller memory: memcpy on the live stack, the guarded copy
+ * where the fault guard is ready, the kernel otherwise (see user_memory.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,6 +11,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "fault_copy.h"
+#include "fault_guard.h"
 #include "live_stack.h"
 #include "user_memory.h"
 
@@ -53,6 +56,13 @@ bool kmt_user_range_readable(const void *p, size_t len)
     end = ((uintptr_t)p + len + ps - 1) & ~(uintptr_t)(ps - 1);
     if (end < start)
         return false;                    /* the range ends past the top of memory */
+    if (kmt_fault_guard_ready()) {
+        /* one byte of every page, as below */
+        for (uintptr_t a = start; a < end; a += ps)
+            if (kmt_fault_copy(scratch, (const void *)a, 1))
+                return false;
+        return true;
+    }
     local.iov_base = scratch;
     /* one byte of every page; a page that cannot be read ends the transfer
      * short (partial transfers stop at an iovec's edge) */
@@ -83,6 +93,8 @@ bool kmt_user_copy_in(void *dst, const void *src, size_t len)
         memcpy(dst, src, len);
         return true;
     }
+    if (kmt_fault_guard_ready())
+        return !kmt_fault_copy(dst, src, len);
 
     while (done < len) {
         struct iovec local = { (char *)dst + done, len - done };
@@ -133,6 +145,8 @@ bool kmt_user_copy_out(void *dst, const void *src, size_t len)
         memcpy(dst, src, len);
         return true;
     }
+    if (kmt_fault_guard_ready())
+        return !kmt_fault_copy(dst, src, len);
 
     while (done < len) {
         struct iovec local = { (void *)((const char *)src + done), len - done };

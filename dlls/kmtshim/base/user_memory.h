@@ -4,14 +4,14 @@
  * and locks such pages: a range that is not wholly readable is refused with
  * a status instead of crashing the process later.
  *
- * The kernel does the touching (process_vm_readv on our own process fails
- * where a page is unmapped or PROT_NONE, which is how Wine keeps reserved,
- * uncommitted memory), so no signal handler is involved.  Where that call
- * is refused (a seccomp filter), the probe falls back to msync(), which
- * catches unmapped pages only.
+ * Without the fault guard (below) the kernel does the touching
+ * (process_vm_readv on our own process fails where a page is unmapped or
+ * PROT_NONE, which is how Wine keeps reserved, uncommitted memory), so no
+ * signal is involved.  Where that call is refused (a seccomp filter), the
+ * probe falls back to msync(), which catches unmapped pages only.
  *
  * Caller memory the library writes (a buffer the contract says the driver
- * answers in) is written the same way, through the kernel
+ * answers in) is written the same way: without the guard, through the kernel
  * (process_vm_writev, or a pipe where that call is refused): a read-only,
  * PROT_NONE or unmapped page fails the copy instead of raising SIGSEGV,
  * and the call returns STATUS_ACCESS_VIOLATION, the status Windows' probe
@@ -20,9 +20,15 @@
  * A range in the calling thread's live stack (live_stack.h) is known to be
  * readable and writable without asking: every function here copies it
  * with memcpy and makes no system call (the common case of a caller's
- * local answer structure).  Any other range, heap included, takes the
- * kernel's way on every call: nothing remembers that a page was writable,
- * since a later munmap or mprotect could make that wrong.
+ * local answer structure).  Any other range, heap included, is copied
+ * with the guarded copy (fault_copy.h) where the fault guard is ready for
+ * the calling thread (fault_guard.h: natively, on x86, signals not
+ * blocked): no system call either, and a page that cannot be touched
+ * stops the copy through the SIGSEGV/SIGBUS handler with the same false.
+ * Elsewhere (Wine's unix half, other architectures, a thread that blocks
+ * those signals, a handler replaced by the program) it takes the kernel's
+ * way on every call.  Nothing remembers that a page was writable, since a
+ * later munmap or mprotect could make that wrong.
  */
 #ifndef KMTSHIM_USER_MEMORY_H
 #define KMTSHIM_USER_MEMORY_H

@@ -113,9 +113,10 @@ NTSTATUS APIENTRY D3DKMTQueryAdapterInfo(const D3DKMT_QUERYADAPTERINFO *desc)
     if (k.PrivateDriverDataSize > sizeof(small) && !(buf = malloc(k.PrivateDriverDataSize)))
         THUNK_RETURN(STATUS_NO_MEMORY);
     /* in/out: some types read input fields (UMD version, adapter index) */
-    memcpy(buf, k.pPrivateDriverData, k.PrivateDriverDataSize);
-    status = dxgk_query_adapter_info(k.hAdapter, k.Type, buf, k.PrivateDriverDataSize);
-    if (!status && !kmt_user_write_back(k.pPrivateDriverData, buf, k.PrivateDriverDataSize))
+    if (!kmt_user_copy_in(buf, k.pPrivateDriverData, k.PrivateDriverDataSize))
+        status = STATUS_ACCESS_VIOLATION;     /* an unmapped or PROT_NONE answer buffer */
+    else if (!(status = dxgk_query_adapter_info(k.hAdapter, k.Type, buf, k.PrivateDriverDataSize)) &&
+             !kmt_user_write_back(k.pPrivateDriverData, buf, k.PrivateDriverDataSize))
         status = STATUS_ACCESS_VIOLATION;     /* a read-only answer buffer */
     if (buf != small)
         free(buf);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "kmtshim/kmtshim.h"
+#include "base/fault_guard.h"
 #include "base/kmt_debug.h"
 #include "unixlib.h"
 #include "entries.h"
@@ -25,6 +26,14 @@
 KMT_DEFINE_DEBUG_CHANNEL(kmtshim);
 
 typedef NTSTATUS (*kmt_unix_entry)(void *args);
+
+/* Wine's handlers turn faults into Windows exceptions and must see every
+ * one first, so here caller memory is never copied behind a SIGSEGV
+ * handler of ours: it goes through the kernel (base/user_memory.h). */
+__attribute__((constructor)) static void leave_faults_to_wine(void)
+{
+    kmt_fault_guard_forbid();
+}
 
 /* The gdi32 proxy's routing question (KmtShimOwnsHandle); the answer is
  * KmtOwnsHandle's, which never starts the core. */

@@ -39,3 +39,10 @@ bool kmt_probe_gpu_blocked(D3DKMT_HANDLE h, unsigned bound_ms)
     }
     return false;
 }
+
+unsigned kmt_probe_spin_ns(D3DKMT_HANDLE h)
+{
+    struct dxgk_shared_fence *sf = shared_of(h);
+
+    return sf ? atomic_load(&sf->spin_ns) : 0;
+}

@@ -17,4 +17,8 @@ struct dxgk_shared_fence_page *kmt_probe_page(D3DKMT_HANDLE h);
  * scheduler is blocked on `h`; false if none was. */
 bool kmt_probe_gpu_blocked(D3DKMT_HANDLE h, unsigned bound_ms);
 
+/* How long this process's next blocking wait on `h` looks at the value
+ * before it sleeps, in ns (wait.c); 0 before its first look. */
+unsigned kmt_probe_spin_ns(D3DKMT_HANDLE h);
+
 #endif /* KMTSHIM_SHARED_STATE_PROBE_H */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stddef.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
@@ -113,8 +114,17 @@ static void wake_watchers(struct dxgk_shared_fence *sf)
 
 void dxgk_shared_fence_stored(struct dxgk_shared_fence *sf)
 {
+    /* a hint on the line the signal writes anyway: sched_getcpu reads rseq */
+    atomic_store_explicit(&sf->rw->signal_cpu, (uint32_t)(sched_getcpu() + 1), memory_order_relaxed);
     atomic_store(&sf->seen, atomic_load(&sf->rw->value));
     wake_watchers(sf);
+}
+
+bool dxgk_shared_fence_signalled_elsewhere(const struct dxgk_shared_fence *sf)
+{
+    uint32_t cpu = atomic_load_explicit(&sf->rw->signal_cpu, memory_order_relaxed);
+
+    return cpu && cpu != (uint32_t)(sched_getcpu() + 1);
 }
 
 void dxgk_shared_fence_changed(struct dxgk_shared_fence *sf)

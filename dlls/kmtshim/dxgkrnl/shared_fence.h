@@ -4,8 +4,8 @@
  * opened the fence maps (read-write for the core and, through its GPU VA,
  * the miniport; read-only for the program), so all of them see one value.
  *
- * Waking across processes: the page also holds a wake word and the number
- * of processes watching the fence.  A signal stores the value and, only
+ * Waking across processes: the page also holds a wake word, the number
+ * of processes watching the fence and the CPU of its last CPU signal.  A signal stores the value and, only
  * when some process watches, bumps the wake word and wakes it (a shared
  * futex).  Each process has one watcher thread ("kmt-fencewatch",
  * shared_fence_watch.c) that watches the shared fences its async CPU
@@ -36,6 +36,7 @@ struct dxgk_shared_fence_page {
     _Atomic uint32_t wake;               /* bumped by a signal that found watchers */
     _Atomic uint32_t watchers;           /* processes sleeping (or about to) on wake */
     _Atomic uint32_t holder;             /* a mutex's owner: the broker's holder word */
+    _Atomic uint32_t signal_cpu;         /* 1 + the CPU of the last CPU signal, 0: none yet */
 };
 #define DXGK_SHARED_HOLDER_OFFSET 16     /* offsetof(struct dxgk_shared_fence_page, holder) */
 
@@ -44,6 +45,7 @@ struct dxgk_shared_fence {
     struct dxgk_shared_fence_page *rw;
     const void *ro;                      /* the value, read-only: FenceValueCPUVirtualAddress */
     _Atomic uint64_t seen;               /* the value last announced from this process */
+    _Atomic unsigned spin_ns;            /* how long a blocking wait looks before it sleeps (wait.c) */
     /* watching (shared_fence_watch.c), under its lock */
     struct list entry;
     struct dxgk_syncobj *obj;            /* not referenced: unwatched when it is retired */
@@ -68,6 +70,11 @@ void dxgk_shared_fence_stored(struct dxgk_shared_fence *sf);
 /* The GPU may have written the value: the same, if it differs from what
  * this process last announced. */
 void dxgk_shared_fence_changed(struct dxgk_shared_fence *sf);
+
+/* The last CPU signal came from a CPU other than the caller's: its
+ * process may still run there (a blocking wait then looks before it
+ * sleeps, wait.c). */
+bool dxgk_shared_fence_signalled_elsewhere(const struct dxgk_shared_fence *sf);
 
 /* A blocking CPU wait sleeps on its fences' wake words itself (one thread
  * hop less than through the watcher): it counts itself a watcher of each

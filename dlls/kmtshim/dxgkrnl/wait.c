@@ -155,12 +155,18 @@ void dxgk_reap_async_waits(void)
     }
 }
 
-static bool waits_on_shared(const struct dxgk_cpu_wait *w)
+/* The first shared fence a wait waits on, or NULL. */
+static struct dxgk_shared_fence *first_shared_fence(const struct dxgk_cpu_wait *w)
 {
     for (UINT i = 0; i < w->count; i++)
         if (w->objs[i]->shared_fence)
-            return true;
-    return false;
+            return w->objs[i]->shared_fence;
+    return NULL;
+}
+
+static bool waits_on_shared(const struct dxgk_cpu_wait *w)
+{
+    return first_shared_fence(w) != NULL;
 }
 
 /* The shared fence a wait waits on if it waits on nothing else, or NULL. */
@@ -247,6 +253,47 @@ NTSTATUS dxgk_signal_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handle
     return STATUS_SUCCESS;
 }
 
+/* Before a blocking wait on shared fences counts itself a watcher and
+ * sleeps, it looks at the values for a moment if the fence was last
+ * signalled from another CPU: that process may be running there right now
+ * and about to answer.  A hand-over that arrives during the look costs
+ * neither side a system call (the signaller finds no watcher, so no
+ * FUTEX_WAKE, and the waiter makes no FUTEX_WAIT) and no wake-up of a
+ * halted CPU.  Signalled from this CPU, the signaller cannot run while we
+ * look: no look at all.  The look lasts about twice what the last wait on
+ * the fence took in all (look and sleep), within DXGK_SPIN_MIN_NS and
+ * DXGK_SPIN_MAX_NS; a wait that took longer, or timed out, halves it. */
+#define DXGK_SPIN_MAX_NS 16000u
+#define DXGK_SPIN_MIN_NS 250u
+
+static void spin_learn(struct dxgk_shared_fence *sf, uint64_t took_ns)
+{
+    unsigned budget = atomic_load_explicit(&sf->spin_ns, memory_order_relaxed);
+
+    if (!budget)
+        budget = DXGK_SPIN_MAX_NS;       /* the first look, on a fresh mapping */
+    if (took_ns <= DXGK_SPIN_MAX_NS)
+        budget = (unsigned)took_ns * 2 + DXGK_SPIN_MIN_NS;
+    else
+        budget /= 2;
+    budget = budget < DXGK_SPIN_MIN_NS ? DXGK_SPIN_MIN_NS : budget > DXGK_SPIN_MAX_NS ? DXGK_SPIN_MAX_NS : budget;
+    atomic_store_explicit(&sf->spin_ns, budget, memory_order_relaxed);
+}
+
+static bool spin_until_satisfied(struct dxgk_cpu_wait *w, struct dxgk_shared_fence *sf, uint64_t start)
+{
+    unsigned budget = atomic_load_explicit(&sf->spin_ns, memory_order_relaxed);
+
+    if (!budget)
+        budget = DXGK_SPIN_MAX_NS;       /* the first look, on a fresh mapping */
+    do {
+        if (wait_satisfied(w))
+            return true;
+        hmgr_cpu_relax();
+    } while (kmt_now_ns() - start < budget);
+    return false;
+}
+
 /* A blocking wait on shared fences: sleeps on its own word (bumped by a
  * completion in this process) and on the fences' wake words, which a
  * signal in any process bumps while it counts as a watcher.  It counts
@@ -257,9 +304,17 @@ static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
 {
     struct dxgk_shared_fence *sfs[D3DDDI_MAX_OBJECT_WAITED_ON];
     uint32_t seqs[D3DDDI_MAX_OBJECT_WAITED_ON];
+    struct dxgk_shared_fence *look = first_shared_fence(w);
+    bool looks = timeout_ms != 0 && dxgk_shared_fence_signalled_elsewhere(look);
+    uint64_t start = looks ? kmt_now_ns() : 0;
     struct timespec deadline;
     unsigned n = 0;
 
+    if (looks && spin_until_satisfied(w, look, start)) {
+        spin_learn(look, kmt_now_ns() - start);
+        wait_complete(w, DXGK_WAIT_SATISFIED);
+        return;
+    }
     if (timeout_ms >= 0)
         deadline = kmt_deadline_after((uint64_t)timeout_ms);
     for (UINT i = 0; i < w->count; i++) {
@@ -299,6 +354,8 @@ static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
     }
     for (unsigned j = 0; j < n; j++)
         dxgk_shared_fence_disarm(sfs[j]);
+    if (looks)
+        spin_learn(look, wait_satisfied(w) ? kmt_now_ns() - start : UINT64_MAX);
 }
 
 NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,

@@ -50,11 +50,27 @@ static void futex_wake(_Atomic uint32_t *w)
     syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
+/* How long the raw look rows poll before they sleep: the longest look
+ * the library's shared-fence waits make (DXGK_SPIN_MAX_NS). */
+#define RAW_LOOK_NS 16000.0
+
+static bool raw_look;                    /* this run's raw waits poll first */
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 /* Waits until *w reaches v (they only grow). */
 static void wait_reach(_Atomic uint32_t *w, uint32_t v)
 {
     uint32_t cur;
 
+    if (raw_look)
+        for (double end = bench_now_ns() + RAW_LOOK_NS; atomic_load(w) < v && bench_now_ns() < end;)
+            relax();
     while ((cur = atomic_load(w)) < v)
         futex_wait(w, cur);
 }
@@ -81,6 +97,7 @@ static void raw_body(void *arg, unsigned ops)
 struct placement {
     enum bench_placement where;
     const char *raw, *fence, *raw_what, *fence_what;
+    const char *raw_look, *raw_look_what;   /* NULL: no such row */
 };
 
 static const struct placement placements[] = {
@@ -89,10 +106,12 @@ static const struct placement placements[] = {
     { BENCH_ONE_CPU, "raw_futex_pingpong_one_cpu", "fence_pingpong_one_cpu",
       "the same, both processes on one CPU", "the same, both processes on one CPU" },
     { BENCH_TWO_CPUS, "raw_futex_pingpong_two_cpus", "fence_pingpong_two_cpus",
-      "the same, each process on a CPU of its own", "the same, each process on a CPU of its own" },
+      "the same, each process on a CPU of its own", "the same, each process on a CPU of its own",
+      "raw_futex_look_pingpong_two_cpus",
+      "the raw row, each wait polling up to 16 us before it sleeps (as fence waits look)" },
 };
 
-static void raw_pingpong(const struct bench_options *o, unsigned ops, const struct placement *pl)
+static void raw_pingpong(const struct bench_options *o, unsigned ops, const struct placement *pl, bool look)
 {
     struct raw_pair *pair = mmap(NULL, sizeof(*pair), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     unsigned total = ops * (o->reps + 1);
@@ -101,6 +120,7 @@ static void raw_pingpong(const struct bench_options *o, unsigned ops, const stru
 
     if (pair == MAP_FAILED)
         bench_die("mmap", 0);
+    raw_look = look;
     /* before the library starts: the child is a plain process */
     if (!(pid = fork())) {
         if (!bench_place(pl->where, 1))
@@ -114,8 +134,10 @@ static void raw_pingpong(const struct bench_options *o, unsigned ops, const stru
     }
     if (pid < 0)
         bench_die("fork", 0);
-    bench_record(pl->raw, pl->raw_what, bench_timed(o, ops, raw_body, &r), 2);
+    bench_record(look ? pl->raw_look : pl->raw, look ? pl->raw_look_what : pl->raw_what,
+                 bench_timed(o, ops, raw_body, &r), 2);
     waitpid(pid, NULL, 0);
+    raw_look = false;
     munmap(pair, sizeof(*pair));
 }
 
@@ -292,7 +314,9 @@ int main(int argc, char **argv)
             continue;                   /* one CPU only: no row of its own */
         /* the raw child only makes system calls and _exit()s, so a fork
          * after the library started its threads is fine too */
-        raw_pingpong(&o, pingpongs, &placements[i]);
+        raw_pingpong(&o, pingpongs, &placements[i], false);
+        if (placements[i].raw_look)
+            raw_pingpong(&o, pingpongs, &placements[i], true);
         if (!device)
             device = bench_open_soft_device();
         fence_pingpong(&o, pingpongs, &placements[i]);

@@ -12,7 +12,7 @@
 #include "fault_copy.h"
 
 #if defined(__x86_64__)
-__asm__(".text\n"
+__asm__(".pushsection .text\n"
         ".globl kmt_fault_copy\n"
         ".hidden kmt_fault_copy\n"
         ".type kmt_fault_copy, @function\n"
@@ -33,10 +33,11 @@ __asm__(".text\n"
         "movq %rcx, %rax\n"
         "ret\n"
         ".cfi_endproc\n"
-        ".size kmt_fault_copy, .-kmt_fault_copy\n");
+        ".size kmt_fault_copy, .-kmt_fault_copy\n"
+        ".popsection\n");
 #elif defined(__i386__)
 /* cdecl: dst, src, len on the stack above the return address */
-__asm__(".text\n"
+__asm__(".pushsection .text\n"
         ".globl kmt_fault_copy\n"
         ".hidden kmt_fault_copy\n"
         ".type kmt_fault_copy, @function\n"
@@ -71,7 +72,8 @@ __asm__(".text\n"
         ".cfi_restore %edi\n"
         "ret\n"
         ".cfi_endproc\n"
-        ".size kmt_fault_copy, .-kmt_fault_copy\n");
+        ".size kmt_fault_copy, .-kmt_fault_copy\n"
+        ".popsection\n");
 #endif
 
 #if KMT_HAVE_FAULT_COPY

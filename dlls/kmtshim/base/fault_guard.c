@@ -5,6 +5,7 @@
  * async-signal-safe, re-entrant and the same on every thread.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -60,7 +61,9 @@ static void forward(int sig, siginfo_t *info, void *context)
     bool masks;
     sigset_t mask, old;
 
-    if (!(p->sa_flags & SA_SIGINFO) && (p->sa_handler == SIG_DFL || p->sa_handler == SIG_IGN)) {
+    /* SIG_DFL and SIG_IGN whatever the flags: SA_SIGINFO with no function
+     * is one of them to the kernel too (one union holds both fields) */
+    if (p->sa_handler == SIG_DFL || p->sa_handler == SIG_IGN) {
         if (p->sa_handler == SIG_IGN && sent)
             return;
         /* the kernel gives a fault it cannot hand to SIG_IGN the default
@@ -125,32 +128,61 @@ static bool ours(const struct sigaction *sa)
     return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == on_fault;
 }
 
+/* Inside Wine (its ntdll.so is loaded) the signals are Wine's to
+ * dispatch, whichever of kmtshim's libraries asks. */
+static bool in_wine(void)
+{
+    void *ntdll = dlopen("ntdll.so", RTLD_NOLOAD | RTLD_LAZY);
+
+    if (ntdll)
+        dlclose(ntdll);
+    return ntdll != NULL;
+}
+
+/* Our action for `sig`, taking the previous one's delivery: its mask
+ * (less the guarded signals: a fault in a copy inside the handler is
+ * caught again), SA_RESTART and SA_ONSTACK.  SA_NODEFER for the same
+ * reason as the mask. */
+static struct sigaction ours_for(const struct sigaction *prev)
+{
+    struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_NODEFER };
+
+    sa.sa_mask = prev->sa_mask;
+    for (unsigned i = 0; i < GUARDED; i++)
+        sigdelset(&sa.sa_mask, guarded[i]);
+    sa.sa_flags |= prev->sa_flags & (SA_RESTART | SA_ONSTACK);
+    return sa;
+}
+
+static bool same_action(const struct sigaction *a, const struct sigaction *b)
+{
+    return a->sa_handler == b->sa_handler && a->sa_flags == b->sa_flags;
+}
+
 static void install(void)
 {
-    /* SA_NODEFER: a fault in a copy made inside a handler (ours forwarding
-     * or the program's) is caught again instead of killing the process;
-     * SA_ONSTACK: a stack overflow still reaches a program's sigaltstack
-     * handler through us */
-    struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER };
     unsigned done = 0;
     int untried = GUARD_UNTRIED;
 
-    sigemptyset(&sa.sa_mask);
-    if (!KMT_HAVE_FAULT_COPY || __atomic_load_n(&forbidden, __ATOMIC_ACQUIRE)) {
+    if (!KMT_HAVE_FAULT_COPY || __atomic_load_n(&forbidden, __ATOMIC_ACQUIRE) || in_wine()) {
         __atomic_store_n(&state, GUARD_OFF, __ATOMIC_RELEASE);
         return;
     }
     /* previous[] is complete before our handler can run: a fault between
      * the swap and sigaction's return must already find it */
     for (; done < GUARDED; done++) {
-        struct sigaction now;
+        struct sigaction sa, now;
 
-        if (sigaction(guarded[done], NULL, &previous[done]) ||
-            sigaction(guarded[done], &sa, &now))
+        if (sigaction(guarded[done], NULL, &previous[done]))
             break;
-        /* a program's handler set in between is the one to forward to */
-        if (now.sa_handler != previous[done].sa_handler || now.sa_flags != previous[done].sa_flags)
-            previous[done] = now;
+        sa = ours_for(&previous[done]);
+        if (sigaction(guarded[done], &sa, &now))
+            break;
+        /* a program set its handler in between: put it back, no guard */
+        if (!same_action(&now, &previous[done])) {
+            sigaction(guarded[done], &now, NULL);
+            break;
+        }
     }
     if (done < GUARDED) {
         while (done--)

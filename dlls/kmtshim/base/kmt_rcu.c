@@ -18,6 +18,10 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct list readers = LIST_INIT(readers);
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_key_t exit_key;
+/* set before any reader's first section (its registration locks a mutex
+ * after it, a full barrier): a writer that finds it clear after
+ * unpublishing has no reader to wait for */
+static atomic_bool started;
 
 static long membarrier(int cmd)
 {
@@ -42,8 +46,10 @@ static void unregister(void *arg)
 
 static void init(void)
 {
-    long cmds = membarrier(MEMBARRIER_CMD_QUERY);
+    long cmds;
 
+    atomic_store_explicit(&started, true, memory_order_seq_cst);
+    cmds = membarrier(MEMBARRIER_CMD_QUERY);
     pthread_key_create(&exit_key, unregister);
     if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ||
         membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED))
@@ -90,6 +96,11 @@ void kmt_rcu_synchronize(void)
 {
     struct kmt_rcu_reader *r;
 
+    /* a process that never read under RCU (most tables' teardown) skips
+     * the membarrier registration, which can take the kernel a grace
+     * period of its own */
+    if (!atomic_load_explicit(&started, memory_order_seq_cst))
+        return;
     kmt_rcu_init();
     pthread_mutex_lock(&registry_lock);
     barrier_everywhere();

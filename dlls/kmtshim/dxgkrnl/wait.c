@@ -310,13 +310,14 @@ static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
     struct timespec deadline;
     unsigned n = 0;
 
+    /* the deadline counts from the call, the look included */
+    if (timeout_ms >= 0)
+        deadline = kmt_deadline_after((uint64_t)timeout_ms);
     if (looks && spin_until_satisfied(w, look, start)) {
         spin_learn(look, kmt_now_ns() - start);
         wait_complete(w, DXGK_WAIT_SATISFIED);
         return;
     }
-    if (timeout_ms >= 0)
-        deadline = kmt_deadline_after((uint64_t)timeout_ms);
     for (UINT i = 0; i < w->count; i++) {
         struct dxgk_shared_fence *sf = w->objs[i]->shared_fence;
         bool seen = false;

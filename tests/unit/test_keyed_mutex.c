@@ -794,6 +794,14 @@ START_TEST(destroy_races_with_threads_on_two_handles)
             ck_assert_msg(!st[i].bad, "round %u, thread %u: 0x%08x", round, i, (unsigned)st[i].bad);
         }
         ck_assert_status(destroy(h), STATUS_INVALID_PARAMETER);
+        {
+            /* no hold outlived its handle: the mutex is free or abandoned */
+            LARGE_INTEGER second = { .QuadPart = -10000000 };
+            D3DKMT_ACQUIREKEYEDMUTEX a = { .hKeyedMutex = other, .Key = 0, .pTimeout = &second };
+            NTSTATUS s = D3DKMTAcquireKeyedMutex(&a);
+
+            ck_assert_msg(s == STATUS_SUCCESS || s == STATUS_ABANDONED, "round %u: 0x%08x", round, (unsigned)s);
+        }
         ck_assert_status(destroy(other), STATUS_SUCCESS);
     }
 }

@@ -21,7 +21,8 @@
  * test programs) should not wake for each of them.  Before that, changes
  * are seen when polled (PollDisplayChildren) as DxgkDdiQueryChildStatus
  * reads them; the thread's first act is one report of every source, so a
- * monitor unplugged before the first wait ends that wait at once.
+ * monitor unplugged before the first wait ends that wait (unless the
+ * source's first vblank comes sooner, then the next one).
  *
  * Where the socket cannot be opened (a sandbox without netlink) a trace
  * line says so, and PollDisplayChildren stays the way changes are seen.
@@ -220,6 +221,7 @@ void kdrm_hotplug_start(struct kdrm_adapter *a)
         kdrm_trace(a, KMT_TRACE_WARN, __func__, "%s: no hotplug thread: hotplug is seen when polled\n",
                    a->phys.location);
         kdrm_hotplug_stop(a);
+        h->tried = true;                 /* polling it is, until the adapter stops */
         return;
     }
     h->running = true;

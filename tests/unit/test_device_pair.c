@@ -1,9 +1,8 @@
 /*
  * CreateDevice + DestroyDevice, the pair a runtime makes per device: after
  * a thread's first pair, a pair asks the kernel nothing (no lock sleeps,
- * no memory mapping, no thread), and the lock-free checks DestroyDevice
- * makes before its vblank and context-allocation sweeps still find what
- * a sweep must end.
+ * no memory mapping, no thread), and pairs on several threads at once
+ * leave nothing behind.
  */
 #define _GNU_SOURCE
 #include <pthread.h>

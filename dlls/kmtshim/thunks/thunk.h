@@ -20,7 +20,9 @@
  * pointer outside that cannot be a caller's buffer.  (Catches NULL, small
  * integers and garbage like 0xdeadbeef'ffffffff without a syscall.)  A
  * 32-bit process has no such hole: its user space fills the 4 GiB, so
- * garbage like 0xdeadbeef is caught by probing the range (one syscall). */
+ * garbage like 0xdeadbeef is caught by probing the range
+ * (kmt_user_range_readable: the fault-guarded copy where it is ready,
+ * else one system call). */
 static inline bool kmt_user_ptr_ok(const void *p, size_t size)
 {
     uintptr_t v = (uintptr_t)p;

@@ -22,11 +22,9 @@
 
 #include "keyed_mutex_page.h"
 #include "broker/broker.h"
+#include "base/kmt_futex_waitv.h"
 #include "base/kmt_time.h"
 
-#ifndef SYS_futex_waitv
-# define SYS_futex_waitv 449
-#endif
 /* struct futex_waitv came with FUTEX_32 (Linux 5.16 headers) */
 #ifndef FUTEX_32
 # define FUTEX_32 0x02
@@ -125,7 +123,7 @@ static bool sleep_on(struct dxgk_km_page *p, unsigned seq_seen, unsigned holder_
     long r;
 
     if (!__atomic_load_n(&no_waitv, __ATOMIC_RELAXED)) {
-        r = syscall(SYS_futex_waitv, w, 2, 0, deadline, CLOCK_MONOTONIC);
+        r = kmt_futex_waitv(w, 2, deadline);
         if (r >= 0 || errno != ENOSYS)
             return !(r < 0 && errno == ETIMEDOUT);
         __atomic_store_n(&no_waitv, true, __ATOMIC_RELAXED);

@@ -19,13 +19,11 @@
 
 #include "shared_fence.h"
 #include "base/kmt_debug.h"
+#include "base/kmt_futex_waitv.h"
 
 #define PAGE_BYTES 4096u
 _Static_assert(offsetof(struct dxgk_shared_fence_page, holder) == DXGK_SHARED_HOLDER_OFFSET,
                "the holder word's offset the broker is told");
-#ifndef SYS_futex_waitv
-# define SYS_futex_waitv 449
-#endif
 
 static NTSTATUS map_page(int fd, struct dxgk_shared_fence **out)
 {
@@ -156,7 +154,7 @@ bool dxgk_futex_waitv(struct dxgk_waitv *w, unsigned count, const struct timespe
 
     if (atomic_load_explicit(&missing, memory_order_relaxed))
         return false;
-    if (syscall(SYS_futex_waitv, w, count, 0, deadline, CLOCK_MONOTONIC) < 0 && errno == ENOSYS) {
+    if (kmt_futex_waitv(w, count, deadline) < 0 && errno == ENOSYS) {
         WARN_(dxgk, "no futex_waitv: shared fences are looked at every millisecond\n");
         atomic_store(&missing, true);
         return false;

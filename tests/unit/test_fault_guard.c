@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "qai_buffer.h"
 #include "syscall_trap.h"
 #include "test_util.h"
 #include "base/fault_copy.h"
@@ -38,40 +39,6 @@
 #else
 #define UNREADABLE_STATUS STATUS_INVALID_PARAMETER
 #endif
-
-static D3DKMT_HANDLE adapter;
-
-static void open_soft(void)
-{
-    kmt_test_use_miniport("soft");
-    adapter = kmt_test_open_adapter();
-}
-
-static NTSTATUS query(KMTQUERYADAPTERINFOTYPE type, void *data, UINT size)
-{
-    D3DKMT_QUERYADAPTERINFO q = { adapter, type, data, size };
-
-    return D3DKMTQueryAdapterInfo(&q);
-}
-
-static D3DKMT_DRIVERVERSION expected_version(void)
-{
-    D3DKMT_DRIVERVERSION v = 0;
-
-    ck_assert_status(query(KMTQAITYPE_DRIVERVERSION, &v, sizeof(v)), STATUS_SUCCESS);
-    ck_assert_int_ne(v, 0);
-    return v;
-}
-
-static char *page_with(int prot)
-{
-    char *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-    ck_assert_ptr_ne(p, MAP_FAILED);
-    memset(p, 0, PAGE);
-    ck_assert_int_eq(mprotect(p, PAGE, prot), 0);
-    return p;
-}
 
 /* ---- the program's own handler -------------------------------------------------- */
 
@@ -120,7 +87,7 @@ static void install_program_handler(bool siginfo)
 /* A fault in the program's own code; whether its handler took it. */
 static bool program_fault_reaches_handler(void)
 {
-    char *none = page_with(PROT_NONE);
+    char *none = qai_page_with(PROT_NONE);
     bool reached = false;
 
     program_faults = 0;
@@ -139,9 +106,9 @@ static bool program_fault_reaches_handler(void)
 /* A query into a read-only heap-like page: refused, and the page unchanged. */
 static void assert_read_only_refused(void)
 {
-    char *ro = page_with(PROT_READ);
+    char *ro = qai_page_with(PROT_READ);
 
-    ck_assert_status(query(KMTQAITYPE_DRIVERVERSION, ro, sizeof(D3DKMT_DRIVERVERSION)), STATUS_ACCESS_VIOLATION);
+    ck_assert_status(qai_query(KMTQAITYPE_DRIVERVERSION, ro, sizeof(D3DKMT_DRIVERVERSION)), STATUS_ACCESS_VIOLATION);
     for (int i = 0; i < PAGE; i++)
         ck_assert_int_eq(ro[i], 0);
     ck_assert_int_eq(munmap(ro, PAGE), 0);
@@ -168,10 +135,10 @@ static void *quiet_heap_thread(void *arg)
     D3DKMT_DRIVERVERSION *v = calloc(1, sizeof(*v));
     D3DKMT_NODEMETADATA *meta = calloc(1, sizeof(*meta));
     D3DDDI_QUERYREGISTRY_INFO *reg = calloc(1, sizeof(*reg));
-    char *ro = page_with(PROT_READ);
+    char *ro = qai_page_with(PROT_READ);
 
     /* the first heap call of the thread installs the guard and checks it */
-    query(KMTQAITYPE_DRIVERVERSION, v, sizeof(*v));
+    qai_query(KMTQAITYPE_DRIVERVERSION, v, sizeof(*v));
     if ((q->filter_status = kmt_test_trap_syscalls(watched, sizeof(watched) / sizeof(watched[0]))))
         goto out;
     q->answers_right = true;
@@ -182,14 +149,14 @@ static void *quiet_heap_thread(void *arg)
         reg->QueryType = D3DDDI_QUERYREGISTRY_ADAPTERKEY;
         reg->ValueType = 1;
         reg->ValueName[0] = 'x';
-        if ((q->status = query(KMTQAITYPE_DRIVERVERSION, v, sizeof(*v))) ||
-            (q->status = query(KMTQAITYPE_NODEMETADATA, meta, sizeof(*meta))) ||
-            (q->status = query(KMTQAITYPE_QUERYREGISTRY, reg, sizeof(*reg))))
+        if ((q->status = qai_query(KMTQAITYPE_DRIVERVERSION, v, sizeof(*v))) ||
+            (q->status = qai_query(KMTQAITYPE_NODEMETADATA, meta, sizeof(*meta))) ||
+            (q->status = qai_query(KMTQAITYPE_QUERYREGISTRY, reg, sizeof(*reg))))
             break;
         q->answers_right &= *v == q->expected && reg->Status == D3DDDI_QUERYREGISTRY_STATUS_FAIL;
     }
     /* a refused buffer takes none either: the fault is the answer */
-    q->ro_status = query(KMTQAITYPE_DRIVERVERSION, ro, sizeof(*v));
+    q->ro_status = qai_query(KMTQAITYPE_DRIVERVERSION, ro, sizeof(*v));
     q->trapped = kmt_test_trapped_syscalls();
     /* the filter does see a watched call */
     (void)!write(-1, "", 0);
@@ -207,8 +174,8 @@ START_TEST(heap_buffer_answered_without_system_call)
     struct quiet_heap q = { 0 };
     pthread_t thread;
 
-    open_soft();
-    q.expected = expected_version();
+    qai_open_soft();
+    q.expected = qai_driver_version();
     ck_assert_int_eq(pthread_create(&thread, NULL, quiet_heap_thread, &q), 0);
     ck_assert_int_eq(pthread_join(thread, NULL), 0);
     ck_assert_msg(!q.filter_status, "seccomp: %s", strerror(q.filter_status));
@@ -227,18 +194,18 @@ END_TEST
 START_TEST(bad_buffers_refused_untouched)
 {
     D3DKMT_DRIVERVERSION expected, *heap = calloc(1, sizeof(*heap));
-    char *ro = page_with(PROT_READ), *none = page_with(PROT_NONE), *gone = page_with(PROT_READ | PROT_WRITE);
+    char *ro = qai_page_with(PROT_READ), *none = qai_page_with(PROT_NONE), *gone = qai_page_with(PROT_READ | PROT_WRITE);
 
-    open_soft();
-    expected = expected_version();
-    ck_assert_status(query(KMTQAITYPE_DRIVERVERSION, heap, sizeof(*heap)), STATUS_SUCCESS);
+    qai_open_soft();
+    expected = qai_driver_version();
+    ck_assert_status(qai_query(KMTQAITYPE_DRIVERVERSION, heap, sizeof(*heap)), STATUS_SUCCESS);
     ck_assert_int_eq(*heap, expected);
     ck_assert(kmt_fault_guard_ready() == (KMT_HAVE_FAULT_COPY != 0));
 
-    ck_assert_status(query(KMTQAITYPE_DRIVERVERSION, ro, sizeof(*heap)), STATUS_ACCESS_VIOLATION);
-    ck_assert_status(query(KMTQAITYPE_DRIVERVERSION, none, sizeof(*heap)), UNREADABLE_STATUS);
+    ck_assert_status(qai_query(KMTQAITYPE_DRIVERVERSION, ro, sizeof(*heap)), STATUS_ACCESS_VIOLATION);
+    ck_assert_status(qai_query(KMTQAITYPE_DRIVERVERSION, none, sizeof(*heap)), UNREADABLE_STATUS);
     ck_assert_int_eq(munmap(gone, PAGE), 0);
-    ck_assert_status(query(KMTQAITYPE_DRIVERVERSION, gone, sizeof(*heap)), UNREADABLE_STATUS);
+    ck_assert_status(qai_query(KMTQAITYPE_DRIVERVERSION, gone, sizeof(*heap)), UNREADABLE_STATUS);
     ck_assert_int_eq(mprotect(none, PAGE, PROT_READ), 0);
     for (int i = 0; i < PAGE; i++) {
         ck_assert_int_eq(ro[i], 0);
@@ -266,11 +233,11 @@ START_TEST(freed_buffer_refused)
     char *block = mmap(NULL, 4 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     uintptr_t inside = (uintptr_t)block + PAGE;
 
-    open_soft();
-    expected_version();
+    qai_open_soft();
+    qai_driver_version();
     ck_assert_ptr_ne(block, MAP_FAILED);
     ck_assert_int_eq(munmap(block, 4 << 20), 0);
-    ck_assert_status(query(KMTQAITYPE_DRIVERVERSION, (void *)inside, sizeof(D3DKMT_DRIVERVERSION)),
+    ck_assert_status(qai_query(KMTQAITYPE_DRIVERVERSION, (void *)inside, sizeof(D3DKMT_DRIVERVERSION)),
                      UNREADABLE_STATUS);
     kmt_test_shutdown_no_leaks();
 }
@@ -302,8 +269,8 @@ END_TEST
 START_TEST(handler_before_library_gets_its_faults)
 {
     install_program_handler(_i);
-    open_soft();
-    expected_version();
+    qai_open_soft();
+    qai_driver_version();
     assert_read_only_refused();
     ck_assert_int_eq(program_faults, 0);
     ck_assert(program_fault_reaches_handler());
@@ -324,9 +291,9 @@ struct refusal {
 static void *refuse_read_only(void *arg)
 {
     struct refusal *r = arg;
-    char *ro = page_with(PROT_READ);
+    char *ro = qai_page_with(PROT_READ);
 
-    r->status = query(KMTQAITYPE_DRIVERVERSION, ro, sizeof(D3DKMT_DRIVERVERSION));
+    r->status = qai_query(KMTQAITYPE_DRIVERVERSION, ro, sizeof(D3DKMT_DRIVERVERSION));
     r->ready = kmt_fault_guard_ready();
     munmap(ro, PAGE);
     return NULL;
@@ -337,8 +304,8 @@ START_TEST(handler_after_library_gets_its_faults)
     struct refusal r = { 0 };
     pthread_t t;
 
-    open_soft();
-    expected_version();
+    qai_open_soft();
+    qai_driver_version();
     assert_read_only_refused();
     install_program_handler(true);
     ck_assert(program_fault_reaches_handler());
@@ -363,8 +330,8 @@ START_TEST(default_and_ignore_before_library)
 
     ck_assert_int_eq(sigaction(SIGSEGV, &sa, NULL), 0);
     ck_assert_int_eq(sigaction(SIGBUS, &sa, NULL), 0);
-    open_soft();
-    expected_version();
+    qai_open_soft();
+    qai_driver_version();
     assert_read_only_refused();
     if (_i) {
         /* a sent, not raised-by-a-fault, SIGSEGV stays ignored */
@@ -381,11 +348,11 @@ END_TEST
 START_TEST(default_before_library_real_fault_kills)
 {
     struct sigaction sa = { .sa_handler = SIG_DFL };
-    char *none = page_with(PROT_NONE);
+    char *none = qai_page_with(PROT_NONE);
 
     ck_assert_int_eq(sigaction(SIGSEGV, &sa, NULL), 0);
-    open_soft();
-    expected_version();
+    qai_open_soft();
+    qai_driver_version();
     assert_read_only_refused();
     (void)*(volatile char *)none;
 }
@@ -410,8 +377,8 @@ START_TEST(thread_with_segv_blocked_uses_the_kernel)
     struct refusal r = { 0 };
     pthread_t t;
 
-    open_soft();
-    expected_version();
+    qai_open_soft();
+    qai_driver_version();
     ck_assert_int_eq(pthread_create(&t, NULL, refuse_with_segv_blocked, &r), 0);
     ck_assert_int_eq(pthread_join(t, NULL), 0);
     ck_assert_status(r.status, STATUS_ACCESS_VIOLATION);
@@ -434,20 +401,20 @@ static void query_in_handler(int sig, siginfo_t *info, void *context)
     (void)info;
     (void)context;
     program_faults++;
-    nested_status = query(KMTQAITYPE_DRIVERVERSION, nested_ro, sizeof(D3DKMT_DRIVERVERSION));
+    nested_status = qai_query(KMTQAITYPE_DRIVERVERSION, nested_ro, sizeof(D3DKMT_DRIVERVERSION));
     siglongjmp(program_env, 1);
 }
 
 START_TEST(fault_in_copy_inside_program_handler)
 {
     struct sigaction sa = { .sa_sigaction = query_in_handler, .sa_flags = SA_SIGINFO };
-    char *none = page_with(PROT_NONE);
+    char *none = qai_page_with(PROT_NONE);
 
     sigemptyset(&sa.sa_mask);
     ck_assert_int_eq(sigaction(SIGSEGV, &sa, NULL), 0);
-    nested_ro = page_with(PROT_READ);
-    open_soft();
-    expected_version();
+    nested_ro = qai_page_with(PROT_READ);
+    qai_open_soft();
+    qai_driver_version();
     assert_read_only_refused();
     nested_status = STATUS_SUCCESS;
     if (!sigsetjmp(program_env, 1))
@@ -480,9 +447,9 @@ static void *mixed_queries(void *arg)
 
     for (unsigned i = 0; i < ROUNDS; i++) {
         *heap = 0;
-        w->wrong += query(KMTQAITYPE_DRIVERVERSION, heap, sizeof(*heap)) != STATUS_SUCCESS || *heap != w->expected;
-        w->wrong += query(KMTQAITYPE_DRIVERVERSION, w->ro, sizeof(*heap)) != STATUS_ACCESS_VIOLATION;
-        w->wrong += query(KMTQAITYPE_DRIVERVERSION, w->none, sizeof(*heap)) != UNREADABLE_STATUS;
+        w->wrong += qai_query(KMTQAITYPE_DRIVERVERSION, heap, sizeof(*heap)) != STATUS_SUCCESS || *heap != w->expected;
+        w->wrong += qai_query(KMTQAITYPE_DRIVERVERSION, w->ro, sizeof(*heap)) != STATUS_ACCESS_VIOLATION;
+        w->wrong += qai_query(KMTQAITYPE_DRIVERVERSION, w->none, sizeof(*heap)) != UNREADABLE_STATUS;
     }
     free(heap);
     return NULL;
@@ -492,11 +459,11 @@ START_TEST(threads_in_parallel)
 {
     struct worker w[THREADS];
     pthread_t t[THREADS];
-    char *ro = page_with(PROT_READ), *none = page_with(PROT_NONE);
+    char *ro = qai_page_with(PROT_READ), *none = qai_page_with(PROT_NONE);
     D3DKMT_DRIVERVERSION expected;
 
-    open_soft();
-    expected = expected_version();
+    qai_open_soft();
+    expected = qai_driver_version();
     for (int i = 0; i < THREADS; i++) {
         w[i] = (struct worker){ expected, ro, none, 0 };
         ck_assert_int_eq(pthread_create(&t[i], NULL, mixed_queries, &w[i]), 0);

@@ -17,47 +17,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "qai_buffer.h"
 #include "syscall_trap.h"
 #include "test_util.h"
 #include "base/fault_guard.h"
 #include "base/live_stack.h"
 #include "base/user_memory.h"
-
-static D3DKMT_HANDLE adapter;
-
-static void open_soft(void)
-{
-    kmt_test_use_miniport("soft");
-    adapter = kmt_test_open_adapter();
-}
-
-static NTSTATUS query(KMTQUERYADAPTERINFOTYPE type, void *data, UINT size)
-{
-    D3DKMT_QUERYADAPTERINFO q = { adapter, type, data, size };
-
-    return D3DKMTQueryAdapterInfo(&q);
-}
-
-/* The soft adapter's DRIVERVERSION, asked with a zeroed stack buffer: the
- * answer differs from the buffer, so it is written back. */
-static D3DKMT_DRIVERVERSION driver_version(void)
-{
-    D3DKMT_DRIVERVERSION v = 0;
-
-    ck_assert_status(query(KMTQAITYPE_DRIVERVERSION, &v, sizeof(v)), STATUS_SUCCESS);
-    ck_assert_int_ne(v, 0);
-    return v;
-}
-
-static void *page_with(int prot)
-{
-    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-    ck_assert_ptr_ne(p, MAP_FAILED);
-    memset(p, 0, 4096);
-    ck_assert_int_eq(mprotect(p, 4096, prot), 0);
-    return p;
-}
 
 /* ---- the live stack ---------------------------------------------------------- */
 
@@ -113,10 +78,10 @@ START_TEST(heap_buffer_answered)
 {
     D3DKMT_DRIVERVERSION expected, *heap = calloc(1, sizeof(*heap));
 
-    open_soft();
-    expected = driver_version();
+    qai_open_soft();
+    expected = qai_driver_version();
     ck_assert(!kmt_live_stack_holds(heap, sizeof(*heap)));
-    ck_assert_status(query(KMTQAITYPE_DRIVERVERSION, heap, sizeof(*heap)), STATUS_SUCCESS);
+    ck_assert_status(qai_query(KMTQAITYPE_DRIVERVERSION, heap, sizeof(*heap)), STATUS_SUCCESS);
     ck_assert_int_eq(*heap, expected);
     free(heap);
     kmt_test_shutdown_no_leaks();
@@ -125,10 +90,10 @@ END_TEST
 
 START_TEST(read_only_buffer_refused)
 {
-    D3DKMT_DRIVERVERSION *ro = page_with(PROT_READ), v = 7;
+    D3DKMT_DRIVERVERSION *ro = qai_page_with(PROT_READ), v = 7;
 
-    open_soft();
-    ck_assert_status(query(KMTQAITYPE_DRIVERVERSION, ro, sizeof(*ro)), STATUS_ACCESS_VIOLATION);
+    qai_open_soft();
+    ck_assert_status(qai_query(KMTQAITYPE_DRIVERVERSION, ro, sizeof(*ro)), STATUS_ACCESS_VIOLATION);
     ck_assert_int_eq(*ro, 0);
     ck_assert(kmt_user_range_readable(ro, sizeof(*ro)));
     ck_assert(!kmt_user_range_writable(ro, sizeof(*ro)));
@@ -143,7 +108,7 @@ END_TEST
 
 START_TEST(unmapped_buffer_refused)
 {
-    char *gone = page_with(PROT_READ | PROT_WRITE), copy[16] = { 0 };
+    char *gone = qai_page_with(PROT_READ | PROT_WRITE), copy[16] = { 0 };
 
     ck_assert_int_eq(munmap(gone, 4096), 0);
     ck_assert(!kmt_live_stack_holds(gone, sizeof(copy)));
@@ -180,14 +145,14 @@ START_TEST(other_threads_stack_buffer_answered)
     D3DKMT_DRIVERVERSION expected;
     pthread_t t;
 
-    open_soft();
-    expected = driver_version();
+    qai_open_soft();
+    expected = qai_driver_version();
     pthread_barrier_init(&o.ready, NULL, 2);
     pthread_barrier_init(&o.done, NULL, 2);
     ck_assert_int_eq(pthread_create(&t, NULL, lend_stack_buffer, &o), 0);
     pthread_barrier_wait(&o.ready);
     ck_assert(!kmt_live_stack_holds(o.buffer, sizeof(*o.buffer)));
-    ck_assert_status(query(KMTQAITYPE_DRIVERVERSION, o.buffer, sizeof(*o.buffer)), STATUS_SUCCESS);
+    ck_assert_status(qai_query(KMTQAITYPE_DRIVERVERSION, o.buffer, sizeof(*o.buffer)), STATUS_SUCCESS);
     pthread_barrier_wait(&o.done);
     ck_assert_int_eq(pthread_join(t, NULL), 0);
     ck_assert_int_eq(o.seen, expected);
@@ -214,9 +179,9 @@ static void query_on_altstack(int sig)
 
     (void)sig;
     on_alt.local_held = kmt_live_stack_holds(&v, sizeof(v));
-    on_alt.local_status = query(KMTQAITYPE_DRIVERVERSION, &v, sizeof(v));
+    on_alt.local_status = qai_query(KMTQAITYPE_DRIVERVERSION, &v, sizeof(v));
     on_alt.local_answer = v;
-    on_alt.ro_status = query(KMTQAITYPE_DRIVERVERSION, on_alt.ro, sizeof(*on_alt.ro));
+    on_alt.ro_status = qai_query(KMTQAITYPE_DRIVERVERSION, on_alt.ro, sizeof(*on_alt.ro));
 }
 
 START_TEST(sigaltstack_buffers)
@@ -226,9 +191,9 @@ START_TEST(sigaltstack_buffers)
     struct sigaction sa = { .sa_handler = query_on_altstack, .sa_flags = SA_ONSTACK }, old_sa;
     D3DKMT_DRIVERVERSION expected;
 
-    open_soft();
-    expected = driver_version();
-    on_alt.ro = page_with(PROT_READ);
+    qai_open_soft();
+    expected = qai_driver_version();
+    on_alt.ro = qai_page_with(PROT_READ);
     ck_assert_ptr_nonnull(alt.ss_sp);
     ck_assert_int_eq(sigaltstack(&alt, &old), 0);
     ck_assert_int_eq(sigaction(SIGUSR1, &sa, &old_sa), 0);
@@ -271,7 +236,7 @@ static void *quiet_thread(void *arg)
 
     /* the first call of a thread learns its stack's bounds, which may ask
      * the kernel; the calls after it are the ones watched */
-    query(KMTQAITYPE_DRIVERVERSION, &first, sizeof(first));
+    qai_query(KMTQAITYPE_DRIVERVERSION, &first, sizeof(first));
     if ((q->filter_status = kmt_test_trap_syscalls(watched, sizeof(watched) / sizeof(watched[0]))))
         goto out;
     q->answers_right = true;
@@ -281,9 +246,9 @@ static void *quiet_thread(void *arg)
         D3DDDI_QUERYREGISTRY_INFO reg = { .QueryType = D3DDDI_QUERYREGISTRY_ADAPTERKEY, .ValueType = 1 };
 
         reg.ValueName[0] = 'x';
-        if ((q->status = query(KMTQAITYPE_DRIVERVERSION, &v, sizeof(v))) ||
-            (q->status = query(KMTQAITYPE_NODEMETADATA, &meta, sizeof(meta))) ||
-            (q->status = query(KMTQAITYPE_QUERYREGISTRY, &reg, sizeof(reg))))
+        if ((q->status = qai_query(KMTQAITYPE_DRIVERVERSION, &v, sizeof(v))) ||
+            (q->status = qai_query(KMTQAITYPE_NODEMETADATA, &meta, sizeof(meta))) ||
+            (q->status = qai_query(KMTQAITYPE_QUERYREGISTRY, &reg, sizeof(reg))))
             break;
         q->answers_right &= v == q->expected && reg.Status == D3DDDI_QUERYREGISTRY_STATUS_FAIL;
     }
@@ -304,8 +269,8 @@ START_TEST(stack_buffer_answered_without_system_call)
     struct quiet_loop q = { 0 };
     pthread_t thread;
 
-    open_soft();
-    q.expected = driver_version();
+    qai_open_soft();
+    q.expected = qai_driver_version();
     ck_assert_int_eq(pthread_create(&thread, NULL, quiet_thread, &q), 0);
     ck_assert_int_eq(pthread_join(thread, NULL), 0);
     ck_assert_msg(!q.filter_status, "seccomp: %s", strerror(q.filter_status));

@@ -8,10 +8,11 @@ KMT_JOBS=${KMT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 # What a fresh Debian 12 needs: the toolchain, Check, libdrm, mingw-w64 and
 # Wine for the Windows side, QEMU for the real-kernel DRM lane (with Xvfb and
 # Mesa for its virgl pass, where the "GPU" executes command buffers), Xvfb
-# and Mesa's GLX for wined3d (tests/wine/wined3d-proxy.sh).
+# and Mesa's GLX for wined3d (tests/wine/wined3d-proxy.sh), xrandr for two
+# monitors on one Xvfb screen (tests/wine/window-dc-xvfb.sh).
 KMT_PACKAGES="build-essential autoconf automake libtool pkg-config check libdrm-dev
   mingw-w64 wine wine64 wine64-tools libwine-dev qemu-system-x86 qemu-system-gui xvfb xauth
-  libgl1-mesa-dri libglx-mesa0 zstd xz-utils ca-certificates"
+  x11-xserver-utils libgl1-mesa-dri libglx-mesa0 zstd xz-utils ca-certificates"
 
 kmt_log() { printf '%s: %s\n' "${KMT_SCRIPT:-kmtshim}" "$*" >&2; }
 kmt_die() { kmt_log "error: $*"; exit 1; }

@@ -109,6 +109,8 @@ void kmtc_display_device_names(void);
 /* conformance_window_dc.c: opens by window DCs, and DCs of no display */
 void kmtc_window_dcs(void);
 void kmtc_non_display_dcs(void);
+/* conformance_monitor_rule.c: window DCs with two monitors */
+void kmtc_monitor_rule(void);
 /* conformance_exec.c: execution and synchronization */
 void kmtc_contexts(void);
 void kmtc_device_state(void);
@@ -167,6 +169,7 @@ int kmtc_share_child(int argc, char **argv);
     { "display_device_names", kmtc_display_device_names },      \
     { "window_dcs", kmtc_window_dcs },                          \
     { "non_display_dcs", kmtc_non_display_dcs },                \
+    { "monitor_rule", kmtc_monitor_rule },                      \
     KMT_CONFORMANCE_EXEC_TESTS
 
 #define KMT_CONFORMANCE_EXEC_TESTS                              \

@@ -1,8 +1,9 @@
 /*
  * What the display-open subtests share (conformance_display_open.c,
- * conformance_window_dc.c): the software adapter's presence, the refusal
- * check, which through the gdi32 proxy expects Wine's own answer
- * (routing.txt's `first` rule), a descriptor naming a DC.
+ * conformance_window_dc.c, conformance_monitor_rule.c): the software
+ * adapter's presence, the refusal check, which through the gdi32 proxy
+ * expects Wine's own answer (routing.txt's `first` rule), a descriptor
+ * naming a DC, and test windows with the open their DC must match.
  */
 #ifndef KMTSHIM_CONFORMANCE_DISPLAY_OPEN_H
 #define KMTSHIM_CONFORMANCE_DISPLAY_OPEN_H
@@ -45,5 +46,31 @@ static inline D3DKMT_OPENADAPTERFROMHDC from_hdc(HDC hdc)
     o.hDc = hdc;
     return o;
 }
+
+/* conformance_window_dc.c's windows, for conformance_monitor_rule.c */
+#define KMTC_WINDOW_SIDE 64     /* a test window is a square this wide */
+#define KMTC_MAX_MONITORS 16
+
+/* What opening a display by its GDI name gives. */
+struct display_open {
+    NTSTATUS status;
+    LUID luid;
+    UINT source;
+};
+
+struct monitors {
+    unsigned count;
+    MONITORINFOEXW info[KMTC_MAX_MONITORS];
+};
+
+struct display_open open_by_name(const WCHAR *name);
+/* The soft adapter, user32/gdi32 and the window classes are there and a
+ * window can be created (not so in headless Wine: skipped), or FALSE. */
+BOOL windc_begin(void);
+void windc_end(void);
+/* Wine's monitors (EnumDisplayMonitors, GetMonitorInfoW). */
+void windc_monitors(struct monitors *m);
+/* A popup window at (x, y) is there, and its DC opens what `want` opened. */
+void check_window_at(const char *what, int x, int y, struct display_open want);
 
 #endif

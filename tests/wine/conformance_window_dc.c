@@ -2,7 +2,8 @@
  * Conformance: OpenAdapterFromHdc with the DCs programs pass (an OpenGL
  * ICD, Moonlight): a window's DC, its window DC, a GetDCEx or BeginPaint
  * DC, a child window's and a CS_OWNDC window's DC, a window on each
- * monitor and one right of them all (the nearest monitor's); each opens what the open by its display's GDI name opens.  And
+ * monitor and one right of them all (the nearest monitor's); each opens
+ * what the open by its display's GDI name opens.  And
  * the DCs of no display: metafile, enhanced-metafile, printer, deleted,
  * a destroyed window's own DC.  Headless Wine 8 creates no windows, so the
  * window rows run under Xvfb (window-dc-xvfb.sh) and skip in the headless
@@ -13,14 +14,13 @@
 
 #include "conformance_display_open.h"
 
-#define MAX_MONITORS 16
-
 static struct {
     ATOM (WINAPI *RegisterClassExW)(const WNDCLASSEXW *);
     BOOL (WINAPI *UnregisterClassW)(LPCWSTR, HINSTANCE);
     HWND (WINAPI *CreateWindowExW)(DWORD, LPCWSTR, LPCWSTR, DWORD, int, int, int, int, HWND, HMENU,
                                    HINSTANCE, LPVOID);
     BOOL (WINAPI *DestroyWindow)(HWND);
+    BOOL (WINAPI *GetWindowRect)(HWND, RECT *);
     LRESULT (WINAPI *DefWindowProcW)(HWND, UINT, WPARAM, LPARAM);
     HDC (WINAPI *GetDC)(HWND);
     HDC (WINAPI *GetDCEx)(HWND, HRGN, DWORD);
@@ -52,8 +52,8 @@ static BOOL load_win32(void)
     /* optional: a printer DC row where a printer is installed */
     w.GetDefaultPrinterW = winspool ? (void *)GetProcAddress(winspool, "GetDefaultPrinterW") : NULL;
     return user32 && gdi32 && LOAD(user32, RegisterClassExW) && LOAD(user32, UnregisterClassW) &&
-           LOAD(user32, CreateWindowExW) && LOAD(user32, DestroyWindow) && LOAD(user32, DefWindowProcW) &&
-           LOAD(user32, GetDC) && LOAD(user32, GetDCEx) && LOAD(user32, GetWindowDC) &&
+           LOAD(user32, CreateWindowExW) && LOAD(user32, DestroyWindow) && LOAD(user32, GetWindowRect) &&
+           LOAD(user32, DefWindowProcW) && LOAD(user32, GetDC) && LOAD(user32, GetDCEx) && LOAD(user32, GetWindowDC) &&
            LOAD(user32, ReleaseDC) && LOAD(user32, InvalidateRect) && LOAD(user32, BeginPaint) &&
            LOAD(user32, EndPaint) && LOAD(user32, EnumDisplayMonitors) && LOAD(user32, GetMonitorInfoW) &&
            LOAD(gdi32, CreateDCW) && LOAD(gdi32, DeleteDC) &&
@@ -75,14 +75,7 @@ static BOOL ready(void)
     return TRUE;
 }
 
-/* What opening a display by its GDI name gives. */
-struct display_open {
-    NTSTATUS status;
-    LUID luid;
-    UINT source;
-};
-
-static struct display_open open_by_name(const WCHAR *name)
+struct display_open open_by_name(const WCHAR *name)
 {
     D3DKMT_OPENADAPTERFROMGDIDISPLAYNAME o;
     struct display_open r = { 0 };
@@ -155,14 +148,9 @@ static void unregister_classes(void)
 
 static HWND window(const WCHAR *cls, DWORD style, int x, int y, HWND parent)
 {
-    return w.CreateWindowExW(0, cls, L"kmtshim", style | WS_VISIBLE, x, y, 64, 64, parent, NULL,
-                             GetModuleHandleW(NULL), NULL);
+    return w.CreateWindowExW(0, cls, L"kmtshim", style | WS_VISIBLE, x, y, KMTC_WINDOW_SIDE, KMTC_WINDOW_SIDE,
+                             parent, NULL, GetModuleHandleW(NULL), NULL);
 }
-
-struct monitors {
-    unsigned count;
-    MONITORINFOEXW info[MAX_MONITORS];
-};
 
 static BOOL CALLBACK add_monitor(HMONITOR monitor, HDC hdc, RECT *rect, LPARAM param)
 {
@@ -170,7 +158,7 @@ static BOOL CALLBACK add_monitor(HMONITOR monitor, HDC hdc, RECT *rect, LPARAM p
 
     (void)hdc;
     (void)rect;
-    if (m->count == MAX_MONITORS)
+    if (m->count == KMTC_MAX_MONITORS)
         return FALSE;
     m->info[m->count].cbSize = sizeof(m->info[0]);
     if (w.GetMonitorInfoW(monitor, (MONITORINFO *)&m->info[m->count]))
@@ -178,26 +166,43 @@ static BOOL CALLBACK add_monitor(HMONITOR monitor, HDC hdc, RECT *rect, LPARAM p
     return TRUE;
 }
 
+void windc_monitors(struct monitors *m)
+{
+    m->count = 0;
+    ok(w.EnumDisplayMonitors(NULL, NULL, add_monitor, (LPARAM)m) && m->count, "no monitor listed\n");
+    trace("%u monitor(s)\n", m->count);
+}
+
+void check_window_at(const char *what, int x, int y, struct display_open want)
+{
+    HWND hwnd = window(class_name, WS_POPUP, x, y, NULL);
+    HDC hdc = hwnd ? w.GetDC(hwnd) : NULL;
+    RECT r = { 0 };
+
+    ok(hwnd != NULL, "%s: no window: error %lu\n", what, GetLastError());
+    /* the rule is about where the window is: it must be where it was put */
+    if (hwnd)
+        ok(w.GetWindowRect(hwnd, &r) && r.left == x && r.top == y, "%s: window at (%ld,%ld), put at (%d,%d)\n",
+           what, r.left, r.top, x, y);
+    check_same_display(what, hdc, want);
+    if (hdc)
+        w.ReleaseDC(hwnd, hdc);
+    if (hwnd)
+        w.DestroyWindow(hwnd);
+}
+
 /* A window right of every monitor: its DC opens the nearest one's display. */
 static void check_off_screen(const struct monitors *m)
 {
     unsigned right = 0;
-    HWND hwnd;
-    HDC hdc;
 
     if (!m->count)
         return;
     for (unsigned i = 1; i < m->count; i++)
         if (m->info[i].rcMonitor.right > m->info[right].rcMonitor.right)
             right = i;
-    hwnd = window(class_name, WS_POPUP, m->info[right].rcMonitor.right + 200, m->info[right].rcMonitor.top + 16,
-                  NULL);
-    hdc = hwnd ? w.GetDC(hwnd) : NULL;
-    check_same_display("a window right of every monitor", hdc, open_by_name(m->info[right].szDevice));
-    if (hdc)
-        w.ReleaseDC(hwnd, hdc);
-    if (hwnd)
-        w.DestroyWindow(hwnd);
+    check_window_at("a window right of every monitor", m->info[right].rcMonitor.right + 200,
+                    m->info[right].rcMonitor.top + 16, open_by_name(m->info[right].szDevice));
 }
 
 /* A window inside each of Wine's monitors: its DC opens that monitor's display. */
@@ -206,20 +211,12 @@ static void check_each_monitor(void)
     static struct monitors m;
     char what[96];
 
-    m.count = 0;
-    ok(w.EnumDisplayMonitors(NULL, NULL, add_monitor, (LPARAM)&m) && m.count, "no monitor listed\n");
-    trace("%u monitor(s)\n", m.count);
+    windc_monitors(&m);
     for (unsigned i = 0; i < m.count; i++) {
         const RECT *r = &m.info[i].rcMonitor;
-        HWND hwnd = window(class_name, WS_POPUP, r->left + 16, r->top + 16, NULL);
-        HDC hdc = hwnd ? w.GetDC(hwnd) : NULL;
 
         snprintf(what, sizeof(what), "a window on %ls (%ld,%ld)", m.info[i].szDevice, r->left, r->top);
-        check_same_display(what, hdc, open_by_name(m.info[i].szDevice));
-        if (hdc)
-            w.ReleaseDC(hwnd, hdc);
-        if (hwnd)
-            w.DestroyWindow(hwnd);
+        check_window_at(what, r->left + 16, r->top + 16, open_by_name(m.info[i].szDevice));
     }
     check_off_screen(&m);
 }
@@ -237,6 +234,30 @@ static void check_released(HWND hwnd)
     expect_refused(OpenAdapterFromHdc, D3DKMT_OPENADAPTERFROMHDC, from_hdc(hdc));
 }
 
+BOOL windc_begin(void)
+{
+    HWND probe;
+
+    if (!ready())
+        return FALSE;
+    if (!register_classes()) {
+        ok(FALSE, "RegisterClassExW: error %lu\n", GetLastError());
+        return FALSE;
+    }
+    if (!(probe = window(class_name, WS_POPUP, 0, 0, NULL))) {
+        skip("no window here (error %lu: headless Wine)\n", GetLastError());
+        unregister_classes();
+        return FALSE;
+    }
+    w.DestroyWindow(probe);
+    return TRUE;
+}
+
+void windc_end(void)
+{
+    unregister_classes();
+}
+
 void kmtc_window_dcs(void)
 {
     struct display_open primary;
@@ -244,15 +265,11 @@ void kmtc_window_dcs(void)
     PAINTSTRUCT ps;
     HDC hdc, own_dc;
 
-    if (!ready())
+    if (!windc_begin())
         return;
-    if (!register_classes()) {
-        ok(FALSE, "RegisterClassExW: error %lu\n", GetLastError());
-        return;
-    }
     if (!(hwnd = window(class_name, WS_OVERLAPPEDWINDOW, 0, 0, NULL))) {
-        skip("no window here (error %lu: headless Wine)\n", GetLastError());
-        unregister_classes();
+        ok(FALSE, "no window: error %lu\n", GetLastError());
+        windc_end();
         return;
     }
     primary = open_by_name(L"\\\\.\\DISPLAY1");
@@ -293,7 +310,7 @@ void kmtc_window_dcs(void)
     if (child)
         w.DestroyWindow(child);
     w.DestroyWindow(hwnd);
-    unregister_classes();
+    windc_end();
 }
 
 /* DCs that draw on no display: STATUS_INVALID_PARAMETER, as a memory DC. */

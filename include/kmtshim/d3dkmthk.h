@@ -2795,6 +2795,194 @@ KMT_CHECK_OFFSET_I386(D3DKMT_OPENSYNCOBJECTNTHANDLEFROMNAME, hNtHandle, 0x08);
 #define D3DKMT_WINE_RUNTIME_DATA_MAX 0x1000u
 #define D3DKMT_WINE_PRESENT_RECT_SIZE 16u
 
+/* ---- presents ----------------------------------------------------------------- */
+
+/* How many vblanks a flip waits for; IMMEDIATE (0) does not wait. */
+typedef enum _D3DDDI_FLIPINTERVAL_TYPE {
+    D3DDDI_FLIP_INTERVAL_IMMEDIATE = 0,
+    D3DDDI_FLIP_INTERVAL_ONE = 1,
+    D3DDDI_FLIP_INTERVAL_TWO = 2,
+    D3DDDI_FLIP_INTERVAL_THREE = 3,
+    D3DDDI_FLIP_INTERVAL_FOUR = 4,
+    D3DDDI_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING = 5,
+} D3DDDI_FLIPINTERVAL_TYPE;
+
+typedef struct _D3DKMT_PRESENTFLAGS {
+    union {
+        struct {
+            UINT Blt : 1;                 /* 0x1: hSource to hDestination */
+            UINT ColorFill : 1;
+            UINT Flip : 1;                /* 0x4: hSource scanned out on VidPnSourceId */
+            UINT FlipDoNotFlip : 1;
+            UINT FlipDoNotWait : 1;
+            UINT FlipRestart : 1;
+            UINT DstRectValid : 1;
+            UINT SrcRectValid : 1;
+            UINT RestrictVidPnSource : 1;
+            UINT SrcColorKey : 1;
+            UINT DstColorKey : 1;
+            UINT LinearToSrgb : 1;
+            UINT PresentCountValid : 1;
+            UINT Rotate : 1;
+            UINT PresentToBitmap : 1;
+            UINT RedirectedFlip : 1;
+            UINT RedirectedBlt : 1;
+            UINT FlipStereo : 1;
+            UINT FlipStereoTemporaryMono : 1;
+            UINT FlipStereoPreferRight : 1;
+            UINT BltStereoUseRight : 1;
+            UINT PresentHistoryTokenOnly : 1;
+            UINT PresentRegionsValid : 1;
+            UINT PresentDDA : 1;
+            UINT ProtectedContentBlankedOut : 1;
+            UINT RemoteSession : 1;
+            UINT CrossAdapter : 1;
+            UINT DurationValid : 1;
+            UINT PresentIndirect : 1;
+            UINT PresentHMD : 1;
+            UINT Reserved : 2;
+        };
+        UINT Value;
+    };
+} D3DKMT_PRESENTFLAGS;
+KMT_CHECK_SIZE(D3DKMT_PRESENTFLAGS, 4);
+KMT_CHECK_SIZE_I386(D3DKMT_PRESENTFLAGS, 4);
+
+/* Which kind of present a history token describes (the DWM's). */
+typedef enum _D3DKMT_PRESENT_MODEL {
+    D3DKMT_PM_UNINITIALIZED = 0,
+    D3DKMT_PM_REDIRECTED_GDI = 1,
+    D3DKMT_PM_REDIRECTED_FLIP = 2,
+    D3DKMT_PM_REDIRECTED_BLT = 3,
+    D3DKMT_PM_REDIRECTED_VISTABLT = 4,
+    D3DKMT_PM_SCREENCAPTUREFENCE = 5,
+    D3DKMT_PM_REDIRECTED_GDI_SYSMEM = 6,
+    D3DKMT_PM_REDIRECTED_COMPOSITION = 7,
+    D3DKMT_PM_SURFACECOMPLETE = 8,
+    D3DKMT_PM_FLIPMANAGER = 9,
+} D3DKMT_PRESENT_MODEL;
+
+#define D3DKMT_MAX_PRESENT_HISTORY_RECTS 16
+
+typedef struct _D3DKMT_DIRTYREGIONS {
+    UINT NumRects;
+    RECT Rects[D3DKMT_MAX_PRESENT_HISTORY_RECTS];
+} D3DKMT_DIRTYREGIONS;
+KMT_CHECK_SIZE(D3DKMT_DIRTYREGIONS, 0x104);
+KMT_CHECK_SIZE_I386(D3DKMT_DIRTYREGIONS, 0x104);
+
+typedef struct _D3DKMT_BLTMODEL_PRESENTHISTORYTOKEN {
+    ULONG64 hLogicalSurface;
+    ULONG64 hPhysicalSurface;
+    ULONG64 EventId;
+    D3DKMT_DIRTYREGIONS DirtyRegions;
+} D3DKMT_BLTMODEL_PRESENTHISTORYTOKEN;
+KMT_CHECK_SIZE(D3DKMT_BLTMODEL_PRESENTHISTORYTOKEN, 0x120);
+KMT_CHECK_OFFSET(D3DKMT_BLTMODEL_PRESENTHISTORYTOKEN, DirtyRegions, 0x18);
+KMT_CHECK_SIZE_I386(D3DKMT_BLTMODEL_PRESENTHISTORYTOKEN, 0x120);
+
+typedef struct _D3DKMT_FENCE_PRESENTHISTORYTOKEN {
+    UINT64 Key;
+} D3DKMT_FENCE_PRESENTHISTORYTOKEN;
+
+typedef struct _D3DKMT_GDIMODEL_SYSMEM_PRESENTHISTORYTOKEN {
+    ULONG64 hlsurf;
+    DWORD dwDirtyFlags;
+    UINT64 uiCookie;
+} D3DKMT_GDIMODEL_SYSMEM_PRESENTHISTORYTOKEN;
+KMT_CHECK_SIZE(D3DKMT_GDIMODEL_SYSMEM_PRESENTHISTORYTOKEN, 0x18);
+KMT_CHECK_SIZE_I386(D3DKMT_GDIMODEL_SYSMEM_PRESENTHISTORYTOKEN, 0x18);
+
+typedef struct _D3DKMT_COMPOSITION_PRESENTHISTORYTOKEN {
+    ULONG64 hLogicalSurface;
+} D3DKMT_COMPOSITION_PRESENTHISTORYTOKEN;
+
+/* The size of D3DKMT_FLIPMODEL_PRESENTHISTORYTOKEN, the union's largest
+ * member, in both ABIs.  kmtshim reads no flip-model token, so the union
+ * keeps its room without modelling its thirty-odd members. */
+#define D3DKMT_FLIPMODEL_PRESENTHISTORYTOKEN_SIZE 0x428
+
+typedef struct _D3DKMT_PRESENTHISTORYTOKEN {
+    D3DKMT_PRESENT_MODEL Model;
+    UINT TokenSize;                       /* bytes of Token in use */
+    UINT64 CompositionBindingId;
+    union {
+        UINT64 Flip[D3DKMT_FLIPMODEL_PRESENTHISTORYTOKEN_SIZE / 8]; /* not modelled */
+        D3DKMT_BLTMODEL_PRESENTHISTORYTOKEN Blt;
+        D3DKMT_FENCE_PRESENTHISTORYTOKEN Fence;
+        D3DKMT_GDIMODEL_SYSMEM_PRESENTHISTORYTOKEN GdiSysMem;
+        D3DKMT_COMPOSITION_PRESENTHISTORYTOKEN Composition;
+    } Token;
+} D3DKMT_PRESENTHISTORYTOKEN;
+KMT_CHECK_SIZE(D3DKMT_PRESENTHISTORYTOKEN, 0x438);
+KMT_CHECK_OFFSET(D3DKMT_PRESENTHISTORYTOKEN, Token, 0x10);
+KMT_CHECK_SIZE_I386(D3DKMT_PRESENTHISTORYTOKEN, 0x438);
+KMT_CHECK_OFFSET_I386(D3DKMT_PRESENTHISTORYTOKEN, Token, 0x10);
+
+/* D3DKMTPresent (present_submit.c): a Blt from hSource to hDestination
+ * on hContext, or a Flip that scans hSource out on VidPnSourceId. */
+typedef struct _D3DKMT_PRESENT {
+    union {
+        D3DKMT_HANDLE hDevice;            /* Direct3D 10's: kmtshim wants hContext */
+        D3DKMT_HANDLE hContext;
+    };
+    HWND hWindow;
+    D3DDDI_VIDEO_PRESENT_SOURCE_ID VidPnSourceId;
+    D3DKMT_HANDLE hSource;                /* allocations of the context's device */
+    D3DKMT_HANDLE hDestination;
+    UINT Color;                           /* ColorFill */
+    RECT DstRect;
+    RECT SrcRect;
+    UINT SubRectCnt;
+    const RECT *pSrcSubRects;
+    UINT PresentCount;
+    D3DDDI_FLIPINTERVAL_TYPE FlipInterval;
+    D3DKMT_PRESENTFLAGS Flags;
+    ULONG BroadcastContextCount;
+    D3DKMT_HANDLE BroadcastContext[D3DDDI_MAX_BROADCAST_CONTEXT];
+    HANDLE PresentLimitSemaphore;
+    D3DKMT_PRESENTHISTORYTOKEN PresentHistoryToken;
+    struct _D3DKMT_PRESENT_RGNS *pPresentRegions;
+    union {
+        D3DKMT_HANDLE hAdapter;
+        D3DKMT_HANDLE hIndirectContext;
+    };
+    UINT Duration;
+    D3DKMT_HANDLE *BroadcastSrcAllocation;
+    D3DKMT_HANDLE *BroadcastDstAllocation;
+    UINT PrivateDriverDataSize;
+    PVOID pPrivateDriverData;
+    BOOLEAN bOptimizeForComposition;
+} D3DKMT_PRESENT;
+KMT_CHECK_SIZE(D3DKMT_PRESENT, 0x5d8);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, hWindow, 0x08);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, VidPnSourceId, 0x10);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, DstRect, 0x20);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, SrcRect, 0x30);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, pSrcSubRects, 0x48);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, FlipInterval, 0x54);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, Flags, 0x58);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, BroadcastContext, 0x60);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, PresentLimitSemaphore, 0x160);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, PresentHistoryToken, 0x168);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, pPresentRegions, 0x5a0);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, hAdapter, 0x5a8);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, BroadcastSrcAllocation, 0x5b0);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, PrivateDriverDataSize, 0x5c0);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, pPrivateDriverData, 0x5c8);
+KMT_CHECK_OFFSET(D3DKMT_PRESENT, bOptimizeForComposition, 0x5d0);
+KMT_CHECK_SIZE_I386(D3DKMT_PRESENT, 0x5b0);
+KMT_CHECK_OFFSET_I386(D3DKMT_PRESENT, hWindow, 0x04);
+KMT_CHECK_OFFSET_I386(D3DKMT_PRESENT, DstRect, 0x18);
+KMT_CHECK_OFFSET_I386(D3DKMT_PRESENT, Flags, 0x48);
+KMT_CHECK_OFFSET_I386(D3DKMT_PRESENT, BroadcastContext, 0x50);
+KMT_CHECK_OFFSET_I386(D3DKMT_PRESENT, PresentLimitSemaphore, 0x150);
+KMT_CHECK_OFFSET_I386(D3DKMT_PRESENT, PresentHistoryToken, 0x158);
+KMT_CHECK_OFFSET_I386(D3DKMT_PRESENT, pPresentRegions, 0x590);
+KMT_CHECK_OFFSET_I386(D3DKMT_PRESENT, hAdapter, 0x594);
+KMT_CHECK_OFFSET_I386(D3DKMT_PRESENT, pPrivateDriverData, 0x5a8);
+KMT_CHECK_OFFSET_I386(D3DKMT_PRESENT, bOptimizeForComposition, 0x5ac);
+
 #ifndef KMTAPI
 # if defined(_WIN32)
 #  define KMTAPI __declspec(dllimport)
@@ -2831,6 +3019,7 @@ KMTAPI NTSTATUS APIENTRY D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL 
 KMTAPI NTSTATUS APIENTRY D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *desc);
 KMTAPI NTSTATUS APIENTRY D3DKMTGetDeviceState(D3DKMT_GETDEVICESTATE *desc);
 KMTAPI NTSTATUS APIENTRY D3DKMTSubmitCommand(const D3DKMT_SUBMITCOMMAND *desc);
+KMTAPI NTSTATUS APIENTRY D3DKMTPresent(D3DKMT_PRESENT *desc);
 KMTAPI NTSTATUS APIENTRY D3DKMTRender(D3DKMT_RENDER *desc);
 KMTAPI NTSTATUS APIENTRY D3DKMTCreateSynchronizationObject(D3DKMT_CREATESYNCHRONIZATIONOBJECT *desc);
 KMTAPI NTSTATUS APIENTRY D3DKMTCreateSynchronizationObject2(D3DKMT_CREATESYNCHRONIZATIONOBJECT2 *desc);

@@ -28,13 +28,6 @@ extern "C" {
 /* ---- base types the SDK headers carry on Windows --------------------------- */
 
 #if !defined(_WIN32)
-typedef struct _RECT {
-    LONG left;
-    LONG top;
-    LONG right;
-    LONG bottom;
-} RECT;
-
 # ifndef S_OK
 #  define S_OK           ((HRESULT)0x00000000L)
 #  define S_FALSE        ((HRESULT)0x00000001L)

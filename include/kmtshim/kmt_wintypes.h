@@ -53,6 +53,13 @@ typedef struct _LUID {
     LONG  HighPart;
 } LUID, *PLUID;
 
+typedef struct _RECT {
+    LONG left;
+    LONG top;
+    LONG right;
+    LONG bottom;
+} RECT;
+
 typedef struct _GUID {
     uint32_t Data1;
     uint16_t Data2;

@@ -7,6 +7,7 @@ KMT_EXEC_TESTS = \
 	tests/unit/test_submit \
 	tests/unit/test_statistics \
 	tests/unit/test_statistics2 \
+	tests/unit/test_present \
 	tests/unit/test_syncobj \
 	tests/unit/test_fence_wait \
 	tests/unit/test_exec_race \
@@ -70,6 +71,10 @@ tests_unit_test_chaos_LDADD = $(KMT_UNIT_LDADD)
 tests_unit_test_statistics_SOURCES = tests/unit/test_statistics.c $(KMT_EXEC_UTIL)
 tests_unit_test_statistics_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_statistics_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_present_SOURCES = tests/unit/test_present.c $(KMT_EXEC_UTIL)
+tests_unit_test_present_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_present_LDADD = $(KMT_UNIT_LDADD)
 
 tests_unit_test_statistics2_SOURCES = tests/unit/test_statistics2.c $(KMT_EXEC_UTIL)
 tests_unit_test_statistics2_CFLAGS = $(KMT_UNIT_CFLAGS)

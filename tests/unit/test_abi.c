@@ -31,7 +31,7 @@ static const char *const exported[] = {
     "D3DKMTDestroyAllocation2", "D3DKMTLock", "D3DKMTUnlock", "D3DKMTLock2", "D3DKMTUnlock2",
     "D3DKMTEscape",
     "D3DKMTCreateContext", "D3DKMTCreateContextVirtual", "D3DKMTDestroyContext",
-    "D3DKMTGetDeviceState", "D3DKMTSubmitCommand", "D3DKMTRender",
+    "D3DKMTGetDeviceState", "D3DKMTSubmitCommand", "D3DKMTRender", "D3DKMTPresent",
     "D3DKMTCreateSynchronizationObject", "D3DKMTCreateSynchronizationObject2",
     "D3DKMTDestroySynchronizationObject", "D3DKMTSignalSynchronizationObject",
     "D3DKMTSignalSynchronizationObject2", "D3DKMTWaitForSynchronizationObject",

@@ -108,6 +108,23 @@ D3DKMT_HANDLE kmt_create_device(D3DKMT_HANDLE adapter)
     return cd.hDevice;
 }
 
+D3DKMT_HANDLE kmt_create_soft_allocation(D3DKMT_HANDLE device, UINT size, D3DGPU_VIRTUAL_ADDRESS *va)
+{
+    KMT_SOFT_ALLOCATION_DESC desc = { KMT_SOFT_ALLOCATION_MAGIC, KMT_SOFT_ALLOCATION_VERSION, size, 0, 0 };
+    D3DDDI_ALLOCATIONINFO2 info = { 0 };
+    D3DKMT_CREATEALLOCATION ca = { 0 };
+
+    info.pPrivateDriverData = &desc;
+    info.PrivateDriverDataSize = sizeof(desc);
+    ca.hDevice = device;
+    ca.NumAllocations = 1;
+    ca.pAllocationInfo2 = &info;
+    expect_status(kmt_api.CreateAllocation2(&ca), STATUS_SUCCESS);
+    if (va)
+        *va = info.GpuVirtualAddress;
+    return info.hAllocation;
+}
+
 void kmt_destroy_device(D3DKMT_HANDLE device)
 {
     D3DKMT_DESTROYDEVICE dd = { device };

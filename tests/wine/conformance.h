@@ -59,6 +59,8 @@ void kmt_api_lookup(struct kmt_api *api, HMODULE module);
  * ids, whichever else is enumerated) and create a device on it. */
 D3DKMT_HANDLE kmt_open_soft_adapter(LUID *luid);
 D3DKMT_HANDLE kmt_create_device(D3DKMT_HANDLE adapter);
+/* A driver-private soft allocation of `size` bytes (its GPU VA in *va). */
+D3DKMT_HANDLE kmt_create_soft_allocation(D3DKMT_HANDLE device, UINT size, D3DGPU_VIRTUAL_ADDRESS *va);
 void kmt_close_adapter(D3DKMT_HANDLE adapter);
 void kmt_destroy_device(D3DKMT_HANDLE device);
 /* A driver-private allocation of `size` bytes on a soft device. */
@@ -99,6 +101,7 @@ void kmtc_vidpn_bad_input(void);
 void kmtc_priority_class(void);
 void kmtc_vblank(void);
 void kmtc_vblank_bad_input(void);
+void kmtc_present(void);
 /* conformance_stats.c: QueryStatistics, QueryClockCalibration */
 void kmtc_statistics(void);
 void kmtc_clock_calibration(void);
@@ -162,6 +165,7 @@ int kmtc_share_child(int argc, char **argv);
     { "priority_class", kmtc_priority_class },                  \
     { "vblank", kmtc_vblank },                                  \
     { "vblank_bad_input", kmtc_vblank_bad_input },              \
+    { "present", kmtc_present },                                \
     { "statistics", kmtc_statistics },                          \
     { "clock_calibration", kmtc_clock_calibration },            \
     { "display_names", kmtc_display_names },                    \

@@ -1,9 +1,9 @@
 /*
  * Conformance: VidPn source ownership (SetVidPnSourceOwner,
  * CheckVidPnExclusiveOwnership, CheckExclusiveOwnership), CheckOcclusion's
- * bad input, the process scheduling priority class and the vertical blank
- * (WaitForVerticalBlankEvent(2), GetScanLine, PollDisplayChildren), as a
- * Windows program sees them.  The rows are the notes' "VidPn source ownership and
+ * bad input, the process scheduling priority class, the vertical blank
+ * (WaitForVerticalBlankEvent(2), GetScanLine, PollDisplayChildren) and
+ * D3DKMTPresent's bad input and Blt, as a Windows program sees them.  The rows are the notes' "VidPn source ownership and
  * occlusion"; the harness gives the software adapter one source
  * (KMTSHIM_SOFT_SOURCES=1), a single-monitor system.
  */
@@ -264,6 +264,67 @@ void kmtc_vblank_bad_input(void)
     poll.hAdapter = adapter;
     ((UINT *)&poll)[1] = 1u << 5;        /* a Reserved bit */
     expect_status(kmt_api.PollDisplayChildren(&poll), STATUS_INVALID_PARAMETER);
+    kmt_destroy_device(device);
+    kmt_close_adapter(adapter);
+}
+
+/* Fills (value != -1) or checks one byte of each pixel row of the Blt. */
+static BOOL pixels(D3DKMT_HANDLE device, D3DKMT_HANDLE alloc, int value, int check)
+{
+    D3DKMT_LOCK2 lock = { 0 };
+    D3DKMT_UNLOCK2 unlock = { device, alloc };
+    unsigned char *p;
+    BOOL same = TRUE;
+
+    lock.hDevice = device;
+    lock.hAllocation = alloc;
+    expect_status(kmt_api.Lock2(&lock), STATUS_SUCCESS);
+    if (!(p = lock.pData))
+        return FALSE;
+    for (unsigned row = 0; row < 2; row++)
+        for (unsigned x = 0; x < 8 * 4; x++) {
+            if (value >= 0)
+                p[row * 1920 * 4 + x] = (unsigned char)value;
+            else
+                same &= p[row * 1920 * 4 + x] == check;
+        }
+    expect_status(kmt_api.Unlock2(&unlock), STATUS_SUCCESS);
+    return same;
+}
+
+/* D3DKMTPresent: bad input, and a Blt whose bytes a Lock then sees (the
+ * software adapter's surfaces have the rows of its 1920-pixel mode). */
+void kmtc_present(void)
+{
+    D3DKMT_HANDLE adapter, device, src, dst;
+    D3DKMT_PRESENT p;
+
+    expect_status(kmt_api.Present(NULL), STATUS_INVALID_PARAMETER);
+    memset(&p, 0, sizeof(p));
+    expect_status(kmt_api.Present(&p), STATUS_INVALID_PARAMETER);
+    if (!open_display(&adapter, &device))
+        return;
+    src = kmt_create_soft_allocation(device, 16384, NULL);
+    dst = kmt_create_soft_allocation(device, 16384, NULL);
+    memset(&p, 0, sizeof(p));
+    p.hDevice = device;
+    p.hSource = src;
+    p.hDestination = dst;
+    expect_status(kmt_api.Present(&p), STATUS_INVALID_PARAMETER);       /* neither Blt nor Flip */
+    p.Flags.Blt = 1;
+    p.Flags.SrcRectValid = p.Flags.DstRectValid = 1;
+    SetRect(&p.SrcRect, 0, 0, 8, 2);
+    SetRect(&p.DstRect, 0, 0, 8, 2);
+    p.VidPnSourceId = 1;
+    expect_status(kmt_api.Present(&p), STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE);
+    p.VidPnSourceId = 0;
+    p.hDestination = device;
+    expect_status(kmt_api.Present(&p), STATUS_INVALID_PARAMETER);
+    p.hDestination = dst;
+    pixels(device, src, 0x3c, 0);
+    pixels(device, dst, 0x00, 0);
+    expect_status(kmt_api.Present(&p), STATUS_SUCCESS);
+    ok(pixels(device, dst, -1, 0x3c), "the Blt's bytes did not arrive\n");
     kmt_destroy_device(device);
     kmt_close_adapter(adapter);
 }

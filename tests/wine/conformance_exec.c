@@ -97,24 +97,14 @@ struct gpu_buf {
 /* A driver-private allocation with a GPU VA, locked for its whole life. */
 static BOOL buf_create(D3DKMT_HANDLE device, UINT size, struct gpu_buf *b)
 {
-    KMT_SOFT_ALLOCATION_DESC desc = { KMT_SOFT_ALLOCATION_MAGIC, KMT_SOFT_ALLOCATION_VERSION, size, 0, 0 };
-    D3DDDI_ALLOCATIONINFO2 info = { 0 };
-    D3DKMT_CREATEALLOCATION ca = { 0 };
     D3DKMT_LOCK2 lock = { 0 };
 
     memset(b, 0, sizeof(*b));
-    info.pPrivateDriverData = &desc;
-    info.PrivateDriverDataSize = sizeof(desc);
-    ca.hDevice = device;
-    ca.NumAllocations = 1;
-    ca.pAllocationInfo2 = &info;
-    expect_status(kmt_api.CreateAllocation2(&ca), STATUS_SUCCESS);
-    ok(info.GpuVirtualAddress != 0, "no GPU VA\n");
+    b->handle = kmt_create_soft_allocation(device, size, &b->va);
+    ok(b->va != 0, "no GPU VA\n");
     lock.hDevice = device;
-    lock.hAllocation = info.hAllocation;
+    lock.hAllocation = b->handle;
     expect_status(kmt_api.Lock2(&lock), STATUS_SUCCESS);
-    b->handle = info.hAllocation;
-    b->va = info.GpuVirtualAddress;
     b->cpu = lock.pData;
     b->size = size;
     return b->cpu && b->va;

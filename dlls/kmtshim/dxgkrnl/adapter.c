@@ -20,6 +20,7 @@ static void adapter_free(struct dxgk_adapter *adapter)
     pthread_mutex_destroy(&adapter->fence_lock);
     pthread_mutex_destroy(&adapter->ctx_alloc_lock);
     pthread_mutex_destroy(&adapter->vidpn_lock);
+    dxgk_flips_fini(adapter);
     dxgk_vblank_fini(adapter);
     dxgk_config_free_registry(adapter->registry);
     free(adapter);
@@ -87,6 +88,7 @@ static NTSTATUS start_one(struct dxgk_miniport *mp, const KMT_PHYSICAL_DEVICE *p
     pthread_mutex_init(&adapter->ctx_alloc_lock, NULL);
     pthread_mutex_init(&adapter->vidpn_lock, NULL);
     dxgk_vblank_init(adapter);
+    dxgk_flips_init(adapter);
     list_init(&adapter->fences);
     list_init(&adapter->context_allocations);
     adapter->miniport = mp;

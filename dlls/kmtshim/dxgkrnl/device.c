@@ -83,9 +83,10 @@ NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
     device = (struct dxgk_device *)hmgr_remove(&dxgk_process.handles, h, HMGR_TYPE_DEVICE);
     if (!device)
         return STATUS_INVALID_PARAMETER;
-    /* its vblank waits hold no reference: they end now, before the wait
-     * for the calls in flight */
+    /* its vblank waits and queued flips hold no reference: they end now,
+     * before the wait for the calls in flight */
     dxgk_vblank_device_gone(device->adapter, h);
+    dxgk_flip_device_gone(device->adapter, h);
 
     /* Wait for the calls in flight on the device, then keep them out. */
     kmt_rwlock_wrlock(&device->rwlock);

@@ -74,6 +74,23 @@ struct dxgk_vblank {
     bool stopped;                        /* process teardown: every wait ends, under lock */
 };
 
+/* Flip presents of an adapter's sources (present_flip.c). */
+struct dxgk_flip_source {
+    struct list pending;                 /* struct dxgk_flip, oldest first */
+    unsigned queued;                     /* entries of pending */
+    ULONG frames;                        /* presents that reached the source */
+    ULONG cancelled;                     /* flips superseded before their vblank */
+    D3DKMT_HANDLE scanned_out;           /* the allocation shown now, or 0 */
+};
+
+struct dxgk_flips {
+    pthread_mutex_t lock;                /* ranks below vblank.lock */
+    pthread_cond_t retired;              /* a flip left a queue */
+    struct dxgk_flip_source source[DXGK_MAX_VIDPN_SOURCES]; /* under lock */
+    bool joined;                         /* holds a vsync-interrupt join, under lock */
+    bool stopped;                        /* process teardown, under lock */
+};
+
 struct dxgk_adapter {
     struct kmt_object obj;               /* refs: the process, handles, devices */
     struct list entry;                   /* process adapter list */
@@ -105,6 +122,7 @@ struct dxgk_adapter {
     pthread_mutex_t vidpn_lock;          /* ranks below device->rwlock */
     struct dxgk_vidpn_owner vidpn[DXGK_MAX_VIDPN_SOURCES]; /* under vidpn_lock */
     struct dxgk_vblank vblank;
+    struct dxgk_flips flips;
     ULONG num_children;                  /* monitor connectors (DxgkDdiStartDevice) */
     atomic_bool child_connected[DXGK_MAX_VIDPN_SOURCES]; /* vblank.c */
 };
@@ -491,6 +509,33 @@ NTSTATUS dxgk_current_display_mode(struct dxgk_adapter *adapter, D3DKMT_CURRENTD
 
 /* A device's present settings: queued-present limit, overlays (present.c). */
 NTSTATUS dxgk_queued_limit(D3DKMT_SETQUEUEDLIMIT *args);
+/* SetQueuedLimit's present limit of a device, the default where unset. */
+unsigned dxgk_device_present_limit(struct dxgk_device *device);
+/* D3DKMTPresent (present_submit.c): a Blt now, or a Flip queued on its
+ * source (present_flip.c). */
+NTSTATUS dxgk_present(const D3DKMT_PRESENT *args);
+void dxgk_flips_init(struct dxgk_adapter *adapter);
+void dxgk_flips_fini(struct dxgk_adapter *adapter);
+/* Queues hSource to be shown on `source` after `interval` vblanks (0:
+ * now); blocks while the device has `limit` flips queued there. */
+NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UINT source,
+                         D3DKMT_HANDLE allocation, UINT interval, unsigned limit);
+/* A Blt present reached `source`. */
+void dxgk_flip_count_blt(struct dxgk_adapter *adapter, UINT source);
+/* Called by dxgk_vblank_interrupt under the vblank lock: the flips of
+ * `source` due at vblank `count` reach the screen. */
+void dxgk_flip_vblank_locked(struct dxgk_adapter *adapter, UINT source, UINT64 count);
+/* DestroyDevice: the device's queued flips are cancelled. */
+void dxgk_flip_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device);
+/* Process teardown: every queue is cancelled, the interrupt let go. */
+void dxgk_flip_stop(struct dxgk_adapter *adapter);
+/* QueryStatistics' VidPn source counters. */
+void dxgk_flip_counters(struct dxgk_adapter *adapter, UINT source,
+                        D3DKMT_QUERYSTATISTICS_PROCESS_VIDPNSOURCE_INFORMATION *out);
+/* The vsync interrupt's switch (vblank_wait.c): joined while anyone waits
+ * for a vblank or a flip is queued. */
+NTSTATUS dxgk_vblank_join(struct dxgk_adapter *adapter);
+void dxgk_vblank_leave(struct dxgk_adapter *adapter);
 NTSTATUS dxgk_get_overlay_state(D3DKMT_HANDLE device, D3DKMT_HANDLE overlay, BOOLEAN *enabled);
 
 /* The process's GPU scheduling priority class (priority.c). */

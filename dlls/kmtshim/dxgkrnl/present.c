@@ -2,9 +2,9 @@
  * A device's present settings: SetQueuedLimit's present limit and
  * GetOverlayState.
  *
- * kmtshim schedules no presents yet, so the limit is stored and reported
- * (SET then GET gives it back, 0 restores the default of 3 that Microsoft
- * documents) and limits nothing.  No overlay can be created (CreateOverlay
+ * The limit is stored and reported (SET then GET gives it back, 0 restores
+ * the default of 3 that Microsoft documents); it bounds a device's queued
+ * flips on a source (present_flip.c).  No overlay can be created (CreateOverlay
  * is a stub), so no hOverlay is ever valid: GetOverlayState answers
  * STATUS_INVALID_PARAMETER, as Windows does for a handle that names no
  * overlay.
@@ -17,7 +17,6 @@ NTSTATUS dxgk_queued_limit(D3DKMT_SETQUEUEDLIMIT *args)
 {
     struct dxgk_device *device = dxgk_device_acquire(args->hDevice);
     NTSTATUS status = STATUS_SUCCESS;
-    unsigned limit;
 
     if (!device)
         return STATUS_INVALID_PARAMETER;
@@ -26,8 +25,7 @@ NTSTATUS dxgk_queued_limit(D3DKMT_SETQUEUEDLIMIT *args)
         atomic_store(&device->queued_present_limit, args->QueuedPresentLimit);
         break;
     case D3DKMT_GET_QUEUEDLIMIT_PRESENT:
-        limit = atomic_load(&device->queued_present_limit);
-        args->QueuedPresentLimit = limit ? limit : DEFAULT_QUEUED_PRESENT_LIMIT;
+        args->QueuedPresentLimit = dxgk_device_present_limit(device);
         break;
     default:
         status = STATUS_INVALID_PARAMETER;
@@ -35,6 +33,13 @@ NTSTATUS dxgk_queued_limit(D3DKMT_SETQUEUEDLIMIT *args)
     }
     dxgk_device_release(device);
     return status;
+}
+
+unsigned dxgk_device_present_limit(struct dxgk_device *device)
+{
+    unsigned limit = atomic_load(&device->queued_present_limit);
+
+    return limit ? limit : DEFAULT_QUEUED_PRESENT_LIMIT;
 }
 
 NTSTATUS dxgk_get_overlay_state(D3DKMT_HANDLE h, D3DKMT_HANDLE overlay, BOOLEAN *enabled)

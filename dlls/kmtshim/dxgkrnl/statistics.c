@@ -241,10 +241,16 @@ static NTSTATUS fill(struct dxgk_adapter *adapter, D3DKMT_QUERYSTATISTICS *q, D3
         return STATUS_SUCCESS;
     case D3DKMT_QUERYSTATISTICS_VIDPNSOURCE:
     case D3DKMT_QUERYSTATISTICS_PROCESS_VIDPNSOURCE:
-        /* kmtshim has no present path yet (D3DKMTPresent is a stub), so no
-         * frame reaches a source: its frame counters are 0. */
+        /* the process is the only one: its counters are the source's */
         if (q->QueryVidPnSource.VidPnSourceId >= vidpn_source_count(adapter))
             return STATUS_INVALID_PARAMETER;
+        if (q->Type == D3DKMT_QUERYSTATISTICS_PROCESS_VIDPNSOURCE) {
+            dxgk_flip_counters(adapter, q->QueryVidPnSource.VidPnSourceId, &r->ProcessVidPnSourceInformation);
+        } else {
+            dxgk_flip_counters(adapter, q->QueryVidPnSource.VidPnSourceId,
+                               &r->VidPnSourceInformation.GlobalInformation);
+            r->VidPnSourceInformation.SystemInformation = r->VidPnSourceInformation.GlobalInformation;
+        }
         return STATUS_SUCCESS;
     case D3DKMT_QUERYSTATISTICS_PHYSICAL_ADAPTER:
         return dxgk_stats_physical_adapter(adapter, q->QueryPhysAdapter.PhysicalAdapterIndex,

@@ -102,6 +102,7 @@ void dxgk_vblank_interrupt(struct dxgk_adapter *adapter, D3DDDI_VIDEO_PRESENT_TA
         return;
     pthread_mutex_lock(&vb->lock);
     vb->count[target]++;
+    dxgk_flip_vblank_locked(adapter, target, vb->count[target]);
     LIST_FOR_EACH_ENTRY_SAFE(w, next, &vb->waiters, struct dxgk_vblank_waiter, entry)
         if (w->source == target && vb->count[target] >= w->target)
             end_locked(w, STATUS_WAIT_0);
@@ -186,12 +187,18 @@ static bool any_joined(void)
 
 void dxgk_vblank_stop_all(void)
 {
-    struct dxgk_adapter *adapter;
+    struct dxgk_adapter *adapter, *list[DXGK_MAX_LISTED];
+    ULONG n;
 
     pthread_mutex_lock(&dxgk_process.lock);
     LIST_FOR_EACH_ENTRY(adapter, &dxgk_process.adapters, struct dxgk_adapter, entry)
         end_waits(adapter, END_ALL, 0, true);
     pthread_mutex_unlock(&dxgk_process.lock);
+    /* queued flips let the interrupt go too: a DDI call, outside the lock */
+    n = dxgk_adapters_snapshot(list, true);
+    for (ULONG i = 0; i < n; i++)
+        dxgk_flip_stop(list[i]);
+    dxgk_adapters_release(list, n);
     /* the ended waits still turn the interrupt off on their way out, a
      * DDI call: the adapters stop and the miniports unload only after */
     while (any_joined())
@@ -200,7 +207,7 @@ void dxgk_vblank_stop_all(void)
 
 /* The first waiter turns the vsync interrupt on; none joins once
  * teardown has begun. */
-static NTSTATUS join(struct dxgk_adapter *adapter)
+NTSTATUS dxgk_vblank_join(struct dxgk_adapter *adapter)
 {
     struct dxgk_vblank *vb = &adapter->vblank;
     NTSTATUS status = STATUS_SUCCESS;
@@ -221,7 +228,7 @@ static NTSTATUS join(struct dxgk_adapter *adapter)
 }
 
 /* The last waiter turns it off again. */
-static void leave(struct dxgk_adapter *adapter)
+void dxgk_vblank_leave(struct dxgk_adapter *adapter)
 {
     struct dxgk_vblank *vb = &adapter->vblank;
 
@@ -302,14 +309,14 @@ NTSTATUS dxgk_wait_for_vblank(D3DKMT_HANDLE h, D3DKMT_HANDLE hdevice, UINT sourc
     if ((status = dxgk_vblank_lookup(h, hdevice, source, &adapter)))
         return status;
     vb = &adapter->vblank;
-    if (!(status = join(adapter))) {
+    if (!(status = dxgk_vblank_join(adapter))) {
         enlist(adapter, &w);
         pthread_mutex_lock(&vb->lock);
         while (w.status == STATUS_PENDING)
             pthread_cond_wait(&vb->cond, &vb->lock);
         status = w.status;
         pthread_mutex_unlock(&vb->lock);
-        leave(adapter);
+        dxgk_vblank_leave(adapter);
     }
     dxgk_adapter_put(adapter);
     return status;
@@ -366,11 +373,11 @@ NTSTATUS dxgk_wait_for_vblank_or_events(D3DKMT_HANDLE h, D3DKMT_HANDLE hdevice, 
         dxgk_adapter_put(adapter);
         return STATUS_INSUFFICIENT_RESOURCES;
     }
-    if (!(status = join(adapter))) {
+    if (!(status = dxgk_vblank_join(adapter))) {
         enlist(adapter, &w);
         ended = poll_events(&w, events, count);
         status = delist(adapter, &w, ended == STATUS_PENDING ? STATUS_UNSUCCESSFUL : ended);
-        leave(adapter);
+        dxgk_vblank_leave(adapter);
     }
     close(w.wake_fd);
     dxgk_adapter_put(adapter);

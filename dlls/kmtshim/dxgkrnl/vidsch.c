@@ -711,6 +711,22 @@ static bool drained(const struct dxgk_sched *s, const struct dxgk_context *ctx)
            s->submitting_ctx != ctx;
 }
 
+/* A present's CPU work goes after the context's earlier work: waits
+ * until every packet queued on it so far ran, completed and was freed, or
+ * the context closed.  A context that keeps receiving work is waited for
+ * until it rests. */
+void dxgk_sched_wait_idle(struct dxgk_context *ctx)
+{
+    struct dxgk_sched *s = ctx->device->adapter->sched;
+
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    while (!ctx->closed && !(list_empty(&ctx->queue) && context_idle(s, ctx) && !ctx->packets))
+        pthread_cond_wait(&s->idle, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+}
+
 /* The wait at the head of the context's queue, if one blocks it. */
 static const struct dxgk_packet *blocking_wait(const struct dxgk_context *ctx)
 {

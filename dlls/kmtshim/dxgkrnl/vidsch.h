@@ -186,6 +186,7 @@ void dxgk_sched_kick(struct dxgk_adapter *adapter);
  * satisfy cannot hold DestroyContext for ever; with detection off
  * (KMTSHIM_TDR_DELAY=0) the drain waits as long as it takes. */
 void dxgk_sched_drain(struct dxgk_context *ctx);
+void dxgk_sched_wait_idle(struct dxgk_context *ctx);
 /* Drops the packets of a context that did not reach the miniport yet; its
  * signals among them are aborted. */
 void dxgk_sched_cancel(struct dxgk_context *ctx);

@@ -1,5 +1,5 @@
 /*
- * Present-setting thunks: SetQueuedLimit, GetOverlayState.
+ * Present thunks: Present, SetQueuedLimit, GetOverlayState.
  */
 #include "thunk.h"
 
@@ -31,4 +31,15 @@ NTSTATUS APIENTRY D3DKMTGetOverlayState(D3DKMT_GETOVERLAYSTATE *desc)
     if (!status)
         desc->OverlayEnabled = enabled;
     THUNK_RETURN(status);
+}
+
+NTSTATUS APIENTRY D3DKMTPresent(D3DKMT_PRESENT *desc)
+{
+    D3DKMT_PRESENT k;
+
+    THUNK_ENTER_DESC(desc);
+    k = *desc;
+    TRACE_(d3dkmt, "hContext %#x, source %u, hSource %#x, hDestination %#x, flags %#x, interval %d\n",
+           k.hContext, k.VidPnSourceId, k.hSource, k.hDestination, k.Flags.Value, (int)k.FlipInterval);
+    THUNK_RETURN(dxgk_present(&k));
 }

@@ -148,6 +148,11 @@ NTSTATUS APIENTRY D3DKMTSubmitCommand(const D3DKMT_SUBMITCOMMAND *desc)
     return kmt_call_desc(KMT_UNIX_SubmitCommand, desc);
 }
 
+NTSTATUS APIENTRY D3DKMTPresent(D3DKMT_PRESENT *desc)
+{
+    return kmt_call_desc(KMT_UNIX_Present, desc);
+}
+
 NTSTATUS APIENTRY D3DKMTRender(D3DKMT_RENDER *desc)
 {
     return kmt_call_desc(KMT_UNIX_Render, desc);

@@ -269,6 +269,15 @@ NTSTATUS unix_SubmitCommand(void *args)
     return KMT_EVENTS_CALL(D3DKMTSubmitCommand((const D3DKMT_SUBMITCOMMAND *)(uintptr_t)params->desc));
 }
 
+NTSTATUS unix_Present(void *args)
+{
+    const struct kmt_desc_params *params = args;
+
+    if (!params)
+        return STATUS_INVALID_PARAMETER;
+    return KMT_EVENTS_CALL(D3DKMTPresent((D3DKMT_PRESENT *)(uintptr_t)params->desc));
+}
+
 NTSTATUS unix_Render(void *args)
 {
     const struct kmt_desc_params *params = args;

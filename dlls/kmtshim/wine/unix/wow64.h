@@ -84,8 +84,8 @@ typedef struct {
  * the core accepts can need. */
 #define KMT_W64_MAX_ARRAY (16u << 20)
 
-/* The largest i386 descriptor of wow64_layouts.h (QueryStatistics). */
-#define KMT_W64_MAX_SIZE32 0x400
+/* The largest i386 descriptor of wow64_layouts.h (Present, 0x5b0). */
+#define KMT_W64_MAX_SIZE32 0x600
 
 /* The converted copy of one descriptor and its arrays, kept until the
  * outputs are written back. */

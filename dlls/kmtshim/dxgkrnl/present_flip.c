@@ -1,0 +1,285 @@
+/*
+ * Flip presents and the VidPn source frame counters.
+ *
+ * A flip names the allocation a source shows after FlipInterval vblanks
+ * (IMMEDIATE: at once).  It waits on its source's queue and reaches the
+ * screen at the vblank the core counts (vblank_wait.c), which calls
+ * dxgk_flip_vblank_locked() under the vblank lock: of the flips due at
+ * one vblank the newest is shown and counted in Frame, the older ones
+ * were superseded before their vblank and count in CancelledFrame, as
+ * does every flip still queued when its device is destroyed or the
+ * process ends.  QueuedPresent is the queue's length.  A Blt present
+ * counts in Frame when its copy is done.
+ *
+ * The vsync interrupt must run while a flip waits: the first flip queued
+ * joins it as a vblank wait does, and the present call or statistics
+ * query that finds every queue empty lets it go (a DDI call, never made
+ * from the interrupt itself).  The miniport is not asked to program the
+ * new scan-out address: kmtshim has no DxgkDdiSetVidPnSourceAddress
+ * gateway, so `scanned_out` is the core's record only.
+ *
+ * SetQueuedLimit's present limit bounds a device's queued flips on a
+ * source: a flip beyond it blocks until one leaves, as Windows blocks the
+ * present, or until the device or process goes (STATUS_DEVICE_REMOVED).
+ */
+#include <stdlib.h>
+
+#include "dxgkrnl.h"
+
+struct dxgk_flip {
+    struct list entry;                   /* dxgk_flip_source.pending */
+    D3DKMT_HANDLE device;
+    D3DKMT_HANDLE allocation;
+    UINT64 target;                       /* the vblank count that shows it */
+};
+
+void dxgk_flips_init(struct dxgk_adapter *adapter)
+{
+    struct dxgk_flips *f = &adapter->flips;
+
+    pthread_mutex_init(&f->lock, NULL);
+    pthread_cond_init(&f->retired, NULL);
+    for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++)
+        list_init(&f->source[i].pending);
+}
+
+static void cancel_locked(struct dxgk_flip_source *s, struct dxgk_flip *flip)
+{
+    list_remove(&flip->entry);
+    s->queued--;
+    s->cancelled++;
+    free(flip);
+}
+
+static void drop_all_locked(struct dxgk_flips *f)
+{
+    for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++) {
+        struct dxgk_flip_source *s = &f->source[i];
+        struct dxgk_flip *flip, *next;
+
+        LIST_FOR_EACH_ENTRY_SAFE(flip, next, &s->pending, struct dxgk_flip, entry)
+            cancel_locked(s, flip);
+    }
+}
+
+void dxgk_flips_fini(struct dxgk_adapter *adapter)
+{
+    struct dxgk_flips *f = &adapter->flips;
+
+    drop_all_locked(f);
+    pthread_cond_destroy(&f->retired);
+    pthread_mutex_destroy(&f->lock);
+}
+
+static bool any_queued_locked(const struct dxgk_flips *f)
+{
+    for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++)
+        if (f->source[i].queued)
+            return true;
+    return false;
+}
+
+/* Lets the interrupt go once nothing is queued. */
+static void settle(struct dxgk_adapter *adapter)
+{
+    struct dxgk_flips *f = &adapter->flips;
+    bool leave;
+
+    pthread_mutex_lock(&f->lock);
+    leave = f->joined && !any_queued_locked(f);
+    if (leave)
+        f->joined = false;
+    pthread_mutex_unlock(&f->lock);
+    if (leave)
+        dxgk_vblank_leave(adapter);
+}
+
+/* Holds a join while flips are queued; the join is taken before the
+ * flip is, so the interrupt never misses the flip's vblank. */
+static NTSTATUS hold_interrupt(struct dxgk_adapter *adapter)
+{
+    struct dxgk_flips *f = &adapter->flips;
+    NTSTATUS status;
+    bool joined;
+
+    pthread_mutex_lock(&f->lock);
+    joined = f->joined;
+    pthread_mutex_unlock(&f->lock);
+    if (joined)
+        return STATUS_SUCCESS;
+    if ((status = dxgk_vblank_join(adapter)))
+        return status;
+    pthread_mutex_lock(&f->lock);
+    joined = f->joined;
+    f->joined = true;
+    pthread_mutex_unlock(&f->lock);
+    if (joined)                          /* another present joined meanwhile */
+        dxgk_vblank_leave(adapter);
+    return STATUS_SUCCESS;
+}
+
+static unsigned queued_by(const struct dxgk_flip_source *s, D3DKMT_HANDLE device)
+{
+    const struct dxgk_flip *flip;
+    unsigned n = 0;
+
+    LIST_FOR_EACH_ENTRY(flip, &s->pending, const struct dxgk_flip, entry)
+        n += flip->device == device;
+    return n;
+}
+
+static bool device_live(D3DKMT_HANDLE h)
+{
+    struct dxgk_device *device = dxgk_device_acquire(h);
+
+    if (device)
+        dxgk_device_release(device);
+    return device != NULL;
+}
+
+/* Blocks while the device has `limit` flips queued on the source. */
+static NTSTATUS wait_for_room_locked(struct dxgk_flips *f, struct dxgk_flip_source *s, D3DKMT_HANDLE device,
+                                     unsigned limit)
+{
+    while (!f->stopped && queued_by(s, device) >= limit) {
+        pthread_mutex_unlock(&f->lock);
+        bool live = device_live(device);
+        pthread_mutex_lock(&f->lock);
+        if (!live)
+            return STATUS_DEVICE_REMOVED;
+        if (queued_by(s, device) >= limit)
+            pthread_cond_wait(&f->retired, &f->lock);
+    }
+    return f->stopped ? STATUS_DEVICE_REMOVED : STATUS_SUCCESS;
+}
+
+NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UINT source,
+                         D3DKMT_HANDLE allocation, UINT interval, unsigned limit)
+{
+    struct dxgk_flips *f = &adapter->flips;
+    struct dxgk_flip_source *s = &f->source[source];
+    struct dxgk_flip *flip, *old, *next;
+    NTSTATUS status;
+    bool rejoin;
+
+    if (!interval) {
+        /* immediate: shown now, superseding whatever waits */
+        pthread_mutex_lock(&f->lock);
+        LIST_FOR_EACH_ENTRY_SAFE(old, next, &s->pending, struct dxgk_flip, entry)
+            cancel_locked(s, old);
+        s->frames++;
+        s->scanned_out = allocation;
+        pthread_cond_broadcast(&f->retired);
+        pthread_mutex_unlock(&f->lock);
+        settle(adapter);
+        return STATUS_SUCCESS;
+    }
+    if (!(flip = calloc(1, sizeof(*flip))))
+        return STATUS_NO_MEMORY;
+    flip->device = device;
+    flip->allocation = allocation;
+    if ((status = hold_interrupt(adapter))) {
+        free(flip);
+        return status;
+    }
+    /* the vblank lock first, as in the interrupt: the target counts from
+     * the vblank this call saw */
+    for (;;) {
+        pthread_mutex_lock(&adapter->vblank.lock);
+        pthread_mutex_lock(&f->lock);
+        if (queued_by(s, device) < limit)
+            break;
+        pthread_mutex_unlock(&adapter->vblank.lock);
+        status = wait_for_room_locked(f, s, device, limit);
+        pthread_mutex_unlock(&f->lock);
+        if (status) {
+            free(flip);
+            settle(adapter);
+            return status;
+        }
+    }
+    flip->target = adapter->vblank.count[source] + interval;
+    list_add_tail(&s->pending, &flip->entry);
+    s->queued++;
+    rejoin = !f->joined;
+    pthread_mutex_unlock(&f->lock);
+    pthread_mutex_unlock(&adapter->vblank.lock);
+    /* a wait for room may have seen every queue empty and the interrupt
+     * let go; with this flip queued nothing lets it go again */
+    return rejoin ? hold_interrupt(adapter) : STATUS_SUCCESS;
+}
+
+void dxgk_flip_vblank_locked(struct dxgk_adapter *adapter, UINT source, UINT64 count)
+{
+    struct dxgk_flips *f = &adapter->flips;
+    struct dxgk_flip_source *s = &f->source[source];
+    struct dxgk_flip *flip, *next, *shown = NULL;
+
+    pthread_mutex_lock(&f->lock);
+    LIST_FOR_EACH_ENTRY_SAFE(flip, next, &s->pending, struct dxgk_flip, entry) {
+        if (flip->target > count)
+            continue;
+        if (shown)
+            cancel_locked(s, shown);     /* superseded by a newer flip due now */
+        shown = flip;
+    }
+    if (shown) {
+        list_remove(&shown->entry);
+        s->queued--;
+        s->frames++;
+        s->scanned_out = shown->allocation;
+        free(shown);
+        pthread_cond_broadcast(&f->retired);
+    }
+    pthread_mutex_unlock(&f->lock);
+}
+
+void dxgk_flip_count_blt(struct dxgk_adapter *adapter, UINT source)
+{
+    pthread_mutex_lock(&adapter->flips.lock);
+    adapter->flips.source[source].frames++;
+    pthread_mutex_unlock(&adapter->flips.lock);
+}
+
+void dxgk_flip_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
+{
+    struct dxgk_flips *f = &adapter->flips;
+
+    pthread_mutex_lock(&f->lock);
+    for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++) {
+        struct dxgk_flip_source *s = &f->source[i];
+        struct dxgk_flip *flip, *next;
+
+        LIST_FOR_EACH_ENTRY_SAFE(flip, next, &s->pending, struct dxgk_flip, entry)
+            if (flip->device == device)
+                cancel_locked(s, flip);
+    }
+    pthread_cond_broadcast(&f->retired);
+    pthread_mutex_unlock(&f->lock);
+    settle(adapter);
+}
+
+void dxgk_flip_stop(struct dxgk_adapter *adapter)
+{
+    struct dxgk_flips *f = &adapter->flips;
+
+    pthread_mutex_lock(&f->lock);
+    f->stopped = true;
+    drop_all_locked(f);
+    pthread_cond_broadcast(&f->retired);
+    pthread_mutex_unlock(&f->lock);
+    settle(adapter);
+}
+
+void dxgk_flip_counters(struct dxgk_adapter *adapter, UINT source,
+                        D3DKMT_QUERYSTATISTICS_PROCESS_VIDPNSOURCE_INFORMATION *out)
+{
+    struct dxgk_flips *f = &adapter->flips;
+
+    pthread_mutex_lock(&f->lock);
+    out->Frame = f->source[source].frames;
+    out->CancelledFrame = f->source[source].cancelled;
+    out->QueuedPresent = f->source[source].queued;
+    pthread_mutex_unlock(&f->lock);
+    settle(adapter);
+}

@@ -1,0 +1,223 @@
+/*
+ * D3DKMTPresent: validation, and the Blt present.
+ *
+ * hContext names a context (or, as Direct3D 10 passes it, a device);
+ * hSource and hDestination must be allocations of its device, else
+ * STATUS_INVALID_PARAMETER, as for every handle of the wrong device.  A
+ * VidPnSourceId that is no source of the adapter is
+ * STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE, the status the other
+ * source-taking calls give here (vblank.c).  Flags: exactly one of Blt and
+ * Flip; set Reserved bits are STATUS_INVALID_PARAMETER; the modes kmtshim
+ * does not carry out (ColorFill, stereo, redirected, DDA, indirect, HMD,
+ * sub-rectangles, broadcasts...) STATUS_NOT_SUPPORTED.  No Windows run
+ * confirmed the order of these checks.
+ *
+ * A Blt copies SrcRect of hSource to DstRect of hDestination on the CPU,
+ * in the context's order: after everything queued on the context before
+ * it completed (the call waits), and through the Lock path, which waits
+ * for the queued GPU work that references either allocation.  A later
+ * Lock of the destination sees it; the call returns when it is done.  The surfaces' layout is the display's: 32 bits a pixel, rows of
+ * the width of VidPnSourceId's current mode (KMTQAITYPE_CURRENTDISPLAYMODE);
+ * the rectangles (the whole mode where not marked valid) must have one
+ * size and lie in the mode and in both allocations.
+ */
+#include <string.h>
+
+#include "dxgkrnl.h"
+#include "vidsch.h"
+
+#define BYTES_PER_PIXEL 4u
+
+/* The bits this path acts on; any other named bit is a mode it does not
+ * carry out. */
+#define FLAG_BLT            0x00000001u
+#define FLAG_FLIP           0x00000004u
+#define FLAG_DST_RECT_VALID 0x00000040u
+#define FLAG_SRC_RECT_VALID 0x00000080u
+#define FLAG_RESTRICT_VIDPN 0x00000100u
+#define FLAG_COUNT_VALID    0x00001000u
+#define FLAG_DURATION_VALID 0x08000000u
+#define FLAGS_RESERVED      0xc0000000u
+#define FLAGS_CARRIED_OUT   (FLAG_BLT | FLAG_FLIP | FLAG_DST_RECT_VALID | FLAG_SRC_RECT_VALID | \
+                             FLAG_RESTRICT_VIDPN | FLAG_COUNT_VALID | FLAG_DURATION_VALID)
+
+struct present_target {
+    struct dxgk_context *ctx;            /* acquired, or NULL */
+    struct dxgk_device *device;          /* acquired when ctx is NULL */
+};
+
+static struct dxgk_device *target_acquire(D3DKMT_HANDLE h, struct present_target *t)
+{
+    t->ctx = dxgk_context_acquire(h);
+    t->device = t->ctx ? NULL : dxgk_device_acquire(h);
+    return t->ctx ? t->ctx->device : t->device;
+}
+
+static void target_release(struct present_target *t)
+{
+    if (t->ctx)
+        dxgk_context_release(t->ctx);
+    else if (t->device)
+        dxgk_device_release(t->device);
+}
+
+static NTSTATUS check_flags(const D3DKMT_PRESENT *p)
+{
+    UINT v = p->Flags.Value, kind = v & (FLAG_BLT | FLAG_FLIP);
+
+    if (v & FLAGS_RESERVED)
+        return STATUS_INVALID_PARAMETER;
+    if (v & ~FLAGS_CARRIED_OUT)
+        return STATUS_NOT_SUPPORTED;
+    if (kind != FLAG_BLT && kind != FLAG_FLIP)
+        return STATUS_INVALID_PARAMETER;
+    if (p->BroadcastContextCount > D3DDDI_MAX_BROADCAST_CONTEXT ||
+        (UINT)p->FlipInterval > D3DDDI_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING)
+        return STATUS_INVALID_PARAMETER;
+    if (p->BroadcastContextCount || p->SubRectCnt)
+        return STATUS_NOT_SUPPORTED;
+    return STATUS_SUCCESS;
+}
+
+/* The size of an allocation of `device`; 0 if `h` is none. */
+static SIZE_T allocation_size(struct dxgk_device *device, D3DKMT_HANDLE h)
+{
+    struct dxgk_allocation *alloc = dxgk_allocation_lookup(device, h);
+    SIZE_T size;
+
+    if (!alloc)
+        return 0;
+    size = alloc->size;
+    dxgk_allocation_put(alloc);
+    return size;
+}
+
+struct blt {
+    D3DKMT_HANDLE device, src, dst;
+    RECT src_rect, dst_rect;
+    UINT pitch;
+};
+
+static bool rect_ok(const RECT *r, UINT width, UINT height, UINT pitch, SIZE_T size)
+{
+    if (r->left < 0 || r->top < 0 || r->right <= r->left || r->bottom <= r->top ||
+        (UINT)r->right > width || (UINT)r->bottom > height)
+        return false;
+    return (UINT64)(r->bottom - 1) * pitch + (UINT64)r->right * BYTES_PER_PIXEL <= size;
+}
+
+static NTSTATUS check_blt(struct dxgk_device *device, const D3DKMT_PRESENT *p, struct blt *b)
+{
+    D3DKMT_CURRENTDISPLAYMODE mode = { .VidPnSourceId = p->VidPnSourceId };
+    RECT whole;
+    NTSTATUS status;
+
+    if ((status = dxgk_current_display_mode(device->adapter, &mode)))
+        return status;
+    whole = (RECT){ 0, 0, (LONG)mode.DisplayMode.Width, (LONG)mode.DisplayMode.Height };
+    b->device = device->handle;
+    b->src = p->hSource;
+    b->dst = p->hDestination;
+    b->pitch = mode.DisplayMode.Width * BYTES_PER_PIXEL;
+    b->src_rect = p->Flags.SrcRectValid ? p->SrcRect : whole;
+    b->dst_rect = p->Flags.DstRectValid ? p->DstRect : whole;
+    if (b->src_rect.right - b->src_rect.left != b->dst_rect.right - b->dst_rect.left ||
+        b->src_rect.bottom - b->src_rect.top != b->dst_rect.bottom - b->dst_rect.top)
+        return STATUS_INVALID_PARAMETER;    /* kmtshim does not stretch */
+    if (!rect_ok(&b->src_rect, mode.DisplayMode.Width, mode.DisplayMode.Height, b->pitch,
+                 allocation_size(device, b->src)) ||
+        !rect_ok(&b->dst_rect, mode.DisplayMode.Width, mode.DisplayMode.Height, b->pitch,
+                 allocation_size(device, b->dst)))
+        return STATUS_INVALID_PARAMETER;
+    return STATUS_SUCCESS;
+}
+
+static void copy_rows(unsigned char *dst, const unsigned char *src, const struct blt *b)
+{
+    UINT rows = (UINT)(b->src_rect.bottom - b->src_rect.top);
+    size_t bytes = (size_t)(b->src_rect.right - b->src_rect.left) * BYTES_PER_PIXEL;
+    /* bottom up where the destination lies below an overlapping source */
+    bool up = dst == src && b->dst_rect.top > b->src_rect.top;
+
+    for (UINT i = 0; i < rows; i++) {
+        UINT row = up ? rows - 1 - i : i;
+        size_t s = (size_t)(b->src_rect.top + row) * b->pitch + (size_t)b->src_rect.left * BYTES_PER_PIXEL;
+        size_t d = (size_t)(b->dst_rect.top + row) * b->pitch + (size_t)b->dst_rect.left * BYTES_PER_PIXEL;
+
+        memmove(dst + d, src + s, bytes);
+    }
+}
+
+/* Outside the device's lock: Lock takes it itself, and waits for the GPU. */
+static NTSTATUS run_blt(const struct blt *b)
+{
+    D3DDDICB_LOCKFLAGS ro = { .ReadOnly = 1 }, wo = { .WriteOnly = 1 };
+    D3DGPU_VIRTUAL_ADDRESS va;
+    void *src, *dst;
+    NTSTATUS status;
+
+    if (b->src == b->dst)
+        ro.Value = 0;                    /* one mapping, read and written */
+    if ((status = dxgk_lock(b->device, b->src, ro, 0, NULL, &src, &va)))
+        return status;
+    if (!(status = dxgk_lock(b->device, b->dst, b->src == b->dst ? ro : wo, 0, NULL, &dst, &va))) {
+        copy_rows(dst, src, b);
+        dxgk_unlock(b->device, &b->dst, 1);
+    }
+    dxgk_unlock(b->device, &b->src, 1);
+    return status;
+}
+
+NTSTATUS dxgk_present(const D3DKMT_PRESENT *p)
+{
+    struct present_target t;
+    struct dxgk_device *device = target_acquire(p->hContext, &t);
+    struct dxgk_adapter *adapter;
+    struct dxgk_context *ctx;
+    D3DKMT_HANDLE device_handle;
+    unsigned limit;
+    struct blt b;
+    NTSTATUS status;
+
+    if (!device)
+        return STATUS_INVALID_PARAMETER;
+    if ((status = check_flags(p)))
+        goto fail;
+    if (p->VidPnSourceId >= dxgk_source_count(device->adapter)) {
+        status = STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE;
+        goto fail;
+    }
+    if (!allocation_size(device, p->hSource) || (p->Flags.Blt && !allocation_size(device, p->hDestination))) {
+        status = STATUS_INVALID_PARAMETER;
+        goto fail;
+    }
+    if (p->Flags.Blt && (status = check_blt(device, p, &b)))
+        goto fail;
+    adapter = device->adapter;
+    kmt_object_get(&adapter->obj);
+    device_handle = device->handle;
+    limit = dxgk_device_present_limit(device);
+    ctx = t.ctx;
+    if (ctx)
+        kmt_object_get(&ctx->obj);
+    target_release(&t);
+    if (ctx && p->Flags.Blt)
+        dxgk_sched_wait_idle(ctx);       /* without the device lock: DestroyDevice may come */
+    if (ctx)
+        dxgk_context_put(ctx);
+
+    if (p->Flags.Blt) {
+        if (!(status = run_blt(&b)))
+            dxgk_flip_count_blt(adapter, p->VidPnSourceId);
+    } else {
+        UINT interval = p->FlipInterval == D3DDDI_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING ? 0 : p->FlipInterval;
+
+        status = dxgk_flip_queue(adapter, device_handle, p->VidPnSourceId, p->hSource, interval, limit);
+    }
+    dxgk_adapter_put(adapter);
+    return status;
+
+fail:
+    target_release(&t);
+    return status;
+}

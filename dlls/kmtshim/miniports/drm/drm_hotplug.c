@@ -12,8 +12,9 @@
  * probe left them (no new probe: the kernel made one before it sent the
  * message) and reports each source's connection, only the sources with
  * that connector when CONNECTOR= is there; the core ignores a report that
- * changes nothing.  Other devices, other subsystems, messages without
- * HOTPLUG=1 and malformed ones are ignored.
+ * changes nothing.  Each report first re-reads which connectors the
+ * sources' CRTCs drive (drm_kms_connectors.c).  Other devices, other
+ * subsystems, messages without HOTPLUG=1 and malformed ones are ignored.
  *
  * The thread starts when a vblank wait first enables CRTC_VSYNC, not with
  * the adapter: a netlink uevent socket hears every device of the machine,
@@ -113,25 +114,36 @@ static int64_t parse(const struct kdrm_adapter *a, const char *msg, size_t len)
     return drm && hotplug && mine ? connector : -1;
 }
 
-static bool has_connector(const struct kdrm_source *s, UINT32 id)
+static bool has_connector(struct kdrm_adapter *a, const struct kdrm_source *s, UINT32 id)
 {
-    for (UINT i = 0; i < s->connectors; i++)
-        if (s->connector_ids[i] == id)
+    UINT32 ids[KDRM_MAX_CLONES];
+    UINT n = kdrm_kms_source_connectors(a, s, ids);
+
+    for (UINT i = 0; i < n; i++)
+        if (ids[i] == id)
             return true;
     return false;
 }
 
 /* Reports the connection of the sources with `connector` (all for
- * ANY_CONNECTOR), as the kernel last probed them. */
+ * ANY_CONNECTOR), as the kernel last probed them.  Which connectors a
+ * source has is read again first: a compositor's modeset that moved one
+ * onto its CRTC sent no uevent of its own.  A source the connector left in
+ * that re-read is reported too. */
 static void report(struct kdrm_adapter *a, UINT32 connector)
 {
+    bool had[KDRM_MAX_SOURCES] = { false };
+
+    for (UINT i = 0; i < a->kms.count && connector != ANY_CONNECTOR; i++)
+        had[i] = has_connector(a, &a->kms.sources[i], connector);
+    kdrm_kms_refresh_connectors(a);
     for (UINT i = 0; i < a->kms.count; i++) {
         struct kdrm_source *s = &a->kms.sources[i];
         DXGK_CHILD_STATUS cs = { .Type = StatusConnection, .ChildUid = i };
         bool connected;
         int err;
 
-        if (connector != ANY_CONNECTOR && !has_connector(s, connector))
+        if (connector != ANY_CONNECTOR && !had[i] && !has_connector(a, s, connector))
             continue;
         if ((err = kdrm_kms_source_connected(a, s, true, &connected))) {
             kdrm_trace(a, KMT_TRACE_WARN, __func__, "source %u: cannot read its connectors: %s\n", i,

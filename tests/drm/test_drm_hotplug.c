@@ -355,6 +355,27 @@ START_TEST(uevents_of_other_devices_and_malformed_ones_are_ignored)
 }
 END_TEST
 
+/* Root's synthetic uevent with a HOTPLUG=1 argument (the kernel sends it
+ * as SYNTH_ARG_HOTPLUG=1) is heard as the kernel's own; udev's synthetic
+ * "change" (udevadm trigger: no arguments) is not. */
+START_TEST(synthetic_hotplug_uevent_is_heard)
+{
+    unsigned base;
+
+    start();
+    listen(FAKE_KMS_VGA_CONNECTOR);
+    fake_kms_set_cable(FAKE_KMS_VGA_CONNECTOR, false);
+    base = handled();
+    SEND(0, HEAD, "SUBSYSTEM=drm", "SYNTH_UUID=0", "DEVNAME=dri/card0");
+    SEND(0, HEAD, "SUBSYSTEM=drm", "SYNTH_UUID=0", "SYNTH_ARG_HOTPLUG=1", "SYNTH_ARG_CONNECTOR=32",
+         "DEVNAME=dri/card0");
+    WAIT_FOR(wait_vblank(1) == STATUS_DEVICE_REMOVED);
+    ck_assert_uint_eq(handled(), base + 1);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    stop();
+}
+END_TEST
+
 /* An unplug and a replug reported back to back: a wait that begins after
  * both is not ended by the unplug (the core records a connection and
  * ends the source's waits in one hold of its vblank lock). */
@@ -534,6 +555,7 @@ int main(void)
     tcase_add_test(tc, polled_clones_keep_their_source_while_either_is_plugged);
     tcase_add_test(tc, uevent_unplug_ends_a_pending_wait_without_a_poll);
     tcase_add_test(tc, uevents_of_other_devices_and_malformed_ones_are_ignored);
+    tcase_add_test(tc, synthetic_hotplug_uevent_is_heard);
     tcase_add_test(tc, unplug_then_replug_leaves_later_waits_alone);
     tcase_add_test(tc, unplug_before_the_first_wait_ends_that_wait);
     tcase_add_test(tc, no_thread_or_descriptor_outlives_the_adapter);

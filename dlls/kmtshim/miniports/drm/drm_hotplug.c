@@ -16,6 +16,15 @@
  * sources' CRTCs drive (drm_kms_connectors.c).  Other devices, other
  * subsystems, messages without HOTPLUG=1 and malformed ones are ignored.
  *
+ * A synthetic uevent counts as the kernel's own when it carries the same
+ * keys as arguments: root writing "change <uuid> HOTPLUG=1" to
+ * /sys/class/drm/cardN/uevent makes the kernel send SYNTH_ARG_HOTPLUG=1.
+ * Some drivers never send HOTPLUG=1 themselves: virtio_gpu has no output
+ * poll, so a connector forced through its sysfs status file changes with
+ * no uevent, and the synthetic one is how a tool says so.  udev's own
+ * synthetic "change" (udevadm trigger) has no HOTPLUG argument and is
+ * ignored.
+ *
  * The thread starts when a vblank wait first enables CRTC_VSYNC, not with
  * the adapter: a netlink uevent socket hears every device of the machine,
  * and a process that never waits for vblank (compute, allocations, most
@@ -84,6 +93,13 @@ static int open_source(void)
     return fd;
 }
 
+/* A synthetic uevent's argument as the key the kernel's own would have
+ * ("SYNTH_ARG_HOTPLUG=1": "HOTPLUG=1"), other fields as they are. */
+static const char *field(const char *p)
+{
+    return strncmp(p, "SYNTH_ARG_", 10) ? p : p + 10;
+}
+
 /* The connector a hotplug message of this adapter names (ANY_CONNECTOR
  * when it names none), or -1 when the message is not one. */
 static int64_t parse(const struct kdrm_adapter *a, const char *msg, size_t len)
@@ -95,18 +111,19 @@ static int64_t parse(const struct kdrm_adapter *a, const char *msg, size_t len)
     if (!len || msg[len - 1] || !strchr(msg, '@'))   /* "action@devpath", NUL-ended */
         return -1;
     for (p += strlen(p) + 1; p < end; p += strlen(p) + 1) {
+        const char *f = field(p);
         char *stop;
 
         if (!strcmp(p, "SUBSYSTEM=drm"))
             drm = true;
-        else if (!strcmp(p, "HOTPLUG=1"))
+        else if (!strcmp(f, "HOTPLUG=1"))
             hotplug = true;
         else if (!strncmp(p, "DEVNAME=", 8))
             mine = !strcmp(file_name(p + 8), file_name(a->phys.card_node));
-        else if (!strncmp(p, "CONNECTOR=", 10)) {
-            unsigned long id = strtoul(p + 10, &stop, 10);
+        else if (!strncmp(f, "CONNECTOR=", 10)) {
+            unsigned long id = strtoul(f + 10, &stop, 10);
 
-            if (!p[10] || *stop || !id || id > UINT32_MAX)
+            if (!f[10] || *stop || !id || id > UINT32_MAX)
                 return -1;
             connector = (int64_t)id;
         }

@@ -39,6 +39,7 @@ static struct {
     bool reported;                      /* connector 31's status as last probed */
     bool vga_reported;                  /* connector 32's */
     bool clone_reported;                /* connector 33's */
+    uint32_t route[3];                  /* the CRTC connectors 31, 32, 33 drive while connected, 0: none */
     int uevent[2];                      /* [0]: the miniport's end (a duplicate of it), [1]: the fake's */
     uint64_t t0;                        /* vblank 0 */
     pthread_mutex_t lock;
@@ -96,6 +97,12 @@ static bool second_on(void)
     return fake_kms.config.second_output;
 }
 
+/* Connector 33 is there (config.clone_output or config.clone_spare). */
+static bool clone_there(void)
+{
+    return fake_kms.config.clone_output || fake_kms.config.clone_spare;
+}
+
 /* A GETCONNECTOR without room for modes probes: the cable's state becomes
  * the reported one. */
 static bool probe(const struct drm_mode_get_connector *c, bool *reported, bool cable)
@@ -123,8 +130,10 @@ static int get_resources(struct drm_mode_card_res *r)
     static const uint32_t crtcs[] = { FAKE_KMS_CRTC, FAKE_KMS_IDLE_CRTC };
     static const uint32_t connectors[] = { FAKE_KMS_CONNECTOR, CONNECTOR_VGA, CONNECTOR_CLONE };
     static const uint32_t encoders[] = { ENCODER_HDMI, ENCODER_VGA, ENCODER_CLONE };
-    uint32_t n = fake_kms.config.clone_output ? 3 : 2;
+    uint32_t n = clone_there() ? 3 : 2;
 
+    if (!r->connector_id_ptr)
+        fake_kms.resource_lists++;       /* libdrm's first call of a drmModeGetResources */
     put_ids(r->fb_id_ptr, &r->count_fbs, NULL, 0);
     put_ids(r->crtc_id_ptr, &r->count_crtcs, crtcs, 2);
     put_ids(r->connector_id_ptr, &r->count_connectors, connectors, n);
@@ -144,17 +153,17 @@ static int get_connector(struct drm_mode_get_connector *c)
         connected = probe(c, &k.reported, fake_kms.plugged);
         encoder = ENCODER_HDMI;
         c->connector_type = DRM_MODE_CONNECTOR_HDMIA;
-        c->encoder_id = connected && crtc_on() ? ENCODER_HDMI : 0;
+        c->encoder_id = connected && k.route[0] ? ENCODER_HDMI : 0;
     } else if (c->connector_id == CONNECTOR_VGA) {
         connected = second_on() && probe(c, &k.vga_reported, fake_kms.vga_plugged);
         encoder = ENCODER_VGA;
         c->connector_type = DRM_MODE_CONNECTOR_VGA;
-        c->encoder_id = connected ? ENCODER_VGA : 0;
-    } else if (c->connector_id == CONNECTOR_CLONE && fake_kms.config.clone_output) {
+        c->encoder_id = connected && k.route[1] ? ENCODER_VGA : 0;
+    } else if (c->connector_id == CONNECTOR_CLONE && clone_there()) {
         connected = probe(c, &k.clone_reported, fake_kms.clone_plugged);
         encoder = ENCODER_CLONE;
         c->connector_type = DRM_MODE_CONNECTOR_DVID;
-        c->encoder_id = connected && crtc_on() ? ENCODER_CLONE : 0;
+        c->encoder_id = connected && k.route[2] ? ENCODER_CLONE : 0;
     } else {
         return -ENOENT;
     }
@@ -180,16 +189,16 @@ static int get_encoder(struct drm_mode_get_encoder *e)
 {
     if (e->encoder_id == ENCODER_HDMI) {
         e->encoder_type = DRM_MODE_ENCODER_TMDS;
-        e->crtc_id = crtc_on() ? FAKE_KMS_CRTC : 0;
+        e->crtc_id = k.route[0];
         e->possible_crtcs = 3;
     } else if (e->encoder_id == ENCODER_VGA) {
         e->encoder_type = DRM_MODE_ENCODER_DAC;
-        e->crtc_id = second_on() ? FAKE_KMS_IDLE_CRTC : 0;
+        e->crtc_id = k.route[1];
         e->possible_crtcs = 2;
-    } else if (e->encoder_id == ENCODER_CLONE && fake_kms.config.clone_output) {
+    } else if (e->encoder_id == ENCODER_CLONE && clone_there()) {
         e->encoder_type = DRM_MODE_ENCODER_TMDS;
-        e->crtc_id = crtc_on() ? FAKE_KMS_CRTC : 0;
-        e->possible_crtcs = 1;
+        e->crtc_id = k.route[2];
+        e->possible_crtcs = 3;
     } else {
         return -ENOENT;
     }
@@ -340,6 +349,9 @@ int fake_kms_open(const struct fake_kms_config *config, char *path, size_t size)
     fake_kms.plugged = k.reported = !config->unplugged;
     fake_kms.vga_plugged = k.vga_reported = config->second_output;
     fake_kms.clone_plugged = k.clone_reported = config->clone_output;
+    k.route[0] = config->crtc_off ? 0 : FAKE_KMS_CRTC;
+    k.route[1] = config->second_output ? FAKE_KMS_IDLE_CRTC : 0;
+    k.route[2] = config->clone_output && !config->crtc_off ? FAKE_KMS_CRTC : 0;
     k.npending = 0;
     k.t0 = now_ns();
     snprintf(k.dir, sizeof(k.dir), "/tmp/fake-kms-XXXXXX");
@@ -428,6 +440,14 @@ void fake_kms_set_cable(uint32_t id, bool plugged)
         fake_kms.vga_plugged = k.vga_reported = plugged;
     else if (id == CONNECTOR_CLONE)
         fake_kms.clone_plugged = k.clone_reported = plugged;
+    pthread_mutex_unlock(&k.lock);
+}
+
+void fake_kms_route(uint32_t id, uint32_t crtc)
+{
+    pthread_mutex_lock(&k.lock);
+    if (id >= FAKE_KMS_CONNECTOR && id <= CONNECTOR_CLONE)
+        k.route[id - FAKE_KMS_CONNECTOR] = crtc;
     pthread_mutex_unlock(&k.lock);
 }
 

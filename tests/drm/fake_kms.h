@@ -19,8 +19,12 @@
  * a GETCONNECTOR with count_modes 0 probes (copies fake_kms.plugged to the
  * status reported), one with room for modes reads the last probed status;
  * fake_kms.vga_plugged is connector 32's cable.  With config.clone_output,
- * connector 33 (DVI, encoder 23, CRTC 41 only) is connected and cloned on
- * CRTC 41 with connector 31; fake_kms.clone_plugged is its cable.
+ * connector 33 (DVI, encoder 23, which may use either CRTC) is connected and cloned on
+ * CRTC 41 with connector 31; fake_kms.clone_plugged is its cable.  With
+ * config.clone_spare it is there but unplugged and on no CRTC at the
+ * start.  A connected connector's encoder drives the CRTC it is routed to
+ * (fake_kms_route: what a compositor's modeset does), a disconnected
+ * one's none.
  *
  * Uevents: the fake opens a socketpair and names its reading end in
  * KMTSHIM_DRM_UEVENT_FD, so the miniport reads the messages a test writes
@@ -49,6 +53,7 @@ struct fake_kms_config {
     bool unplugged;                     /* connector 31 starts disconnected */
     bool second_output;                 /* connector 32 on CRTC 42, plugged at the start */
     bool clone_output;                  /* connector 33 on CRTC 41 beside 31, plugged at the start */
+    bool clone_spare;                   /* connector 33 there, unplugged and on no CRTC at the start */
 };
 
 struct fake_kms {
@@ -59,6 +64,7 @@ struct fake_kms {
     unsigned probes, current_reads;     /* GETCONNECTOR calls of connector 31 (and 32 with
                                            config.second_output) that probed / did not */
     atomic_uint reads_of[3];            /* GETCONNECTOR calls that did not probe, of 31, 32, 33 */
+    atomic_uint resource_lists;         /* drmModeGetResources calls (their first GETRESOURCES) */
     /* counted on the miniport's vblank thread and the fake's own */
     atomic_uint queued, delivered;      /* CRTC_QUEUE_SEQUENCE events taken, and written */
     atomic_uint refused;                /* vblank ioctls refused */
@@ -82,6 +88,9 @@ int fake_kms_uevent(const void *msg, size_t len);
 /* Connector `id`'s cable set and probed, as the kernel does before it
  * sends a uevent; no uevent. */
 void fake_kms_set_cable(uint32_t id, bool plugged);
+/* Connector `id` routed to CRTC `crtc` (0: none) while it is connected,
+ * as a compositor's modeset does it: no uevent. */
+void fake_kms_route(uint32_t id, uint32_t crtc);
 /* The kernel's answer to a hotplug interrupt: connector `id`'s cable set,
  * probed, and the uevent naming card0 and the connector sent.  0, or -1. */
 int fake_kms_hotplug(uint32_t id, bool plugged);

@@ -21,7 +21,7 @@
 builddir=${KMTSHIM_TEST_BUILDDIR:-$(pwd)}
 srcdir=${KMTSHIM_TEST_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 lane="$srcdir/scripts/qemu-drm-lane"
-programs="test_drm_enum test_drm_alloc test_drm_stress test_drm_fault test_drm_exec test_drm_display test_drm_share_lane"
+programs="test_drm_enum test_drm_alloc test_drm_stress test_drm_fault test_drm_exec test_drm_display test_drm_hotplug_lane test_drm_share_lane"
 mode=${1:-lane}
 
 log=$(mktemp "${TMPDIR:-/tmp}/kmtshim-drm-lane.XXXXXX")

@@ -10,8 +10,10 @@
  *
  * The same without any poll: once a vblank wait has begun, the miniport
  * reads the kernel's DRM uevents (here the fake's socketpair,
- * fake_kms_hotplug) and reports the change itself.  A source whose CRTC drives two connectors (config.clone_output)
- * stays connected while either is.
+ * fake_kms_hotplug) and reports the change itself.  A source whose CRTC
+ * drives two connectors (config.clone_output) stays connected while either
+ * is, and so does one whose CRTC a connector joins after the start
+ * (config.clone_spare, fake_kms_route), beside its first or in its place.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -303,16 +305,29 @@ static void send_fields(const char *const *fields, unsigned n, size_t cut)
 
 #define HEAD "change@/devices/pci0000:00/0000:00:02.0/drm/card0", "ACTION=change"
 
+/* The messages the miniport acted on: each re-reads the resources once. */
+static unsigned handled(void)
+{
+    return atomic_load(&fake_kms.resource_lists);
+}
+
+/* A message for a connector no source has: once it is handled, every
+ * message before it was. */
+static void settle(unsigned before)
+{
+    SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=99");
+    WAIT_FOR(handled() > before);
+}
+
 START_TEST(uevents_of_other_devices_and_malformed_ones_are_ignored)
 {
-    unsigned vga, hdmi;
+    unsigned base;
 
     start();
     listen(FAKE_KMS_VGA_CONNECTOR);
     /* the kernel found VGA unplugged; only a message for card0 tells */
     fake_kms_set_cable(FAKE_KMS_VGA_CONNECTOR, false);
-    vga = reads(FAKE_KMS_VGA_CONNECTOR);
-    hdmi = reads(FAKE_KMS_CONNECTOR);
+    base = handled();
     SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card1");                  /* another card */
     SEND(0, HEAD, "SUBSYSTEM=usb", "HOTPLUG=1", "DEVNAME=dri/card0");                  /* another subsystem */
     SEND(0, HEAD, "SUBSYSTEM=drm", "DEVNAME=dri/card0");                               /* no HOTPLUG */
@@ -325,15 +340,37 @@ START_TEST(uevents_of_other_devices_and_malformed_ones_are_ignored)
     SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=");
     SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=0");
     SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=99999999999");
-    /* then one for HDMI alone: once it is read, the ones before were */
+    /* then one for HDMI alone: it reports source 0 only */
     SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=31", "PROPERTY=5");
-    WAIT_FOR(read_since(FAKE_KMS_CONNECTOR, hdmi));
-    ck_assert_uint_eq(reads(FAKE_KMS_VGA_CONNECTOR), vga);
+    settle(base + 1);
+    ck_assert_uint_eq(handled(), base + 2);
     ck_assert_status(wait_vblank(1), STATUS_SUCCESS);
 
     /* one without CONNECTOR= reads every source's */
     SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0");
     WAIT_FOR(wait_vblank(1) == STATUS_DEVICE_REMOVED);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    ck_assert_uint_eq(handled(), base + 3);
+    stop();
+}
+END_TEST
+
+/* Root's synthetic uevent with a HOTPLUG=1 argument (the kernel sends it
+ * as SYNTH_ARG_HOTPLUG=1) is heard as the kernel's own; udev's synthetic
+ * "change" (udevadm trigger: no arguments) is not. */
+START_TEST(synthetic_hotplug_uevent_is_heard)
+{
+    unsigned base;
+
+    start();
+    listen(FAKE_KMS_VGA_CONNECTOR);
+    fake_kms_set_cable(FAKE_KMS_VGA_CONNECTOR, false);
+    base = handled();
+    SEND(0, HEAD, "SUBSYSTEM=drm", "SYNTH_UUID=0", "DEVNAME=dri/card0");
+    SEND(0, HEAD, "SUBSYSTEM=drm", "SYNTH_UUID=0", "SYNTH_ARG_HOTPLUG=1", "SYNTH_ARG_CONNECTOR=32",
+         "DEVNAME=dri/card0");
+    WAIT_FOR(wait_vblank(1) == STATUS_DEVICE_REMOVED);
+    ck_assert_uint_eq(handled(), base + 1);
     ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
     stop();
 }
@@ -344,16 +381,15 @@ END_TEST
  * ends the source's waits in one hold of its vblank lock). */
 START_TEST(unplug_then_replug_leaves_later_waits_alone)
 {
-    unsigned hdmi;
+    unsigned before;
 
     start();
     listen(FAKE_KMS_VGA_CONNECTOR);
     for (int round = 0; round < 20; round++) {
-        hdmi = reads(FAKE_KMS_CONNECTOR);
+        before = handled();
         ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_VGA_CONNECTOR, false), 0);
         ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_VGA_CONNECTOR, true), 0);
-        ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_CONNECTOR, true), 0);
-        WAIT_FOR(read_since(FAKE_KMS_CONNECTOR, hdmi));
+        settle(before + 2);
         ck_assert_status(wait_vblank(1), STATUS_SUCCESS);
     }
     stop();
@@ -395,27 +431,115 @@ END_TEST
 
 START_TEST(uevents_for_clones_keep_their_source_while_either_is_plugged)
 {
-    unsigned hdmi, dvi;
+    unsigned before;
 
     /* CRTC 41 drives HDMI and DVI: one source */
     start_with(&(struct fake_kms_config){ .clone_output = true }, 1);
     listen(FAKE_KMS_CONNECTOR);
-    hdmi = reads(FAKE_KMS_CONNECTOR);
+    before = handled();
     ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_CLONE_CONNECTOR, false), 0);
-    WAIT_FOR(read_since(FAKE_KMS_CONNECTOR, hdmi));
+    settle(before + 1);
     ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
 
-    dvi = reads(FAKE_KMS_CLONE_CONNECTOR);
+    before = handled();
     ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_CLONE_CONNECTOR, true), 0);
     ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_CONNECTOR, false), 0);
-    /* the DVI clone is read once HDMI is found unplugged */
-    WAIT_FOR(read_since(FAKE_KMS_CLONE_CONNECTOR, dvi));
+    settle(before + 2);
     ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
 
     uevent_unplug_ends_waits(0, FAKE_KMS_CLONE_CONNECTOR);
 
     ck_assert_int_eq(fake_kms_hotplug(FAKE_KMS_CLONE_CONNECTOR, true), 0);
     WAIT_FOR(wait_vblank(0) == STATUS_SUCCESS);
+    stop();
+}
+END_TEST
+
+/* ---- connectors that join CRTC 41 after the start ----------------------------------------- */
+
+static void tell_by_poll(uint32_t id, bool plugged)
+{
+    fake_kms_set_cable(id, plugged);
+    poll_children();
+}
+
+/* The kernel's uevent, handled before it returns. */
+static void tell_by_uevent(uint32_t id, bool plugged)
+{
+    unsigned before = handled();
+
+    ck_assert_int_eq(fake_kms_hotplug(id, plugged), 0);
+    settle(before + 1);
+}
+
+/* DVI (33), unplugged at the start, is plugged and routed to CRTC 41 by
+ * the compositor (a modeset: no uevent), beside HDMI or in its place.
+ * HDMI's unplug leaves the source connected through DVI; DVI's then ends
+ * its waits; DVI back, they work again.  `tell` makes each cable change
+ * known: a poll or the kernel's uevent. */
+static void connector_joining_later(bool replace, void (*tell)(uint32_t id, bool plugged))
+{
+    pthread_t waiter;
+    void *ended;
+
+    start_with(&(struct fake_kms_config){ .clone_spare = true }, 1);
+    listen(FAKE_KMS_CONNECTOR);
+    if (replace)
+        fake_kms_route(FAKE_KMS_CONNECTOR, 0);
+    fake_kms_route(FAKE_KMS_CLONE_CONNECTOR, FAKE_KMS_CRTC);
+    tell(FAKE_KMS_CLONE_CONNECTOR, true);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+
+    ck_assert_int_eq(pthread_create(&waiter, NULL, wait_until_refused, (void *)(intptr_t)0), 0);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    tell(FAKE_KMS_CONNECTOR, false);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    tell(FAKE_KMS_CLONE_CONNECTOR, false);
+    ck_assert_int_eq(pthread_join(waiter, &ended), 0);
+    ck_assert_status((NTSTATUS)(intptr_t)ended, STATUS_DEVICE_REMOVED);
+    ck_assert_status(wait_vblank(0), STATUS_DEVICE_REMOVED);
+
+    tell(FAKE_KMS_CLONE_CONNECTOR, true);
+    ck_assert_status(wait_vblank(0), STATUS_SUCCESS);
+    stop();
+}
+
+START_TEST(clone_plugged_later_keeps_its_source_when_polled)
+{
+    connector_joining_later(false, tell_by_poll);
+}
+END_TEST
+
+START_TEST(clone_plugged_later_keeps_its_source_by_uevent)
+{
+    connector_joining_later(false, tell_by_uevent);
+}
+END_TEST
+
+START_TEST(replacing_connector_keeps_its_source_when_polled)
+{
+    connector_joining_later(true, tell_by_poll);
+}
+END_TEST
+
+START_TEST(replacing_connector_keeps_its_source_by_uevent)
+{
+    connector_joining_later(true, tell_by_uevent);
+}
+END_TEST
+
+/* A connector that starts driving the idle CRTC 42, which had no source,
+ * makes none: WDDM children are fixed at the start. */
+START_TEST(connector_on_a_crtc_without_source_stays_out)
+{
+    start_with(&(struct fake_kms_config){ .clone_spare = true }, 1);
+    listen(FAKE_KMS_CONNECTOR);
+    fake_kms_route(FAKE_KMS_CLONE_CONNECTOR, FAKE_KMS_IDLE_CRTC);
+    tell_by_uevent(FAKE_KMS_CLONE_CONNECTOR, true);
+    ck_assert_status(wait_vblank(1), STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE);
+    /* nor does it keep source 0 connected */
+    tell_by_uevent(FAKE_KMS_CONNECTOR, false);
+    ck_assert_status(wait_vblank(0), STATUS_DEVICE_REMOVED);
     stop();
 }
 END_TEST
@@ -431,10 +555,16 @@ int main(void)
     tcase_add_test(tc, polled_clones_keep_their_source_while_either_is_plugged);
     tcase_add_test(tc, uevent_unplug_ends_a_pending_wait_without_a_poll);
     tcase_add_test(tc, uevents_of_other_devices_and_malformed_ones_are_ignored);
+    tcase_add_test(tc, synthetic_hotplug_uevent_is_heard);
     tcase_add_test(tc, unplug_then_replug_leaves_later_waits_alone);
     tcase_add_test(tc, unplug_before_the_first_wait_ends_that_wait);
     tcase_add_test(tc, no_thread_or_descriptor_outlives_the_adapter);
     tcase_add_test(tc, uevents_for_clones_keep_their_source_while_either_is_plugged);
+    tcase_add_test(tc, clone_plugged_later_keeps_its_source_when_polled);
+    tcase_add_test(tc, clone_plugged_later_keeps_its_source_by_uevent);
+    tcase_add_test(tc, replacing_connector_keeps_its_source_when_polled);
+    tcase_add_test(tc, replacing_connector_keeps_its_source_by_uevent);
+    tcase_add_test(tc, connector_on_a_crtc_without_source_stays_out);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

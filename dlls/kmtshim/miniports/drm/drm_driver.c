@@ -95,6 +95,7 @@ static NTSTATUS APIENTRY kdrm_remove_device(PVOID ctx)
         a->family->stop(a);
     kdrm_close_nodes(a);
     pthread_mutex_destroy(&a->kms.lock);
+    pthread_mutex_destroy(&a->kms.conn_lock);
     pthread_mutex_destroy(&a->exec.lock);
     pthread_mutex_destroy(&a->share_lock);
     pthread_mutex_destroy(&a->clock.lock);

@@ -12,8 +12,18 @@
  * probe left them (no new probe: the kernel made one before it sent the
  * message) and reports each source's connection, only the sources with
  * that connector when CONNECTOR= is there; the core ignores a report that
- * changes nothing.  Other devices, other subsystems, messages without
- * HOTPLUG=1 and malformed ones are ignored.
+ * changes nothing.  Each report first re-reads which connectors the
+ * sources' CRTCs drive (drm_kms_connectors.c).  Other devices, other
+ * subsystems, messages without HOTPLUG=1 and malformed ones are ignored.
+ *
+ * A synthetic uevent counts as the kernel's own when it carries the same
+ * keys as arguments: root writing "change <uuid> HOTPLUG=1" to
+ * /sys/class/drm/cardN/uevent makes the kernel send SYNTH_ARG_HOTPLUG=1.
+ * Some drivers never send HOTPLUG=1 themselves: virtio_gpu has no output
+ * poll, so a connector forced through its sysfs status file changes with
+ * no uevent, and the synthetic one is how a tool says so.  udev's own
+ * synthetic "change" (udevadm trigger) has no HOTPLUG argument and is
+ * ignored.
  *
  * The thread starts when a vblank wait first enables CRTC_VSYNC, not with
  * the adapter: a netlink uevent socket hears every device of the machine,
@@ -83,6 +93,13 @@ static int open_source(void)
     return fd;
 }
 
+/* A synthetic uevent's argument as the key the kernel's own would have
+ * ("SYNTH_ARG_HOTPLUG=1": "HOTPLUG=1"), other fields as they are. */
+static const char *field(const char *p)
+{
+    return strncmp(p, "SYNTH_ARG_", 10) ? p : p + 10;
+}
+
 /* The connector a hotplug message of this adapter names (ANY_CONNECTOR
  * when it names none), or -1 when the message is not one. */
 static int64_t parse(const struct kdrm_adapter *a, const char *msg, size_t len)
@@ -94,18 +111,19 @@ static int64_t parse(const struct kdrm_adapter *a, const char *msg, size_t len)
     if (!len || msg[len - 1] || !strchr(msg, '@'))   /* "action@devpath", NUL-ended */
         return -1;
     for (p += strlen(p) + 1; p < end; p += strlen(p) + 1) {
+        const char *f = field(p);
         char *stop;
 
         if (!strcmp(p, "SUBSYSTEM=drm"))
             drm = true;
-        else if (!strcmp(p, "HOTPLUG=1"))
+        else if (!strcmp(f, "HOTPLUG=1"))
             hotplug = true;
         else if (!strncmp(p, "DEVNAME=", 8))
             mine = !strcmp(file_name(p + 8), file_name(a->phys.card_node));
-        else if (!strncmp(p, "CONNECTOR=", 10)) {
-            unsigned long id = strtoul(p + 10, &stop, 10);
+        else if (!strncmp(f, "CONNECTOR=", 10)) {
+            unsigned long id = strtoul(f + 10, &stop, 10);
 
-            if (!p[10] || *stop || !id || id > UINT32_MAX)
+            if (!f[10] || *stop || !id || id > UINT32_MAX)
                 return -1;
             connector = (int64_t)id;
         }
@@ -113,25 +131,36 @@ static int64_t parse(const struct kdrm_adapter *a, const char *msg, size_t len)
     return drm && hotplug && mine ? connector : -1;
 }
 
-static bool has_connector(const struct kdrm_source *s, UINT32 id)
+static bool has_connector(struct kdrm_adapter *a, const struct kdrm_source *s, UINT32 id)
 {
-    for (UINT i = 0; i < s->connectors; i++)
-        if (s->connector_ids[i] == id)
+    UINT32 ids[KDRM_MAX_CLONES];
+    UINT n = kdrm_kms_source_connectors(a, s, ids);
+
+    for (UINT i = 0; i < n; i++)
+        if (ids[i] == id)
             return true;
     return false;
 }
 
 /* Reports the connection of the sources with `connector` (all for
- * ANY_CONNECTOR), as the kernel last probed them. */
+ * ANY_CONNECTOR), as the kernel last probed them.  Which connectors a
+ * source has is read again first: a compositor's modeset that moved one
+ * onto its CRTC sent no uevent of its own.  A source the connector left in
+ * that re-read is reported too. */
 static void report(struct kdrm_adapter *a, UINT32 connector)
 {
+    bool had[KDRM_MAX_SOURCES] = { false };
+
+    for (UINT i = 0; i < a->kms.count && connector != ANY_CONNECTOR; i++)
+        had[i] = has_connector(a, &a->kms.sources[i], connector);
+    kdrm_kms_refresh_connectors(a);
     for (UINT i = 0; i < a->kms.count; i++) {
         struct kdrm_source *s = &a->kms.sources[i];
         DXGK_CHILD_STATUS cs = { .Type = StatusConnection, .ChildUid = i };
         bool connected;
         int err;
 
-        if (connector != ANY_CONNECTOR && !has_connector(s, connector))
+        if (connector != ANY_CONNECTOR && !had[i] && !has_connector(a, s, connector))
             continue;
         if ((err = kdrm_kms_source_connected(a, s, true, &connected))) {
             kdrm_trace(a, KMT_TRACE_WARN, __func__, "source %u: cannot read its connectors: %s\n", i,

@@ -4,15 +4,16 @@
  * Sources are per CRTC: a connector is counted when it is connected and a
  * CRTC drives it (its encoder's current CRTC) or could (the first CRTC its
  * encoders may use that no earlier connector took, in the resources'
- * connector order).  Connectors cloned on one CRTC make one source, with
- * every connector the CRTC drives at the start.  The
+ * connector order).  Connectors cloned on one CRTC make one source.  The
  * sources are then ordered by the CRTC's index in the resources, which is
  * stable for a device across runs.  A connected connector without any
  * mode (and no CRTC mode) is no source: it has nothing to scan out.
  *
- * Child status: DxgkDdiQueryChildStatus asks the kernel for the source's
- * connectors, connected while any is; drmModeGetConnector probes it, drmModeGetConnectorCurrent
- * (NonDestructiveOnly) reads the last probed state.  The kernel probes
+ * Child status: DxgkDdiQueryChildStatus re-reads which connectors the
+ * source's CRTC drives (drm_kms_connectors.c) and asks the kernel for
+ * them, connected while any is; drmModeGetConnector probes them,
+ * drmModeGetConnectorCurrent (NonDestructiveOnly) reads the last probed
+ * state.  The kernel probes
  * only for DRM master, which the miniport never holds: for it both read
  * the state the kernel's own hotplug handling keeps.
  */
@@ -44,6 +45,7 @@ void kdrm_kms_init(struct kdrm_adapter *a)
     a->kms.fd = a->kms.wake_fd = -1;
     a->kms.hotplug.fd = a->kms.hotplug.stop_fd = -1;
     pthread_mutex_init(&a->kms.lock, NULL);
+    pthread_mutex_init(&a->kms.conn_lock, NULL);
 }
 
 static UINT64 gcd(UINT64 x, UINT64 y)
@@ -263,34 +265,6 @@ NTSTATUS kdrm_kms_current_mode(struct kdrm_adapter *a, const DXGKARG_QUERYADAPTE
     return STATUS_SUCCESS;
 }
 
-/* Whether connector `id` is connected: probed, or the kernel's last
- * probe (non_destructive).  0, or a negative errno. */
-static int connector_connected(struct kdrm_adapter *a, UINT32 id, bool non_destructive, bool *connected)
-{
-    drmModeConnector *c;
-    int err;
-
-    if ((err = kdrm_fault_check("MODE_GETCONNECTOR")))
-        return err;
-    c = non_destructive ? drmModeGetConnectorCurrent(a->kms.fd, id) : drmModeGetConnector(a->kms.fd, id);
-    if (!c)
-        return -errno;
-    *connected = c->connection == DRM_MODE_CONNECTED;
-    drmModeFreeConnector(c);
-    return 0;
-}
-
-int kdrm_kms_source_connected(struct kdrm_adapter *a, const struct kdrm_source *s, bool non_destructive,
-                              bool *connected)
-{
-    int err = 0;
-
-    *connected = false;
-    for (UINT i = 0; i < s->connectors && !*connected && !err; i++)
-        err = connector_connected(a, s->connector_ids[i], non_destructive, connected);
-    return err;
-}
-
 NTSTATUS APIENTRY kdrm_query_child_status(PVOID ctx, DXGK_CHILD_STATUS *status, BOOLEAN non_destructive)
 {
     struct kdrm_adapter *a = ctx;
@@ -302,6 +276,7 @@ NTSTATUS APIENTRY kdrm_query_child_status(PVOID ctx, DXGK_CHILD_STATUS *status, 
         return STATUS_INVALID_PARAMETER;
     if (status->Type != StatusConnection)
         return STATUS_NOT_SUPPORTED;
+    kdrm_kms_refresh_connectors(a);
     if ((err = kdrm_kms_source_connected(a, s, non_destructive, &connected)))
         return kdrm_status_from_errno(err);
     status->HotPlug.Connected = connected;

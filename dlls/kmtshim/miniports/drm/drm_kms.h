@@ -43,7 +43,9 @@ struct kdrm_mode {
 
 struct kdrm_source {
     UINT32 crtc_id;
-    UINT32 connector_ids[KDRM_MAX_CLONES]; /* the CRTC's connectors, clones after the first */
+    /* under kdrm_kms.conn_lock once the adapter started: the connectors
+       the CRTC drives, re-read at each child status query and uevent */
+    UINT32 connector_ids[KDRM_MAX_CLONES];
     UINT connectors;
     UINT crtc_index;                     /* the CRTC's place in the resources (vblank's high-crtc bits) */
     struct kdrm_mode mode;
@@ -68,6 +70,7 @@ struct kdrm_kms {
     bool own_fd;                         /* opened for KMS, not the family's card fd */
     UINT count;
     struct kdrm_source sources[KDRM_MAX_SOURCES];
+    pthread_mutex_t conn_lock;           /* the sources' connector lists */
     UINT64 epoch_ns;                     /* the timer's grid: vblanks at epoch + n * frame */
     /* the vblank thread */
     pthread_mutex_t lock;
@@ -90,7 +93,12 @@ void kdrm_kms_stop(struct kdrm_adapter *a);
 UINT64 kdrm_now_ns(void);
 /* The source of a VidPn target id, NULL past the count. */
 struct kdrm_source *kdrm_kms_source(struct kdrm_adapter *a, UINT id);
-/* Whether any of the source's connectors is connected; 0 or -errno. */
+/* drm_kms_connectors.c: the connectors each source's CRTC drives, re-read
+ * from the kernel's current state (no probe; a CRTC that drives none keeps
+ * its last ones); a copy of one source's list (their count); whether any
+ * of them is connected (0 or -errno). */
+void kdrm_kms_refresh_connectors(struct kdrm_adapter *a);
+UINT kdrm_kms_source_connectors(struct kdrm_adapter *a, const struct kdrm_source *s, UINT32 ids[KDRM_MAX_CLONES]);
 int kdrm_kms_source_connected(struct kdrm_adapter *a, const struct kdrm_source *s, bool non_destructive,
                               bool *connected);
 NTSTATUS APIENTRY kdrm_query_child_status(PVOID ctx, DXGK_CHILD_STATUS *status, BOOLEAN non_destructive);

@@ -51,7 +51,7 @@ static void futex_wake(_Atomic uint32_t *w)
 }
 
 /* How long the raw look rows poll before they sleep: the longest look
- * the library's shared-fence waits make (DXGK_SPIN_MAX_NS). */
+ * the library's shared-fence waits make (DXGK_LOOK_MAX_NS, dxgkrnl/look.h). */
 #define RAW_LOOK_NS 16000.0
 
 static bool raw_look;                    /* this run's raw waits poll first */

@@ -56,13 +56,6 @@ static void futex_wake(_Atomic uint32_t *w)
 
 static bool raw_look;                    /* this run's raw waits poll first */
 
-static inline void relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 /* Waits until *w reaches v (they only grow). */
 static void wait_reach(_Atomic uint32_t *w, uint32_t v)
 {
@@ -70,7 +63,7 @@ static void wait_reach(_Atomic uint32_t *w, uint32_t v)
 
     if (raw_look)
         for (double end = bench_now_ns() + RAW_LOOK_NS; atomic_load(w) < v && bench_now_ns() < end;)
-            relax();
+            bench_relax();
     while ((cur = atomic_load(w)) < v)
         futex_wait(w, cur);
 }

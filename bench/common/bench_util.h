@@ -23,6 +23,14 @@ struct bench_options {
 /* CLOCK_MONOTONIC in nanoseconds. */
 double bench_now_ns(void);
 
+/* One round of a polling loop: the CPU's pause hint where it has one. */
+static inline void bench_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 /* Sorts v[0..n) and returns its median. */
 double bench_median(double *v, unsigned n);
 

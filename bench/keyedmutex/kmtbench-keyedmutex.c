@@ -11,12 +11,16 @@
  *                back and forth the same way; one row is a round trip (two
  *                hand-overs, each a wake of a sleeping process); goal 1.2x;
  *                timed where the scheduler puts the two processes, both
- *                on one CPU, and on two CPUs (bench_place)
+ *                on one CPU, and on two CPUs (bench_place); on two CPUs
+ *                also a raw row whose waits poll before they sleep, as
+ *                a contended acquire looks when the owner runs on
+ *                another CPU: the like-for-like counterpart
  */
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -106,12 +110,23 @@ static _Noreturn void keyed_child(unsigned rounds)
     _exit(0);
 }
 
+/* How long the raw look row polls before it sleeps: the longest look a
+ * contended acquire makes (DXGK_LOOK_MAX_NS, dxgkrnl/look.h). */
+#define RAW_LOOK_NS 16000.0
+
+static bool raw_look;                    /* this run's raw waits poll first */
+
 /* A turn word: 0 the parent's turn, 1 the child's; whoever waits sleeps
- * in the kernel, whoever hands over wakes it. */
+ * in the kernel (after polling, in the look row), whoever hands over
+ * wakes it. */
 static void raw_take(atomic_uint *turn, unsigned me)
 {
     unsigned t;
 
+    if (raw_look)
+        for (double end = bench_now_ns() + RAW_LOOK_NS;
+             atomic_load_explicit(turn, memory_order_acquire) != me && bench_now_ns() < end;)
+            bench_relax();
     while ((t = atomic_load_explicit(turn, memory_order_acquire)) != me)
         futex_wait(turn, t);
 }
@@ -149,10 +164,11 @@ static void reap(pid_t pid)
         bench_die("the other process", status);
 }
 
-/* The two ping-pongs in one placement: rows of the same suffix compare. */
+/* The ping-pongs in one placement: rows of the same suffix compare. */
 struct placement {
     enum bench_placement where;
     const char *keyed, *raw, *keyed_what, *raw_what;
+    const char *raw_look, *raw_look_what;   /* NULL: no such row */
 };
 
 static const struct placement placements[] = {
@@ -162,7 +178,8 @@ static const struct placement placements[] = {
       "keyed mutex round trip, both processes on one CPU", "raw futex round trip, both processes on one CPU" },
     { BENCH_TWO_CPUS, "keyed_pingpong_two_cpus", "raw_pingpong_two_cpus",
       "keyed mutex round trip, each process on a CPU of its own",
-      "raw futex round trip, each process on a CPU of its own" },
+      "raw futex round trip, each process on a CPU of its own", "raw_look_pingpong_two_cpus",
+      "the raw row, each wait polling up to 16 us before it sleeps (as contended acquires look)" },
 };
 
 static pid_t start_child(const struct placement *pl)
@@ -174,6 +191,22 @@ static pid_t start_child(const struct placement *pl)
     if (!pid && !bench_place(pl->where, 1))
         bench_die("child: sched_setaffinity", 0);
     return pid;
+}
+
+/* The raw ping-pong of a placement; look: its waits poll first. */
+static void raw_pingpong(const struct bench_options *o, unsigned rounds, atomic_uint *turn,
+                         const struct placement *pl, bool look)
+{
+    pid_t pid;
+
+    atomic_store(turn, 0);
+    raw_look = look;
+    if (!(pid = start_child(pl)))
+        raw_child(turn, rounds * (o->reps + 1));
+    bench_record(look ? pl->raw_look : pl->raw, look ? pl->raw_look_what : pl->raw_what,
+                 bench_timed(o, rounds, raw_pingpong_body, turn), 2);
+    reap(pid);
+    raw_look = false;
 }
 
 static void pingpongs(const struct bench_options *o, unsigned rounds, atomic_uint *shared,
@@ -188,11 +221,9 @@ static void pingpongs(const struct bench_options *o, unsigned rounds, atomic_uin
         keyed_child(rounds * (o->reps + 1));
     bench_record(pl->keyed, pl->keyed_what, bench_timed(o, rounds, keyed_body, &(struct keyed_loop){ 0, 1 }), 2);
     reap(pid);
-    atomic_store(&shared[16], 0);
-    if (!(pid = start_child(pl)))
-        raw_child(&shared[16], rounds * (o->reps + 1));
-    bench_record(pl->raw, pl->raw_what, bench_timed(o, rounds, raw_pingpong_body, &shared[16]), 2);
-    reap(pid);
+    raw_pingpong(o, rounds, &shared[16], pl, false);
+    if (pl->raw_look)
+        raw_pingpong(o, rounds, &shared[16], pl, true);
     bench_place(BENCH_ANY_CPU, 0);
 }
 
@@ -208,7 +239,8 @@ int main(int argc, char **argv)
     bench_parse_options(argc, argv,
                         "Times an uncontended AcquireKeyedMutex + ReleaseKeyedMutex pair next to a raw\n"
                         "futex lock/unlock pair on shared memory, and a keyed mutex handed back and forth\n"
-                        "between two processes next to a raw futex ping-pong, in the same run.\n", &o);
+                        "between two processes next to a raw futex ping-pong (on two CPUs also one whose\n"
+                        "waits poll up to 16 us before they sleep), in the same run.\n", &o);
     ops = bench_scaled(&o, 1000000);
     rounds = bench_scaled(&o, 20000);
     shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -51,17 +51,10 @@ static void futex_wake(_Atomic uint32_t *w)
 }
 
 /* How long the raw look rows poll before they sleep: the longest look
- * the library's shared-fence waits make (DXGK_SPIN_MAX_NS). */
+ * the library's shared-fence waits make (DXGK_LOOK_MAX_NS, dxgkrnl/look.h). */
 #define RAW_LOOK_NS 16000.0
 
 static bool raw_look;                    /* this run's raw waits poll first */
-
-static inline void relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
 
 /* Waits until *w reaches v (they only grow). */
 static void wait_reach(_Atomic uint32_t *w, uint32_t v)
@@ -70,7 +63,7 @@ static void wait_reach(_Atomic uint32_t *w, uint32_t v)
 
     if (raw_look)
         for (double end = bench_now_ns() + RAW_LOOK_NS; atomic_load(w) < v && bench_now_ns() < end;)
-            relax();
+            bench_relax();
     while ((cur = atomic_load(w)) < v)
         futex_wait(w, cur);
 }

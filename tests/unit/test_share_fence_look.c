@@ -8,8 +8,8 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <sched.h>
 
+#include "cpu_pin.h"
 #include "exec_util.h"
 #include "shared_state_probe.h"
 
@@ -21,41 +21,10 @@ static int ncpus;
 
 static void setup(void)
 {
-    cpu_set_t set;
-
     kmt_test_private_broker();
     kmt_test_use_miniport("soft");
     device = kmt_test_create_device(&adapter);
-    ncpus = 0;
-    ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
-    for (int i = 0; i < CPU_SETSIZE && ncpus < 2; i++)
-        if (CPU_ISSET(i, &set))
-            cpus[ncpus++] = i;
-}
-
-/* Pins the calling thread to `cpu`; 0 on success. */
-static int pin_to(int cpu)
-{
-    cpu_set_t one;
-
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    return pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-}
-
-static void pin(int cpu)
-{
-    ck_assert_int_eq(pin_to(cpu), 0);
-}
-
-static void unpin(void)
-{
-    cpu_set_t all;
-
-    CPU_ZERO(&all);
-    for (int i = 0; i < ncpus; i++)
-        CPU_SET(cpus[i], &all);
-    ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof(all), &all), 0);
+    ncpus = kmt_test_first_cpus(cpus, 2);
 }
 
 static D3DKMT_HANDLE shared_fence(const struct dxgk_shared_fence_page **page)
@@ -80,11 +49,11 @@ START_TEST(cpu_signal_records_its_cpu)
     fence = shared_fence(&page);
     ck_assert_uint_eq(atomic_load(&page->signal_cpu), 0);
     for (int i = 0; i < ncpus; i++) {
-        pin(cpus[i]);
+        kmt_test_pin(cpus[i]);
         ck_assert_status(kmt_fence_signal(device, fence, i + 1, 0), STATUS_SUCCESS);
         ck_assert_uint_eq(atomic_load(&page->signal_cpu), (unsigned)cpus[i] + 1);
     }
-    unpin();
+    kmt_test_unpin(cpus, ncpus);
     kmt_test_shutdown_no_leaks();
 }
 END_TEST
@@ -105,11 +74,11 @@ START_TEST(wait_looks_only_after_a_signal_elsewhere)
         return;                          /* one CPU: every signal comes from here */
     }
     fence = shared_fence(&page);
-    pin(cpus[0]);
+    kmt_test_pin(cpus[0]);
     ck_assert_status(kmt_fence_signal(device, fence, 1, 0), STATUS_SUCCESS);
     ck_assert_status(kmt_fence_wait(device, fence, 2, 1), STATUS_TIMEOUT);
     ck_assert_uint_eq(kmt_probe_spin_ns(fence), 0);
-    pin(cpus[1]);
+    kmt_test_pin(cpus[1]);
     ck_assert_status(kmt_fence_wait(device, fence, 2, 1), STATUS_TIMEOUT);
     last = kmt_probe_spin_ns(fence);
     ck_assert_uint_gt(last, 0);
@@ -124,7 +93,7 @@ START_TEST(wait_looks_only_after_a_signal_elsewhere)
     ck_assert_status(kmt_fence_wait(device, fence, 2, 1), STATUS_TIMEOUT);
     ck_assert_uint_eq(kmt_probe_spin_ns(fence), last);
     ck_assert_uint_eq(atomic_load(&page->watchers), 0);
-    unpin();
+    kmt_test_unpin(cpus, ncpus);
     kmt_test_shutdown_no_leaks();
 }
 END_TEST
@@ -140,7 +109,7 @@ static void *play(void *arg)
 {
     struct side *s = arg;
 
-    if (pin_to(s->cpu))
+    if (kmt_test_pin_to(s->cpu))
         s->status = STATUS_UNSUCCESSFUL;
     for (UINT64 v = 1; v <= ROUNDS && !s->status; v++) {
         if (s->first && (s->status = kmt_fence_signal(device, s->mine, v, 0)))

@@ -74,6 +74,7 @@ struct dxgk_keyed_mutex {
     _Atomic bool destroyed;              /* its handle is gone: a hold taken now is abandoned */
     struct list entry;                   /* live_mutexes, under live_lock */
     uint64_t inode;                      /* the page's memfd (ThreadSanitizer's sync address) */
+    struct dxgk_km_look look;            /* this handle's look before it sleeps */
 };
 
 static void note_inode(struct dxgk_keyed_mutex *km, int fd)
@@ -415,7 +416,8 @@ static NTSTATUS acquire_slow(struct dxgk_keyed_mutex *km, UINT64 key, const LONG
 {
     struct timespec deadline;
     bool timed = dxgk_km_deadline(timeout, &deadline);
-    NTSTATUS status = dxgk_km_page_acquire(km->page, km->me, km->handle, key, timed ? &deadline : NULL);
+    NTSTATUS status = dxgk_km_page_acquire(km->page, km->me, km->handle, key, timed ? &deadline : NULL,
+                                           &km->look);
 
     /* the connection may have ended while we slept: a hold under its id
      * is watched by no broker, so it is given up at once */
@@ -497,6 +499,18 @@ NTSTATUS dxgk_release_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, UINT64 fence, con
     }
     kmt_rcu_read_unlock(rcu);
     return status;
+}
+
+struct dxgk_km_look *dxgk_keyed_mutex_look(D3DKMT_HANDLE h)
+{
+    struct dxgk_keyed_mutex *km = keyed_mutex_lookup(h);
+    struct dxgk_km_look *look;
+
+    if (!km)
+        return NULL;
+    look = &km->look;
+    keyed_mutex_put(km);
+    return look;
 }
 
 void dxgk_keyed_mutex_process_shutdown(void)

@@ -40,6 +40,12 @@ NTSTATUS dxgk_acquire_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, const LONGLONG *t
 NTSTATUS dxgk_release_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, UINT64 fence, const void *data,
                                   UINT size);
 
+/* For tests: handle h's look before sleeping (keyed_mutex_page.h), valid
+ * while h lives, NULL for no keyed mutex: they read its counts, and may
+ * set the next look's length. */
+struct dxgk_km_look;
+struct dxgk_km_look *dxgk_keyed_mutex_look(D3DKMT_HANDLE h);
+
 /* Process teardown destroys the process's keyed-mutex handles; a fork()
  * child forgets the parent's (fork.c). */
 void dxgk_keyed_mutex_process_shutdown(void);

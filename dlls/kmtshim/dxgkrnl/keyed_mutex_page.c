@@ -12,6 +12,7 @@
  * check finds holder or seq changed, or it is woken.  Woken sleepers set
  * the bit anew if they still wait; the release clears it.
  */
+#define _GNU_SOURCE                      /* sched_getcpu (look.h) */
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "keyed_mutex_page.h"
+#include "look.h"
 #include "broker/broker.h"
 #include "base/kmt_futex_waitv.h"
 #include "base/kmt_time.h"
@@ -47,6 +49,11 @@ struct futex_waitv {
 _Static_assert(offsetof(struct dxgk_km_page, holder) == DXGK_KM_HOLDER_OFFSET &&
                offsetof(struct dxgk_km_page, word) == DXGK_KM_HOLDER_OFFSET,
                "the holder word is the first half of word");
+_Static_assert(offsetof(struct dxgk_km_page, take_cpu) == DXGK_KM_TAKE_CPU_OFFSET &&
+               offsetof(struct dxgk_km_page, wait_cpu) == DXGK_KM_WAIT_CPU_OFFSET &&
+               offsetof(struct dxgk_km_page, data) == DXGK_KM_DATA_OFFSET &&
+               sizeof(struct dxgk_km_page) == DXGK_KM_DATA_OFFSET,
+               "the page's layout, the same in every process");
 
 /* NT system time (100 ns units since 1601) of the Unix epoch. */
 #define NT_UNIX_EPOCH 116444736000000000ll
@@ -137,21 +144,94 @@ static bool sleep_on(struct dxgk_km_page *p, unsigned seq_seen, unsigned holder_
     return !(deadline && r < 0 && errno == ETIMEDOUT && deadline_passed(deadline));
 }
 
-NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
-                              const struct timespec *deadline)
+static uint64_t ns_of(const struct timespec *t)
 {
+    return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+}
+
+/* Whether the mutex is free and released to `key`, or abandoned: what
+ * ends a look. */
+static bool worth_a_try(struct dxgk_km_page *p, uint64_t key)
+{
+    uint64_t seen = atomic_load_explicit(&p->word, memory_order_relaxed);
+
+    return dxgk_km_holder_of(seen) == ABANDONED ||
+           (dxgk_km_is_free(seen) && atomic_load_explicit(&p->key, memory_order_relaxed) == key);
+}
+
+/* Polls, without announcing itself (so a release makes no wake), until the
+ * mutex is worth a try, the budget is spent or the deadline passes.  The
+ * budget counts from `start`, the call. */
+enum look_end { LOOK_FOUND, LOOK_SPENT, LOOK_CUT };
+
+static enum look_end look_for_release(struct dxgk_km_page *p, uint64_t key, uint64_t start,
+                                      const struct timespec *deadline, struct dxgk_km_look *look)
+{
+    uint64_t end = start + dxgk_look_budget(atomic_load_explicit(&look->budget_ns, memory_order_relaxed));
+    uint64_t cut = deadline ? ns_of(deadline) : UINT64_MAX;
+    uint64_t now;
+
+    atomic_fetch_add_explicit(&look->looks, 1, memory_order_relaxed);
+    for (;;) {
+        if (worth_a_try(p, key))
+            return LOOK_FOUND;
+        dxgk_look_pause();
+        now = kmt_now_ns();
+        if (now >= cut)
+            return LOOK_CUT;
+        if (now >= end)
+            return LOOK_SPENT;
+    }
+}
+
+/* 1 + the CPU the release we wait for will most likely come from, 0: not
+ * known (keyed_mutex_page.h). */
+static uint32_t releaser_cpu(struct dxgk_km_page *p)
+{
+    uint64_t seen = atomic_load_explicit(&p->word, memory_order_relaxed);
+
+    return dxgk_km_is_free(seen) ? atomic_load_explicit(&p->wait_cpu, memory_order_relaxed)
+                                 : atomic_load_explicit(&p->take_cpu, memory_order_relaxed);
+}
+
+NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
+                              const struct timespec *deadline, struct dxgk_km_look *look)
+{
+    uint32_t cpu = dxgk_look_cpu();
+    uint32_t from = releaser_cpu(p);
+    /* the release we wait for comes from elsewhere: it may come soon */
+    bool looks = from && cpu && from != cpu;
+    uint64_t start = looks ? kmt_now_ns() : 0;
+    enum look_end ended = LOOK_FOUND;
+    NTSTATUS status;
+
+    /* a waiter that comes while the mutex is released to us learns where
+     * the release it waits for (ours, once we took it) will come from */
+    if (atomic_load_explicit(&p->wait_cpu, memory_order_relaxed) != cpu)
+        atomic_store_explicit(&p->wait_cpu, cpu, memory_order_relaxed);
+    if (looks)
+        ended = look_for_release(p, key, start, deadline, look);
     for (;;) {
         /* seq before the word: a release after this read bumps it */
         unsigned seq = atomic_load_explicit(&p->seq, memory_order_acquire);
         uint64_t seen = atomic_load_explicit(&p->word, memory_order_acquire);
         uint32_t holder = dxgk_km_holder_of(seen);
 
-        if (holder == ABANDONED)
-            return STATUS_ABANDONED;
+        if (holder == ABANDONED) {
+            status = STATUS_ABANDONED;
+            break;
+        }
         if (dxgk_km_is_free(seen) && atomic_load_explicit(&p->key, memory_order_relaxed) == key) {
-            if (dxgk_km_take(p, seen, me, owner, key))
-                return STATUS_SUCCESS;
-            continue;
+            /* where the next release, to another key, will come from: a
+             * hint, stored before the take so that a waiter that sees us
+             * hold it reads ours (x86 keeps the two stores in order; a
+             * take we lose leaves it wrong until the winner's) */
+            atomic_store_explicit(&p->take_cpu, dxgk_look_cpu(), memory_order_relaxed);
+            atomic_signal_fence(memory_order_seq_cst);
+            if (!dxgk_km_take(p, seen, me, owner, key))
+                continue;
+            status = STATUS_SUCCESS;
+            break;
         }
         if (!(holder & WAITERS)) {
             /* announce, then look again: a change of the word that came
@@ -161,11 +241,25 @@ NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owne
                 memory_order_relaxed, memory_order_relaxed);
             continue;
         }
-        if (deadline && deadline_passed(deadline))
-            return STATUS_TIMEOUT;
-        if (!sleep_on(p, seq, holder, deadline))
-            return STATUS_TIMEOUT;
+        if (deadline && deadline_passed(deadline)) {
+            status = STATUS_TIMEOUT;
+            break;
+        }
+        atomic_fetch_add_explicit(&look->sleeps, 1, memory_order_relaxed);
+        if (!sleep_on(p, seq, holder, deadline)) {
+            status = STATUS_TIMEOUT;
+            break;
+        }
     }
+    /* a look the deadline cut short says nothing about how long a
+     * hand-over takes */
+    if (looks && ended != LOOK_CUT)
+        atomic_store_explicit(&look->budget_ns,
+                              dxgk_look_learn(atomic_load_explicit(&look->budget_ns, memory_order_relaxed),
+                                              status == STATUS_SUCCESS ? kmt_now_ns() - start
+                                                                       : DXGK_LOOK_FOUND_NOTHING),
+                              memory_order_relaxed);
+    return status;
 }
 
 bool dxgk_km_page_abandon(struct dxgk_km_page *p, uint32_t me, uint32_t owner)

@@ -23,6 +23,15 @@
  * which a release or abandonment bumps when it wakes someone.  seq makes a
  * release to the sleeper's key between its check and its sleep visible
  * (holder alone reads "free, waiters" before and after).
+ *
+ * Before it announces itself and sleeps, a waiter looks (dxgkrnl/look.h)
+ * when the release it waits for will most likely come from another CPU:
+ * held, from the owner's, which take_cpu names when it took the mutex
+ * after a wait; free but released to another key (a hand-over under way),
+ * from the next owner's, the waiter for that key, which wait_cpu names
+ * when it was the last to start waiting.  Both sit in what older pages had
+ * reserved (and zeroed): a page shared with a process that never writes
+ * them reads "not known", which only skips the look.
  */
 #ifndef KMTSHIM_KEYED_MUTEX_PAGE_H
 #define KMTSHIM_KEYED_MUTEX_PAGE_H
@@ -50,8 +59,22 @@ struct dxgk_km_page {
     _Atomic uint64_t fence;              /* the fence value it was released with */
     uint32_t magic;
     uint32_t capacity;                   /* bytes of data[] */
-    uint8_t reserved[24];
+    _Atomic uint32_t take_cpu;           /* 1 + the CPU of the last take after a wait, 0: none */
+    _Atomic uint32_t wait_cpu;           /* 1 + the CPU of the last acquire to start waiting, 0: none */
+    uint8_t reserved[16];
     uint8_t data[];                      /* runtime data between Release2 and Acquire2 */
+};
+/* Every process that maps the page agrees on where these are. */
+#define DXGK_KM_TAKE_CPU_OFFSET 40
+#define DXGK_KM_WAIT_CPU_OFFSET 44
+#define DXGK_KM_DATA_OFFSET 64
+
+/* One handle's look before sleeping (keyed_mutex_page.c), private to its
+ * process: how long the next look lasts, and counts a test can read. */
+struct dxgk_km_look {
+    _Atomic unsigned budget_ns;          /* 0: none yet (dxgk_look_budget) */
+    _Atomic unsigned looks;              /* looks started */
+    _Atomic unsigned sleeps;             /* futex waits made */
 };
 
 /* The word of (holder, owner), holder first in memory on any byte order. */
@@ -178,10 +201,11 @@ static inline bool dxgk_km_page_release(struct dxgk_km_page *p, uint32_t me, uin
 /* ---- what may sleep or wake ------------------------------------------------ */
 
 /* Takes the mutex for `owner` of `me` once it is free and released to
- * `key`; sleeps until then or until the deadline (NULL: none).
+ * `key`; looks, then sleeps, until then or until the deadline (NULL:
+ * none), which the look counts in.  `look` is the handle's.
  * STATUS_SUCCESS, STATUS_TIMEOUT or STATUS_ABANDONED. */
 NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
-                              const struct timespec *deadline);
+                              const struct timespec *deadline, struct dxgk_km_look *look);
 /* Handle `owner` of `me` goes away: if it owns the mutex, abandoned for
  * good (true). */
 bool dxgk_km_page_abandon(struct dxgk_km_page *p, uint32_t me, uint32_t owner);

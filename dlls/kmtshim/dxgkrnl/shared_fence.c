@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "look.h"
 #include "shared_fence.h"
 #include "base/kmt_debug.h"
 #include "base/kmt_futex_waitv.h"
@@ -113,7 +114,7 @@ static void wake_watchers(struct dxgk_shared_fence *sf)
 void dxgk_shared_fence_stored(struct dxgk_shared_fence *sf)
 {
     /* a hint on the line the signal writes anyway: sched_getcpu reads rseq */
-    atomic_store_explicit(&sf->rw->signal_cpu, (uint32_t)(sched_getcpu() + 1), memory_order_relaxed);
+    atomic_store_explicit(&sf->rw->signal_cpu, dxgk_look_cpu(), memory_order_relaxed);
     atomic_store(&sf->seen, atomic_load(&sf->rw->value));
     wake_watchers(sf);
 }
@@ -122,7 +123,7 @@ bool dxgk_shared_fence_signalled_elsewhere(const struct dxgk_shared_fence *sf)
 {
     uint32_t cpu = atomic_load_explicit(&sf->rw->signal_cpu, memory_order_relaxed);
 
-    return cpu && cpu != (uint32_t)(sched_getcpu() + 1);
+    return cpu && cpu != dxgk_look_cpu();
 }
 
 void dxgk_shared_fence_changed(struct dxgk_shared_fence *sf)

@@ -8,6 +8,7 @@
  * values second; a signal stores the value first and scans the waiters
  * second, both under the object's lock.
  */
+#define _GNU_SOURCE                      /* sched_getcpu (look.h) */
 #include <errno.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
@@ -18,6 +19,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include "look.h"
 #include "shared_fence.h"
 #include "sync.h"
 #include "vidsch.h"
@@ -255,41 +257,24 @@ NTSTATUS dxgk_signal_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handle
 
 /* Before a blocking wait on shared fences counts itself a watcher and
  * sleeps, it looks at the values for a moment if the fence was last
- * signalled from another CPU: that process may be running there right now
- * and about to answer.  A hand-over that arrives during the look costs
- * neither side a system call (the signaller finds no watcher, so no
- * FUTEX_WAKE, and the waiter makes no FUTEX_WAIT) and no wake-up of a
- * halted CPU.  Signalled from this CPU, the signaller cannot run while we
- * look: no look at all.  The look lasts about twice what the last wait on
- * the fence took in all (look and sleep), within DXGK_SPIN_MIN_NS and
- * DXGK_SPIN_MAX_NS; a wait that took longer, or timed out, halves it. */
-#define DXGK_SPIN_MAX_NS 16000u
-#define DXGK_SPIN_MIN_NS 250u
-
+ * signalled from another CPU (look.h): that process may be running there
+ * right now and about to answer.  A signal that lands in the look finds no
+ * watcher, so it makes no FUTEX_WAKE, and the waiter no FUTEX_WAIT. */
 static void spin_learn(struct dxgk_shared_fence *sf, uint64_t took_ns)
 {
     unsigned budget = atomic_load_explicit(&sf->spin_ns, memory_order_relaxed);
 
-    if (!budget)
-        budget = DXGK_SPIN_MAX_NS;       /* the first look, on a fresh mapping */
-    if (took_ns <= DXGK_SPIN_MAX_NS)
-        budget = (unsigned)took_ns * 2 + DXGK_SPIN_MIN_NS;
-    else
-        budget /= 2;
-    budget = budget < DXGK_SPIN_MIN_NS ? DXGK_SPIN_MIN_NS : budget > DXGK_SPIN_MAX_NS ? DXGK_SPIN_MAX_NS : budget;
-    atomic_store_explicit(&sf->spin_ns, budget, memory_order_relaxed);
+    atomic_store_explicit(&sf->spin_ns, dxgk_look_learn(budget, took_ns), memory_order_relaxed);
 }
 
 static bool spin_until_satisfied(struct dxgk_cpu_wait *w, struct dxgk_shared_fence *sf, uint64_t start)
 {
-    unsigned budget = atomic_load_explicit(&sf->spin_ns, memory_order_relaxed);
+    unsigned budget = dxgk_look_budget(atomic_load_explicit(&sf->spin_ns, memory_order_relaxed));
 
-    if (!budget)
-        budget = DXGK_SPIN_MAX_NS;       /* the first look, on a fresh mapping */
     do {
         if (wait_satisfied(w))
             return true;
-        hmgr_cpu_relax();
+        dxgk_look_pause();
     } while (kmt_now_ns() - start < budget);
     return false;
 }
@@ -356,7 +341,7 @@ static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
     for (unsigned j = 0; j < n; j++)
         dxgk_shared_fence_disarm(sfs[j]);
     if (looks)
-        spin_learn(look, wait_satisfied(w) ? kmt_now_ns() - start : UINT64_MAX);
+        spin_learn(look, wait_satisfied(w) ? kmt_now_ns() - start : DXGK_LOOK_FOUND_NOTHING);
 }
 
 NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,

@@ -175,6 +175,34 @@ static inline bool dxgk_km_page_release(struct dxgk_km_page *p, uint32_t me, uin
     return dxgk_km_unlock(p, me, owner);
 }
 
+/* The uncontended acquire alone, for the inline path of the thunk: free
+ * with no sleeper and released to `key` -> held by (me, owner).  false
+ * for anything else, which the general path then handles. */
+static inline bool dxgk_km_page_take_idle(struct dxgk_km_page *p, uint32_t me, uint32_t owner,
+                                          uint64_t key)
+{
+    return !atomic_load_explicit(&p->word, memory_order_relaxed) &&
+           atomic_load_explicit(&p->key, memory_order_relaxed) == key && dxgk_km_take(p, 0, me, owner, key);
+}
+
+/* The uncontended release alone: held by exactly (me, owner), no sleeper
+ * -> released to `key` with `fence` and no data.  false when the word was
+ * anything else, before or at the compare-and-swap; the general path
+ * (dxgk_km_page_release) then decides, and writes the fields again. */
+static inline bool dxgk_km_page_give_idle(struct dxgk_km_page *p, uint32_t me, uint32_t owner,
+                                          uint64_t key, uint64_t fence)
+{
+    uint64_t mine = dxgk_km_word(me, owner);
+
+    if (atomic_load_explicit(&p->word, memory_order_relaxed) != mine)
+        return false;
+    atomic_store_explicit(&p->data_size, 0, memory_order_relaxed);
+    atomic_store_explicit(&p->fence, fence, memory_order_relaxed);
+    atomic_store_explicit(&p->key, key, memory_order_relaxed);
+    return atomic_compare_exchange_strong_explicit(&p->word, &mine, 0, memory_order_release,
+                                                   memory_order_relaxed);
+}
+
 /* ---- what may sleep or wake ------------------------------------------------ */
 
 /* Takes the mutex for `owner` of `me` once it is free and released to

@@ -373,6 +373,11 @@ NTSTATUS dxgk_destroy_keyed_mutex(D3DKMT_HANDLE h)
     return STATUS_SUCCESS;
 }
 
+void dxgk_km_page_hand_back(struct dxgk_km_page *p, uint32_t me, uint32_t owner)
+{
+    dxgk_km_unlock(p, me, owner);
+}
+
 /* The acquire succeeded: what the last release left for the new owner. */
 static inline __attribute__((always_inline)) void took(struct dxgk_keyed_mutex *km, UINT64 *fence, void *data, UINT size)
 {

@@ -5,9 +5,10 @@
  * thunk and the core costs more than the page's two compare-and-swaps,
  * so the whole uncontended call (read section, handle lookup, connection
  * check, one compare-and-swap) is here, with no call and no trace.
- * Anything else (tracing on, a refused handle, a timeout to read, a
- * mutex not free for us, sleepers to wake) makes the full call instead,
- * which does everything again from the descriptor.
+ * Anything else (tracing on, a thread's first section, a refused
+ * handle, a timeout to read, a mutex not free for us, sleepers to wake)
+ * makes the full call instead, which does everything again from the
+ * descriptor.
  */
 #ifndef KMTSHIM_KEYED_MUTEX_FAST_H
 #define KMTSHIM_KEYED_MUTEX_FAST_H
@@ -57,9 +58,14 @@ static inline __attribute__((always_inline)) struct dxgk_keyed_mutex *dxgk_keyed
 static inline __attribute__((always_inline)) bool
 dxgk_keyed_mutex_take_idle(D3DKMT_HANDLE h, UINT64 key, UINT64 *fence)
 {
-    struct kmt_rcu_reader *rcu = kmt_rcu_read_lock();
-    struct dxgk_keyed_mutex *km = dxgk_keyed_mutex_find(h);
-    bool taken = __builtin_expect(km != NULL, 1) &&
+    struct kmt_rcu_reader *rcu = kmt_rcu_try_read_lock();
+    struct dxgk_keyed_mutex *km;
+    bool taken;
+
+    if (__builtin_expect(!rcu, 0))
+        return false;
+    km = dxgk_keyed_mutex_find(h);
+    taken = __builtin_expect(km != NULL, 1) &&
                  __builtin_expect(km->connection == kmt_broker_connection(), 1) &&
                  __builtin_expect(dxgk_km_page_take_idle(km->page, km->me, h, key), 1);
 
@@ -80,10 +86,13 @@ dxgk_keyed_mutex_take_idle(D3DKMT_HANDLE h, UINT64 key, UINT64 *fence)
 static inline __attribute__((always_inline)) bool
 dxgk_keyed_mutex_give_idle(D3DKMT_HANDLE h, UINT64 key, UINT64 fence)
 {
-    struct kmt_rcu_reader *rcu = kmt_rcu_read_lock();
-    struct dxgk_keyed_mutex *km = dxgk_keyed_mutex_find(h);
+    struct kmt_rcu_reader *rcu = kmt_rcu_try_read_lock();
+    struct dxgk_keyed_mutex *km;
     bool given = false;
 
+    if (__builtin_expect(!rcu, 0))
+        return false;
+    km = dxgk_keyed_mutex_find(h);
     if (__builtin_expect(km != NULL, 1)) {
         KMT_TSAN(__tsan_release(DXGK_KM_TSAN_SYNC(km)));
         given = dxgk_km_page_give_idle(km->page, km->me, h, key, fence);

@@ -120,6 +120,10 @@ static inline bool dxgk_km_unlock(struct dxgk_km_page *p, uint32_t me, uint32_t 
     return false;
 }
 
+/* dxgk_km_unlock() as a call, for the one rare branch of an inline path. */
+void dxgk_km_page_hand_back(struct dxgk_km_page *p, uint32_t me, uint32_t owner)
+    __attribute__((cold));
+
 /* From `seen`, free and released to `key` when read, to held by (me,
  * owner), keeping the waiter bit for the release to see. */
 static inline bool dxgk_km_take(struct dxgk_km_page *p, uint64_t seen, uint32_t me, uint32_t owner,
@@ -181,8 +185,19 @@ static inline bool dxgk_km_page_release(struct dxgk_km_page *p, uint32_t me, uin
 static inline bool dxgk_km_page_take_idle(struct dxgk_km_page *p, uint32_t me, uint32_t owner,
                                           uint64_t key)
 {
-    return !atomic_load_explicit(&p->word, memory_order_relaxed) &&
-           atomic_load_explicit(&p->key, memory_order_relaxed) == key && dxgk_km_take(p, 0, me, owner, key);
+    uint64_t seen = 0;
+
+    if (atomic_load_explicit(&p->word, memory_order_relaxed) ||
+        atomic_load_explicit(&p->key, memory_order_relaxed) != key ||
+        !atomic_compare_exchange_strong_explicit(&p->word, &seen, dxgk_km_word(me, owner),
+                                                 memory_order_acquire, memory_order_relaxed))
+        return false;
+    if (__builtin_expect(atomic_load_explicit(&p->key, memory_order_relaxed) == key, 1))
+        return true;
+    /* released to another key between our reads (dxgk_km_take): handed
+     * back out of line, so the inline path keeps no frame */
+    dxgk_km_page_hand_back(p, me, owner);
+    return false;
 }
 
 /* The uncontended release alone: held by exactly (me, owner), no sleeper

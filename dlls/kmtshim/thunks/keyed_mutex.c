@@ -122,7 +122,7 @@ NTSTATUS APIENTRY D3DKMTDestroyKeyedMutex(const D3DKMT_DESTROYKEYEDMUTEX *desc)
 static inline __attribute__((always_inline)) bool hot_untraced(void)
 {
     return __builtin_expect(__atomic_load_n(&dxgk_process.initialized, __ATOMIC_ACQUIRE), 1) &&
-           __builtin_expect(!KMT_TRACE_ON(d3dkmt), 1);
+           __builtin_expect(kmt_debug_surely_off(&kmt_dbch_d3dkmt, KMT_DBG_TRACE), 1);
 }
 
 /* The shared part of both full acquires; *fence is written back unless

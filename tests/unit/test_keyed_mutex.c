@@ -344,6 +344,37 @@ START_TEST(release_by_non_owner)
 }
 END_TEST
 
+/* With +d3dkmt the plain thunks leave their inline path for the full one:
+ * the same answers, and each call traced under its own name. */
+START_TEST(traced_pair_answers_as_the_plain_one)
+{
+    D3DKMT_HANDLE global, h = create(0, &global), other = open_global(global);
+    const char *text;
+    UINT64 fence;
+
+    setenv("KMTSHIM_DEBUG", "+d3dkmt", 1);
+    kmt_debug_reset();
+    kmt_test_capture_begin();
+    ck_assert_status(acquire(h, 0, NULL, &fence), STATUS_SUCCESS);
+    ck_assert_uint_eq(fence, 0);
+    ck_assert_status(release(other, 1, 5), STATUS_INVALID_PARAMETER);   /* held by h */
+    ck_assert_status(release(h, 1, 7), STATUS_SUCCESS);
+    ck_assert_status(release(h, 1, 7), STATUS_INVALID_PARAMETER);       /* twice */
+    text = kmt_test_capture_end();
+    unsetenv("KMTSHIM_DEBUG");
+    kmt_debug_reset();
+    ck_assert_int_eq(kmt_test_count_lines(text, "D3DKMTAcquireKeyedMutex", "-> STATUS_SUCCESS"), 1);
+    ck_assert_int_eq(kmt_test_count_lines(text, "D3DKMTReleaseKeyedMutex", "-> STATUS_SUCCESS"), 1);
+    ck_assert_int_eq(kmt_test_count_lines(text, "D3DKMTReleaseKeyedMutex", "-> STATUS_INVALID_PARAMETER"), 2);
+    /* untraced again: the inline path, released to key 1 with fence 7 */
+    ck_assert_status(acquire(other, 1, NULL, &fence), STATUS_SUCCESS);
+    ck_assert_uint_eq(fence, 7);
+    ck_assert_status(release(other, 0, 0), STATUS_SUCCESS);
+    ck_assert_status(destroy(h), STATUS_SUCCESS);
+    ck_assert_status(destroy(other), STATUS_SUCCESS);
+}
+END_TEST
+
 struct waiter {
     D3DKMT_HANDLE h;
     _Atomic pid_t tid;
@@ -1095,6 +1126,7 @@ static Suite *keyed_mutex_suite(void)
     tcase_add_test(table, release_by_non_owner);
     tcase_add_test(table, destroying_the_owner_abandons);
     tcase_add_test(table, destroying_a_non_owner_abandons_nothing);
+    tcase_add_test(table, traced_pair_answers_as_the_plain_one);
     suite_add_tcase(s, table);
 
     tcase_add_checked_fixture(data, setup, teardown);

@@ -52,6 +52,15 @@ static inline bool kmt_debug_on(struct kmt_debug_channel *ch, enum kmt_debug_cla
         cur = kmt_debug_channel_flags(ch);
     return cur & (1u << cls);
 }
+/* kmt_debug_on() false, known without parsing: false also when the flags
+ * are not parsed for this generation yet (no call: for a caller whose
+ * other way is a path that calls kmt_debug_on()). */
+static inline bool kmt_debug_surely_off(struct kmt_debug_channel *ch, enum kmt_debug_class cls)
+{
+    unsigned cur = __atomic_load_n(&ch->flags, __ATOMIC_RELAXED);
+
+    return (cur >> 4) == __atomic_load_n(&kmt_debug_generation, __ATOMIC_RELAXED) && !(cur & (1u << cls));
+}
 void kmt_debug_log(struct kmt_debug_channel *ch, enum kmt_debug_class cls,
                    const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -11,7 +11,7 @@
 
 #include "kmt_rcu.h"
 
-__thread struct kmt_rcu_reader kmt_rcu_self;
+__thread __attribute__((tls_model("initial-exec"))) struct kmt_rcu_reader kmt_rcu_self;
 bool kmt_rcu_readers_fence;
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -41,6 +41,7 @@ static void unregister(void *arg)
     pthread_mutex_lock(&registry_lock);
     list_remove(&r->entry);
     r->registered = false;
+    r->plain = false;
     pthread_mutex_unlock(&registry_lock);
 }
 
@@ -67,6 +68,7 @@ void kmt_rcu_register(struct kmt_rcu_reader *r)
     pthread_mutex_lock(&registry_lock);
     list_add_tail(&readers, &r->entry);
     r->registered = true;
+    r->plain = !kmt_rcu_readers_fence;   /* decided by kmt_rcu_init() above, for good */
     pthread_mutex_unlock(&registry_lock);
     pthread_setspecific(exit_key, r);
 }

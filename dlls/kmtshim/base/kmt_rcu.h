@@ -30,10 +30,14 @@
 struct kmt_rcu_reader {
     _Atomic unsigned long seq;           /* odd inside a section; written by its thread only */
     bool registered;
+    bool plain;                          /* registered, and its store needs no fence */
     struct list entry;                   /* the registry's, under its mutex */
 };
 
-extern __thread struct kmt_rcu_reader kmt_rcu_self;
+/* initial-exec: a section's entry is one %fs-relative access with no call
+ * to __tls_get_addr, so the thunks' inline paths need no frame (32 bytes of
+ * static TLS, as base/fault_guard.c takes) */
+extern __thread __attribute__((tls_model("initial-exec"))) struct kmt_rcu_reader kmt_rcu_self;
 /* No private expedited membarrier: readers fence (decided once, before
  * any thread's first section). */
 extern bool kmt_rcu_readers_fence;
@@ -47,26 +51,46 @@ void kmt_rcu_init(void);
 /* Puts the calling thread's record on the registry (once per thread). */
 void kmt_rcu_register(struct kmt_rcu_reader *r);
 
-/* Returns the record to hand to kmt_rcu_read_unlock() (one TLS lookup). */
-static inline struct kmt_rcu_reader *kmt_rcu_read_lock(void)
+/* Enters a section on the calling thread's registered record. */
+static inline void kmt_rcu_enter(struct kmt_rcu_reader *r, bool fence)
 {
-    struct kmt_rcu_reader *r = &kmt_rcu_self;
-    unsigned long s;
+    unsigned long s = atomic_load_explicit(&r->seq, memory_order_relaxed) + 1;
 
-    if (__builtin_expect(!r->registered, 0))
-        kmt_rcu_register(r);
-    s = atomic_load_explicit(&r->seq, memory_order_relaxed) + 1;
 #if defined(__SANITIZE_THREAD__)
     atomic_store_explicit(&r->seq, s, memory_order_seq_cst);
+    (void)fence;
 #else
     atomic_store_explicit(&r->seq, s, memory_order_relaxed);
     /* the store must be seen before the section's loads: membarrier gives
      * the writer that order on demand, the fallback pays for it here */
-    if (__builtin_expect(kmt_rcu_readers_fence, 0))
+    if (__builtin_expect(fence, 0))
         atomic_thread_fence(memory_order_seq_cst);
     else
         atomic_signal_fence(memory_order_seq_cst);
 #endif
+}
+
+/* Returns the record to hand to kmt_rcu_read_unlock() (one TLS lookup). */
+static inline struct kmt_rcu_reader *kmt_rcu_read_lock(void)
+{
+    struct kmt_rcu_reader *r = &kmt_rcu_self;
+
+    if (__builtin_expect(!r->registered, 0))
+        kmt_rcu_register(r);
+    kmt_rcu_enter(r, kmt_rcu_readers_fence);
+    return r;
+}
+
+/* kmt_rcu_read_lock() with one test and no call, for a caller with
+ * another way to go: NULL, and no section, on a thread whose record is
+ * not registered yet or whose readers fence. */
+static inline struct kmt_rcu_reader *kmt_rcu_try_read_lock(void)
+{
+    struct kmt_rcu_reader *r = &kmt_rcu_self;
+
+    if (__builtin_expect(!r->plain, 0))
+        return NULL;
+    kmt_rcu_enter(r, false);
     return r;
 }
 

@@ -34,6 +34,7 @@
 #ifndef KMTSHIM_BROKER_H
 #define KMTSHIM_BROKER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -145,14 +146,20 @@ NTSTATUS kmt_broker_open_name(const char *name, uint32_t kind, uint32_t access, 
  * broker can be reached. */
 uint32_t kmt_broker_client_id(void);
 
-/* The connection that is up now, without connecting (one atomic load):
- * a number no other connection of this process had (client ids are the
+/* The connection that is up now, without connecting (one atomic load,
+ * inline: the uncontended keyed-mutex acquire checks it every call): a
+ * number no other connection of this process had (client ids are the
  * broker's, and a new broker counts them from 1 again), 0 when there is
  * none.  Every reference belongs to the connection it was taken on; once
  * that connection ended (a timeout, a dead broker) the broker dropped it,
  * so an object taken on another connection than this one is gone for
- * this process. */
-uint64_t kmt_broker_connection(void);
+ * this process.  Written by client.c only, under its call lock. */
+extern _Atomic uint64_t kmt_broker_connection_now;
+
+static inline uint64_t kmt_broker_connection(void)
+{
+    return atomic_load_explicit(&kmt_broker_connection_now, memory_order_relaxed);
+}
 
 /* The broker's books, for tests and kmtinfo. */
 struct kmt_broker_stats {

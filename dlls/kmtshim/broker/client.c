@@ -39,7 +39,7 @@ static pthread_mutex_t call_lock = PTHREAD_MUTEX_INITIALIZER;
 static int conn = -1;                    /* under call_lock */
 static uint32_t my_client_id;            /* valid while conn >= 0 */
 static uint64_t connections_made;        /* under call_lock */
-static _Atomic uint64_t connection;      /* written under call_lock; 0 while conn < 0 */
+_Atomic uint64_t kmt_broker_connection_now; /* written under call_lock; 0 while conn < 0 */
 
 struct call {
     uint32_t op;
@@ -222,7 +222,7 @@ static void drop_connection(void)
 {
     /* first: a keyed mutex taken from now on sees the connection gone
      * before the broker can see its references go */
-    atomic_store_explicit(&connection, 0, memory_order_seq_cst);
+    atomic_store_explicit(&kmt_broker_connection_now, 0, memory_order_seq_cst);
     if (conn >= 0)
         kmt_fd_close(conn);
     conn = -1;
@@ -263,7 +263,7 @@ static NTSTATUS connect_locked(uint64_t deadline_ms)
             call_free_reply(&c);
             conn = sock;
             my_client_id = reply.client_id;
-            atomic_store_explicit(&connection, ++connections_made, memory_order_relaxed);
+            atomic_store_explicit(&kmt_broker_connection_now, ++connections_made, memory_order_relaxed);
             TRACE_(broker, "connected to broker %u as client %u\n", reply.broker_pid, reply.client_id);
             return STATUS_SUCCESS;
         }
@@ -350,11 +350,6 @@ void kmt_broker_forget(void)
 
     memcpy(&call_lock, &fresh, sizeof(fresh));
     drop_connection();
-}
-
-uint64_t kmt_broker_connection(void)
-{
-    return atomic_load_explicit(&connection, memory_order_relaxed);
 }
 
 uint32_t kmt_broker_client_id(void)

@@ -17,7 +17,8 @@
  *
  * Acquire and release find the object with hmgr_lookup_rcu(), inside an
  * RCU read-side section (base/kmt_rcu.h): no reference, no locked
- * instruction.  DestroyKeyedMutex therefore waits for a grace period
+ * instruction.  Their uncontended case is inline in the thunks
+ * (keyed_mutex_fast.h), under the same rules.  DestroyKeyedMutex therefore waits for a grace period
  * (kmt_rcu_synchronize) after it removes the handle and before it drops
  * the table's reference: no section that found the object is still
  * running when the page is unmapped and the object freed.  An acquire that
@@ -35,19 +36,12 @@
 #include <unistd.h>
 
 #include "keyed_mutex.h"
-#include "keyed_mutex_page.h"
+#include "keyed_mutex_fast.h"
 #include "share.h"
 #include "base/kmt_debug.h"
-#include "base/kmt_list.h"
-#include "base/kmt_lock.h"
-#include "base/kmt_rcu.h"
 
-/* ThreadSanitizer tracks synchronization by address, and two handles of
- * one process map the same page at two addresses: acquire and release
- * also name one address per memfd (by inode) so it sees them pair up. */
 #if defined(__SANITIZE_THREAD__)
-static char tsan_sync[64];
-# define TSAN_SYNC(km) (&tsan_sync[(km)->inode % sizeof(tsan_sync)])
+char dxgk_km_tsan_sync[64];
 #endif
 
 #define BLOB_MAGIC 0x4b4d4258u           /* "XBMK" */
@@ -59,22 +53,6 @@ struct km_blob {
     uint32_t flags;                      /* BLOB_* */
     uint32_t runtime_size;               /* also the page's data capacity */
     uint32_t page_size;
-};
-
-struct dxgk_keyed_mutex {
-    struct kmt_object obj;
-    struct dxgk_km_page *page;
-    size_t map_size;
-    uint64_t broker_id;                  /* our reference */
-    uint32_t me;                         /* this process's client id */
-    uint64_t connection;                 /* the broker connection `me` is of */
-    uint32_t runtime_size;               /* the creator's, and the Acquire2/Release2 size */
-    bool nt_shareable;
-    D3DKMT_HANDLE handle;                /* also the page's owner half while it holds it */
-    _Atomic bool destroyed;              /* its handle is gone: a hold taken now is abandoned */
-    struct list entry;                   /* live_mutexes, under live_lock */
-    uint64_t inode;                      /* the page's memfd (ThreadSanitizer's sync address) */
-    struct dxgk_km_look look;            /* this handle's look before it sleeps */
 };
 
 static void note_inode(struct dxgk_keyed_mutex *km, int fd)
@@ -137,7 +115,8 @@ static struct dxgk_keyed_mutex *keyed_mutex_lookup(D3DKMT_HANDLE h)
     return (struct dxgk_keyed_mutex *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_KEYEDMUTEX);
 }
 
-/* Inside kmt_rcu_read_lock(): valid until kmt_rcu_read_unlock(). */
+/* Inside kmt_rcu_read_lock(): valid until kmt_rcu_read_unlock().  Traces a
+ * refusal (dxgk_keyed_mutex_find, the thunks' inline path, does not). */
 static inline __attribute__((always_inline)) struct dxgk_keyed_mutex *keyed_mutex_find(D3DKMT_HANDLE h)
 {
     return (struct dxgk_keyed_mutex *)hmgr_lookup_rcu(&dxgk_process.handles, h, HMGR_TYPE_KEYEDMUTEX);
@@ -394,10 +373,15 @@ NTSTATUS dxgk_destroy_keyed_mutex(D3DKMT_HANDLE h)
     return STATUS_SUCCESS;
 }
 
+void dxgk_km_page_hand_back(struct dxgk_km_page *p, uint32_t me, uint32_t owner)
+{
+    dxgk_km_unlock(p, me, owner);
+}
+
 /* The acquire succeeded: what the last release left for the new owner. */
 static inline __attribute__((always_inline)) void took(struct dxgk_keyed_mutex *km, UINT64 *fence, void *data, UINT size)
 {
-    KMT_TSAN(__tsan_acquire(TSAN_SYNC(km)));
+    KMT_TSAN(__tsan_acquire(DXGK_KM_TSAN_SYNC(km)));
     *fence = atomic_load_explicit(&km->page->fence, memory_order_relaxed);
     if (size) {
         UINT stored = atomic_load_explicit(&km->page->data_size, memory_order_relaxed);
@@ -492,7 +476,7 @@ NTSTATUS dxgk_release_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, UINT64 fence, con
     NTSTATUS status = STATUS_INVALID_PARAMETER;
 
     if (km && (!size || size == km->runtime_size)) {
-        KMT_TSAN(__tsan_release(TSAN_SYNC(km)));
+        KMT_TSAN(__tsan_release(DXGK_KM_TSAN_SYNC(km)));
         /* two releases (or a release and a destroy) of one handle: one wins */
         if (dxgk_km_page_release(km->page, km->me, km->handle, key, fence, data, size))
             status = STATUS_SUCCESS;

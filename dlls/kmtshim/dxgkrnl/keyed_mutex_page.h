@@ -143,6 +143,10 @@ static inline bool dxgk_km_unlock(struct dxgk_km_page *p, uint32_t me, uint32_t 
     return false;
 }
 
+/* dxgk_km_unlock() as a call, for the one rare branch of an inline path. */
+void dxgk_km_page_hand_back(struct dxgk_km_page *p, uint32_t me, uint32_t owner)
+    __attribute__((cold));
+
 /* From `seen`, free and released to `key` when read, to held by (me,
  * owner), keeping the waiter bit for the release to see. */
 static inline bool dxgk_km_take(struct dxgk_km_page *p, uint64_t seen, uint32_t me, uint32_t owner,
@@ -196,6 +200,45 @@ static inline bool dxgk_km_page_release(struct dxgk_km_page *p, uint32_t me, uin
     atomic_store_explicit(&p->fence, fence, memory_order_relaxed);
     atomic_store_explicit(&p->key, key, memory_order_relaxed);
     return dxgk_km_unlock(p, me, owner);
+}
+
+/* The uncontended acquire alone, for the inline path of the thunk: free
+ * with no sleeper and released to `key` -> held by (me, owner).  false
+ * for anything else, which the general path then handles. */
+static inline bool dxgk_km_page_take_idle(struct dxgk_km_page *p, uint32_t me, uint32_t owner,
+                                          uint64_t key)
+{
+    uint64_t seen = 0;
+
+    if (atomic_load_explicit(&p->word, memory_order_relaxed) ||
+        atomic_load_explicit(&p->key, memory_order_relaxed) != key ||
+        !atomic_compare_exchange_strong_explicit(&p->word, &seen, dxgk_km_word(me, owner),
+                                                 memory_order_acquire, memory_order_relaxed))
+        return false;
+    if (__builtin_expect(atomic_load_explicit(&p->key, memory_order_relaxed) == key, 1))
+        return true;
+    /* released to another key between our reads (dxgk_km_take): handed
+     * back out of line, so the inline path keeps no frame */
+    dxgk_km_page_hand_back(p, me, owner);
+    return false;
+}
+
+/* The uncontended release alone: held by exactly (me, owner), no sleeper
+ * -> released to `key` with `fence` and no data.  false when the word was
+ * anything else, before or at the compare-and-swap; the general path
+ * (dxgk_km_page_release) then decides, and writes the fields again. */
+static inline bool dxgk_km_page_give_idle(struct dxgk_km_page *p, uint32_t me, uint32_t owner,
+                                          uint64_t key, uint64_t fence)
+{
+    uint64_t mine = dxgk_km_word(me, owner);
+
+    if (atomic_load_explicit(&p->word, memory_order_relaxed) != mine)
+        return false;
+    atomic_store_explicit(&p->data_size, 0, memory_order_relaxed);
+    atomic_store_explicit(&p->fence, fence, memory_order_relaxed);
+    atomic_store_explicit(&p->key, key, memory_order_relaxed);
+    return atomic_compare_exchange_strong_explicit(&p->word, &mine, 0, memory_order_release,
+                                                   memory_order_relaxed);
 }
 
 /* ---- what may sleep or wake ------------------------------------------------ */

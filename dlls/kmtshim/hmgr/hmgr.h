@@ -36,7 +36,7 @@
  *
  * Concurrency: slots live in fixed chunks that never move, each guarded by a
  * one-bit spinlock in its state word.  hmgr_lookup() takes a reference on
- * the object under that lock and takes no table-wide lock; hmgr_lookup_rcu()
+ * the object under that lock and takes no table-wide lock; hmgr_find_rcu()
  * takes neither, for objects freed only after an RCU grace period; hmgr_alloc() and
  * the free-list part of hmgr_free() take a mutex held for a few instructions,
  * never across a miniport call.  Removing a handle hands the table's
@@ -186,7 +186,7 @@ struct hmgr_entry {
     uint32_t next_free;                  /* under free_lock: the free-list link; while
                                             reserved, the slot's place in the sequence
                                             (hmgr_table.issued when handed out) */
-    /* written under the slot lock; hmgr_lookup_rcu() reads it without */
+    /* written under the slot lock; hmgr_find_rcu() reads it without */
     _Atomic(struct kmt_object *) obj;
 };
 
@@ -290,34 +290,50 @@ HMGR_INLINE struct kmt_object *hmgr_lookup(struct hmgr_table *t, D3DKMT_HANDLE h
 }
 
 /* Looks a handle up without a reference and without the slot lock: no
- * locked instruction.  Only for objects whose memory is freed after a
- * kmt_rcu_synchronize() that follows their removal (keyed mutexes); the
- * caller is inside kmt_rcu_read_lock() and uses the object only until
- * kmt_rcu_read_unlock().  The state is read before and after the object
- * pointer: unchanged (but for the lock bit), the pointer is the one
- * published under that handle, or NULL while a remove is under way.  A
- * slot that went through all three generations back to the same state
- * between the two reads would give its newest object of the same type,
- * as a handle kept past three reuses of its slot does. */
-HMGR_INLINE struct kmt_object *hmgr_lookup_rcu(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type)
+ * locked instruction and no call, a few loads and compares.  Only for
+ * objects whose memory is freed after a kmt_rcu_synchronize() that follows
+ * their removal (keyed mutexes); the caller is inside kmt_rcu_read_lock()
+ * and uses the object only until kmt_rcu_read_unlock().  `instance` is t's,
+ * as a constant, and `type` is one type (not ANY): a published slot of
+ * that handle then has exactly one state word but for the lock bit, and
+ * one compare checks generation, type and publication at once.  The state
+ * is read before and after the object pointer: unchanged, the pointer is
+ * the one published under that handle, or NULL while a remove is under
+ * way.  A slot that went through all three generations back to the same
+ * state between the two reads would give its newest object of the same
+ * type, as a handle kept past three reuses of its slot does.  NULL, with
+ * no trace, for a handle that names no such object. */
+HMGR_INLINE struct kmt_object *hmgr_find_rcu(struct hmgr_table *t, unsigned instance, D3DKMT_HANDLE h,
+                                             enum hmgr_type type)
 {
+    /* a unique of 0 gives a state no published slot has */
+    unsigned want = HMGR_ST_USED | HMGR_ST_PUBLISHED | (h >> 30) << HMGR_ST_UNIQUE_SHIFT |
+                    (unsigned)type << HMGR_ST_TYPE_SHIFT;
+    uint32_t index = hmgr_slot_of(h);
     struct kmt_object *obj;
-    unsigned unique, st;
-    struct hmgr_entry *e = hmgr_entry_of(t, h, &unique);
+    struct hmgr_entry *e;
 
-    if (__builtin_expect(!e, 0))
-        goto refused;
-    st = atomic_load_explicit(&e->state, memory_order_acquire);
-    if (__builtin_expect(!hmgr_st_matches(st, unique, type), 0))
-        goto refused;
+    if (__builtin_expect((h & 0x3f) != instance, 0) ||
+        __builtin_expect(index >= atomic_load_explicit(&t->size, memory_order_acquire), 0))
+        return NULL;
+    e = hmgr_entry_at(t, index);
+    if (__builtin_expect((atomic_load_explicit(&e->state, memory_order_acquire) & ~HMGR_ST_LOCK) != want, 0))
+        return NULL;
     obj = atomic_load_explicit(&e->obj, memory_order_acquire);
     if (__builtin_expect(!obj, 0) ||
-        __builtin_expect((atomic_load_explicit(&e->state, memory_order_relaxed) ^ st) & ~HMGR_ST_LOCK, 0))
-        goto refused;
+        __builtin_expect((atomic_load_explicit(&e->state, memory_order_relaxed) & ~HMGR_ST_LOCK) != want, 0))
+        return NULL;
     return obj;
-refused:
-    HMGR_LOOKUP_REFUSED(t, h, type);
-    return NULL;
+}
+
+/* hmgr_find_rcu() in any table, tracing a refusal. */
+HMGR_INLINE struct kmt_object *hmgr_lookup_rcu(struct hmgr_table *t, D3DKMT_HANDLE h, enum hmgr_type type)
+{
+    struct kmt_object *obj = hmgr_find_rcu(t, t->instance, h, type);
+
+    if (__builtin_expect(!obj, 0))
+        HMGR_LOOKUP_REFUSED(t, h, type);
+    return obj;
 }
 
 /* Has `read` copy what it needs out of a live object of `type`, under its

@@ -6,6 +6,7 @@
 
 #include "thunk.h"
 #include "dxgkrnl/keyed_mutex.h"
+#include "dxgkrnl/keyed_mutex_fast.h"
 
 /* Runtime data: a size with a buffer that cannot be the caller's (NULL
  * included) is refused before the core sees it. */
@@ -113,44 +114,33 @@ NTSTATUS APIENTRY D3DKMTDestroyKeyedMutex(const D3DKMT_DESTROYKEYEDMUTEX *desc)
 }
 
 /* The uncontended Acquire + Release pair is the hottest path of the API.
- * With the process up and the d3dkmt channel off, one check stands for
- * THUNK_ENTER's and every step's trace checks: `trace` false says the call
- * may skip them (and, traced, the call costs what every thunk costs). */
-static inline __attribute__((always_inline)) bool hot_traced(void)
+ * Its plain thunks first try the uncontended call inline, with no call
+ * and no frame (dxgkrnl/keyed_mutex_fast.h): with the process up and the
+ * d3dkmt channel off, one check stands for THUNK_ENTER's and every
+ * step's trace checks.  Anything else is a tail call to the full thunk,
+ * which starts over from the descriptor and costs what every thunk costs. */
+static inline __attribute__((always_inline)) bool hot_untraced(void)
 {
-    return !__atomic_load_n(&dxgk_process.initialized, __ATOMIC_ACQUIRE) || KMT_TRACE_ON(d3dkmt);
+    return __builtin_expect(__atomic_load_n(&dxgk_process.initialized, __ATOMIC_ACQUIRE), 1) &&
+           __builtin_expect(kmt_debug_surely_off(&kmt_dbch_d3dkmt, KMT_DBG_TRACE), 1);
 }
 
-#define HOT_ENTER_DESC(trace, desc)                                  \
-    do {                                                             \
-        if (trace)                                                   \
-            THUNK_ENTER_DESC(desc);                                  \
-        else if (!kmt_user_ptr_ok((desc), sizeof(*(desc))))          \
-            return STATUS_INVALID_PARAMETER;                         \
-    } while (0)
-
-#define HOT_RETURN(trace, status) \
-    return (trace) ? kmt_thunk_return(__func__, (status)) : (status)
-
-/* The shared part of both acquires; *fence is written back unless the call
- * was refused (Windows leaves it untouched then). */
-static inline __attribute__((always_inline)) NTSTATUS
-acquire(bool trace, D3DKMT_HANDLE h, UINT64 key, const LARGE_INTEGER *timeout, UINT64 *fence,
-        void *data, UINT size)
+/* The shared part of both full acquires; *fence is written back unless
+ * the call was refused (Windows leaves it untouched then). */
+static NTSTATUS acquire(D3DKMT_HANDLE h, UINT64 key, const LARGE_INTEGER *timeout, UINT64 *fence,
+                        void *data, UINT size)
 {
     LONGLONG t;
 
-    if (trace)
-        TRACE_(d3dkmt, "hKeyedMutex %#x, Key %#llx, pTimeout %p, pPrivateRuntimeData %p, size %u\n", h,
-               (unsigned long long)key, (const void *)timeout, data, size);
+    TRACE_(d3dkmt, "hKeyedMutex %#x, Key %#llx, pTimeout %p, pPrivateRuntimeData %p, size %u\n", h,
+           (unsigned long long)key, (const void *)timeout, data, size);
     if (timeout && !kmt_user_ptr_ok(timeout, sizeof(*timeout)))
         return STATUS_INVALID_PARAMETER;
     if (!runtime_ok(data, size))
         return STATUS_INVALID_PARAMETER;
     if (timeout) {
         t = timeout->QuadPart;
-        if (trace)
-            TRACE_(d3dkmt, "timeout %lld\n", (long long)t);
+        TRACE_(d3dkmt, "timeout %lld\n", (long long)t);
     }
     return dxgk_acquire_keyed_mutex(h, key, timeout ? &t : NULL, fence, data, size);
 }
@@ -160,19 +150,31 @@ static bool acquire_answered(NTSTATUS status)
     return status == STATUS_SUCCESS || status == STATUS_TIMEOUT || status == STATUS_ABANDONED;
 }
 
-NTSTATUS APIENTRY D3DKMTAcquireKeyedMutex(D3DKMT_ACQUIREKEYEDMUTEX *desc)
+static __attribute__((noinline)) NTSTATUS acquire_full(D3DKMT_ACQUIREKEYEDMUTEX *desc)
 {
-    bool trace = hot_traced();
     D3DKMT_ACQUIREKEYEDMUTEX k;
     UINT64 fence = 0;
     NTSTATUS status;
 
-    HOT_ENTER_DESC(trace, desc);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
-    status = acquire(trace, k.hKeyedMutex, k.Key, k.pTimeout, &fence, NULL, 0);
+    status = acquire(k.hKeyedMutex, k.Key, k.pTimeout, &fence, NULL, 0);
     if (acquire_answered(status))
         desc->FenceValue = fence;
-    HOT_RETURN(trace, status);
+    return kmt_thunk_return("D3DKMTAcquireKeyedMutex", status);
+}
+
+NTSTATUS APIENTRY D3DKMTAcquireKeyedMutex(D3DKMT_ACQUIREKEYEDMUTEX *desc)
+{
+    UINT64 fence;
+
+    if (hot_untraced() && __builtin_expect(kmt_user_ptr_ok(desc, sizeof(*desc)), 1) &&
+        __builtin_expect(!desc->pTimeout, 1) &&
+        __builtin_expect(dxgk_keyed_mutex_take_idle(desc->hKeyedMutex, desc->Key, &fence), 1)) {
+        desc->FenceValue = fence;
+        return STATUS_SUCCESS;
+    }
+    return acquire_full(desc);
 }
 
 NTSTATUS APIENTRY D3DKMTAcquireKeyedMutex2(D3DKMT_ACQUIREKEYEDMUTEX2 *desc)
@@ -183,24 +185,35 @@ NTSTATUS APIENTRY D3DKMTAcquireKeyedMutex2(D3DKMT_ACQUIREKEYEDMUTEX2 *desc)
 
     THUNK_ENTER_DESC(desc);
     k = *desc;
-    status = acquire(true, k.hKeyedMutex, k.Key, k.pTimeout, &fence, k.pPrivateRuntimeData,
+    status = acquire(k.hKeyedMutex, k.Key, k.pTimeout, &fence, k.pPrivateRuntimeData,
                      k.PrivateRuntimeDataSize);
     if (acquire_answered(status))
         desc->FenceValue = fence;
     THUNK_RETURN(status);
 }
 
-NTSTATUS APIENTRY D3DKMTReleaseKeyedMutex(D3DKMT_RELEASEKEYEDMUTEX *desc)
+static __attribute__((noinline)) NTSTATUS release_full(D3DKMT_RELEASEKEYEDMUTEX *desc)
 {
-    bool trace = hot_traced();
     D3DKMT_RELEASEKEYEDMUTEX k;
 
-    HOT_ENTER_DESC(trace, desc);
+    THUNK_ENTER_DESC(desc);
     k = *desc;
-    if (trace)
-        TRACE_(d3dkmt, "hKeyedMutex %#x, Key %#llx, FenceValue %#llx\n", k.hKeyedMutex,
-               (unsigned long long)k.Key, (unsigned long long)k.FenceValue);
-    HOT_RETURN(trace, dxgk_release_keyed_mutex(k.hKeyedMutex, k.Key, k.FenceValue, NULL, 0));
+    TRACE_(d3dkmt, "hKeyedMutex %#x, Key %#llx, FenceValue %#llx\n", k.hKeyedMutex,
+           (unsigned long long)k.Key, (unsigned long long)k.FenceValue);
+    return kmt_thunk_return("D3DKMTReleaseKeyedMutex",
+                            dxgk_release_keyed_mutex(k.hKeyedMutex, k.Key, k.FenceValue, NULL, 0));
+}
+
+NTSTATUS APIENTRY D3DKMTReleaseKeyedMutex(D3DKMT_RELEASEKEYEDMUTEX *desc)
+{
+    D3DKMT_RELEASEKEYEDMUTEX k;
+
+    if (hot_untraced() && __builtin_expect(kmt_user_ptr_ok(desc, sizeof(*desc)), 1)) {
+        k = *desc;
+        if (__builtin_expect(dxgk_keyed_mutex_give_idle(k.hKeyedMutex, k.Key, k.FenceValue), 1))
+            return STATUS_SUCCESS;
+    }
+    return release_full(desc);
 }
 
 NTSTATUS APIENTRY D3DKMTReleaseKeyedMutex2(D3DKMT_RELEASEKEYEDMUTEX2 *desc)

@@ -28,9 +28,11 @@ static inline bool kmt_user_ptr_ok(const void *p, size_t size)
     uintptr_t v = (uintptr_t)p;
 
 #if UINTPTR_MAX > 0xffffffffu
-    if (v < 0x10000 || v > 0x7fffffffffffull)
+    /* v >= 64 KiB and v + size <= 2^47 - 1: one compare where size is a
+     * constant (v below 64 KiB wraps past the bound) */
+    if (size > 0x7fffffffffffull - 0x10000)
         return false;
-    return size <= 0x7fffffffffffull - v;
+    return v - 0x10000 <= 0x7fffffffffffull - 0x10000 - size;
 #else
     return v >= 0x10000 && kmt_user_range_readable(p, size);
 #endif

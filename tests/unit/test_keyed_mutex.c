@@ -168,7 +168,7 @@ START_TEST(create2_nt_sharing_has_no_global)
     uint64_t id = 0;
 
     ck_assert_uint_eq(global, 0);
-    ck_assert_status(dxgk_keyed_mutex_share_id(h, &id), STATUS_SUCCESS);
+    ck_assert_status(dxgk_keyed_mutex_share_id(h, &id, &(uint64_t){ 0 }), STATUS_SUCCESS);
     ck_assert_uint_ne(id, 0);
     ck_assert_status(destroy(h), STATUS_SUCCESS);
 }
@@ -539,7 +539,6 @@ START_TEST(broker_death_removes_the_mutex)
     for (int i = 0; i < 10000 && !kill(pid, 0); i++)
         usleep(1000);
     kmt_test_capture_begin();
-    ck_assert_status(kmt_broker_query_stats(&s), STATUS_PORT_DISCONNECTED);
     ck_assert_status(kmt_broker_query_stats(&s), STATUS_SUCCESS);   /* a new broker */
     ck_assert_status(acquire(h, 1, &ten_ms, &fence), STATUS_DEVICE_REMOVED);
     ck_assert_uint_eq(fence, PRESET64);  /* as for a bad handle */
@@ -921,9 +920,9 @@ START_TEST(open_from_nt_handle)
     int fd, res_fd, memfd;
     UINT64 fence;
 
-    ck_assert_status(dxgk_keyed_mutex_share_id(shared, &id), STATUS_INVALID_PARAMETER);  /* has a global */
-    ck_assert_status(dxgk_keyed_mutex_share_id(0, &id), STATUS_INVALID_PARAMETER);
-    ck_assert_status(dxgk_keyed_mutex_share_id(h, &id), STATUS_SUCCESS);
+    ck_assert_status(dxgk_keyed_mutex_share_id(shared, &id, &(uint64_t){ 0 }), STATUS_INVALID_PARAMETER);  /* has a global */
+    ck_assert_status(dxgk_keyed_mutex_share_id(0, &id, &(uint64_t){ 0 }), STATUS_INVALID_PARAMETER);
+    ck_assert_status(dxgk_keyed_mutex_share_id(h, &id, &(uint64_t){ 0 }), STATUS_SUCCESS);
     ck_assert_status(kmt_broker_share_nt(&id, 1, NULL, 0x1, &fd), STATUS_SUCCESS);
 
     o.hNtHandle = (HANDLE)(intptr_t)fd;

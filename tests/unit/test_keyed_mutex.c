@@ -1049,6 +1049,40 @@ START_TEST(holder_killed_abandons_for_waiters_in_other_processes)
 }
 END_TEST
 
+/* The holder (another process) dies after the broker died: no broker is
+ * left to abandon the mutex, so a waiter with no timeout ends when it sees
+ * its own broker link gone (docs/architecture.md, "Waiters whose broker
+ * died"), in bounded time. */
+START_TEST(waiter_ends_when_the_holder_dies_after_the_broker)
+{
+    D3DKMT_HANDLE global, h = create(0, &global);
+    struct waiter w = { .h = h, .key = 0 };
+    pid_t broker = broker_stats().broker_pid;
+    struct kmt_test_peer p;
+    pthread_t thread;
+    UINT64 start;
+
+    peer_start(&p, "hold", global, 0);
+    kmt_test_peer_line(&p, "held");
+    ck_assert_int_eq(pthread_create(&thread, NULL, wait_thread, &w), 0);
+    while (!w.tid)
+        usleep(1000);
+    wait_for_futex_sleep(w.tid);
+    kmt_test_capture_begin();
+    ck_assert_int_eq(kill(broker, SIGKILL), 0);
+    for (int i = 0; i < 10000 && !kill(broker, 0); i++)
+        usleep(1000);
+    ck_assert_int_eq(kill(p.pid, SIGKILL), 0);
+    start = kmt_test_now_ms();
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    ck_assert_uint_lt(kmt_test_now_ms() - start, 10000);
+    kmt_test_capture_end();
+    ck_assert_status(w.status, STATUS_DEVICE_REMOVED);
+    kmt_test_peer_end(&p);
+    ck_assert_status(destroy(h), STATUS_SUCCESS);
+}
+END_TEST
+
 START_TEST(global_handle_dies_with_its_last_holder)
 {
     D3DKMT_HANDLE global, h = create(0, &global), again;
@@ -1127,6 +1161,7 @@ static Suite *keyed_mutex_suite(void)
     tcase_add_test(procs, processes_hand_it_back_and_forth);
     tcase_add_test(procs, holder_killed_abandons_for_waiters_in_other_processes);
     tcase_add_test(procs, global_handle_dies_with_its_last_holder);
+    tcase_add_test(procs, waiter_ends_when_the_holder_dies_after_the_broker);
     tcase_set_timeout(procs, 60);
     suite_add_tcase(s, procs);
     return s;

@@ -202,6 +202,16 @@ OBJECT_ATTRIBUTES *fuzz_share_name(struct fuzz_prog *p);
  * directory removed at exit), so a run never meets the user's session. */
 void fuzz_share_private_broker(void);
 
+/* The peer process (fuzz_peer.c): handed the program's global and NT
+ * handles as they come, when fuzz_peer_enabled (the deterministic driver)
+ * and KMT_FUZZ_PEER is not 0.  fuzz_peer_finish ends it at the end of an
+ * input; false (a finding) if it failed.  fuzz_peer_main is the peer. */
+extern bool fuzz_peer_enabled;
+void fuzz_peer_offer_global(D3DKMT_HANDLE global);
+void fuzz_peer_offer_nt(int fd);
+bool fuzz_peer_finish(void);
+int fuzz_peer_main(int argc, char **argv);
+
 /* A broken rule the harness saw during the program (not a leak): printed,
  * and the input fails. */
 void fuzz_finding(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -335,6 +335,7 @@ bool fuzz_run_one(const uint8_t *data, size_t size)
     if (fuzz_target.disarm)
         fuzz_target.disarm();
     cleanup(&prog);
+    fuzz_peer_finish();                 /* a failed peer is a finding */
     if (prog.restarted && !start())
         fprintf(stderr, "fuzz: no adapter after a restart (%s)\n", fuzz_target.name);
     if (settled(&counts, &live))

@@ -6,6 +6,7 @@
  *
  *   fuzz_d3dkmt_<target>            the run (KMT_FUZZ_ITERATIONS, KMT_FUZZ_SEED)
  *   fuzz_d3dkmt_<target> FILE...    replays inputs (a reproducer)
+ *   fuzz_d3dkmt_<target> --peer FD  the peer process the run starts (fuzz_peer.c)
  *
  * Each input is written to fuzz-<target>-input.bin before it runs, so a
  * crash, a sanitizer report or a hang (SIGALRM after 60 s) leaves the input
@@ -241,6 +242,9 @@ int main(int argc, char **argv)
     struct timespec t0, t1;
     char dir[4096];
 
+    if (argc > 2 && !strcmp(argv[1], "--peer"))
+        return fuzz_peer_main(argc, argv);
+    fuzz_peer_enabled = true;
     self = argv[0];
     snprintf(input_path, sizeof(input_path), "fuzz-%s-input.bin", fuzz_target.name);
     signal(SIGSEGV, on_fatal);

@@ -23,6 +23,7 @@ void fuzz_share_add_global(struct fuzz_prog *p, D3DKMT_HANDLE global)
         fuzz_finding("a create gave global handle %#x, not one with low bits 2", global);
     if (p->shares.nglobal < FUZZ_MAX_SHARES)
         p->shares.global[p->shares.nglobal++] = global;
+    fuzz_peer_offer_global(global);
 }
 
 void fuzz_share_add_nt(struct fuzz_prog *p, HANDLE nt, const char *call)
@@ -50,6 +51,7 @@ void fuzz_share_add_nt(struct fuzz_prog *p, HANDLE nt, const char *call)
     }
     p->shares.nt[p->shares.nnt] = (int)fd;
     p->shares.nt_closed[p->shares.nnt++] = false;
+    fuzz_peer_offer_nt((int)fd);
 }
 
 D3DKMT_HANDLE fuzz_share_global(struct fuzz_prog *p)

@@ -5,7 +5,8 @@ KMT_BROKER_TESTS = \
 	tests/unit/test_broker \
 	tests/unit/test_broker_nt \
 	tests/unit/test_broker_failure \
-	tests/unit/test_broker_limits
+	tests/unit/test_broker_limits \
+	tests/unit/test_broker_death
 
 check_PROGRAMS += $(KMT_BROKER_TESTS) tests/unit/broker_peer
 TESTS += $(KMT_BROKER_TESTS)
@@ -27,6 +28,11 @@ tests_unit_test_broker_failure_LDADD = $(KMT_UNIT_LDADD)
 tests_unit_test_broker_limits_SOURCES = tests/unit/test_broker_limits.c $(KMT_BROKER_TEST_UTIL)
 tests_unit_test_broker_limits_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_broker_limits_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_broker_death_SOURCES = tests/unit/test_broker_death.c $(KMT_BROKER_TEST_UTIL) \
+	$(KMT_SHARE_RESOURCE_UTIL)
+tests_unit_test_broker_death_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_broker_death_LDADD = $(KMT_UNIT_LDADD)
 
 tests_unit_broker_peer_SOURCES = tests/unit/broker_peer.c
 tests_unit_broker_peer_LDADD = libkmtcore.la $(PTHREAD_LIBS)

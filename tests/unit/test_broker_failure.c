@@ -65,10 +65,10 @@ START_TEST(dead_broker_is_replaced)
     ck_assert_int_eq(kill(pid, SIGKILL), 0);
     for (int i = 0; i < 10000 && process_exists(pid); i++)
         usleep(1000);
+    /* the hang-up is seen before the call: a new broker answers it */
     kmt_test_capture_begin();
-    ck_assert_status(kmt_broker_query_stats(&s), STATUS_PORT_DISCONNECTED);
-    ck_assert_uint_eq(kmt_test_count_lines(kmt_test_capture_end(), "broker", "gone"), 1);
     ck_assert_status(kmt_broker_query_stats(&s), STATUS_SUCCESS);
+    ck_assert_uint_eq(kmt_test_count_lines(kmt_test_capture_end(), "broker", "gone"), 1);
     ck_assert_int_ne(s.broker_pid, pid);
     ck_assert_uint_eq(s.objects, 0);
     /* the old broker's objects went with it, and its handles stay dead */

@@ -86,7 +86,7 @@ static int share_nt(D3DKMT_HANDLE h, const char *name)
     uint64_t id;
     int fd = -1;
 
-    ck_assert_status(dxgk_syncobj_share_id(h, &id), STATUS_SUCCESS);
+    ck_assert_status(dxgk_syncobj_share_id(h, &id, &(uint64_t){ 0 }), STATUS_SUCCESS);
     ck_assert_status(kmt_broker_share_nt(&id, 1, name, SYNC_ALL, &fd), STATUS_SUCCESS);
     ck_assert_int_ge(fd, 0);
     return fd;
@@ -428,7 +428,7 @@ START_TEST(open_nt_monitored_fence)
     ck_assert_uint_eq(*mine, 7);
     ck_assert_status(kmt_fence_wait(device, cs.hSyncObject, 7, 0), STATUS_SUCCESS);
     /* the opened object can be shared again */
-    ck_assert_status(dxgk_syncobj_share_id(o2.hSyncObject, &id), STATUS_SUCCESS);
+    ck_assert_status(dxgk_syncobj_share_id(o2.hSyncObject, &id, &(uint64_t){ 0 }), STATUS_SUCCESS);
     again = share_nt(o2.hSyncObject, NULL);
     /* and the object outlives its creator's handle and the first NT handle */
     ck_assert_status(kmt_syncobj_destroy(cs.hSyncObject), STATUS_SUCCESS);
@@ -456,13 +456,13 @@ START_TEST(share_id_rules)
     ck_assert_status(create(D3DDDI_MONITORED_FENCE, 0, &plain, NULL), STATUS_SUCCESS);
     ck_assert_status(create(D3DDDI_MONITORED_FENCE, 0x1, &global_only, NULL), STATUS_SUCCESS);
     ck_assert_status(create(D3DDDI_MONITORED_FENCE, 0x3, &nt, NULL), STATUS_SUCCESS);
-    ck_assert_status(dxgk_syncobj_share_id(0, &id), STATUS_INVALID_PARAMETER);
-    ck_assert_status(dxgk_syncobj_share_id(v1, &id), STATUS_INVALID_PARAMETER);
-    ck_assert_status(dxgk_syncobj_share_id(plain, &id), STATUS_INVALID_PARAMETER);
-    ck_assert_status(dxgk_syncobj_share_id(global_only, &id), STATUS_INVALID_PARAMETER);
-    ck_assert_status(dxgk_syncobj_share_id(nt, &id), STATUS_SUCCESS);
+    ck_assert_status(dxgk_syncobj_share_id(0, &id, &(uint64_t){ 0 }), STATUS_INVALID_PARAMETER);
+    ck_assert_status(dxgk_syncobj_share_id(v1, &id, &(uint64_t){ 0 }), STATUS_INVALID_PARAMETER);
+    ck_assert_status(dxgk_syncobj_share_id(plain, &id, &(uint64_t){ 0 }), STATUS_INVALID_PARAMETER);
+    ck_assert_status(dxgk_syncobj_share_id(global_only, &id, &(uint64_t){ 0 }), STATUS_INVALID_PARAMETER);
+    ck_assert_status(dxgk_syncobj_share_id(nt, &id, &(uint64_t){ 0 }), STATUS_SUCCESS);
     ck_assert_status(kmt_syncobj_destroy(nt), STATUS_SUCCESS);
-    ck_assert_status(dxgk_syncobj_share_id(nt, &id), STATUS_INVALID_PARAMETER);
+    ck_assert_status(dxgk_syncobj_share_id(nt, &id, &(uint64_t){ 0 }), STATUS_INVALID_PARAMETER);
     kmt_test_shutdown_no_leaks();
 }
 END_TEST

@@ -82,6 +82,7 @@ struct kmt_broker_create {
 /* What an open gives back. */
 struct kmt_broker_object {
     uint64_t id;                         /* the reference to release, on this connection only; 0: none */
+    uint64_t connection;                 /* that connection (kmt_broker_connection) */
     uint32_t kind;
     D3DKMT_HANDLE global_handle;         /* 0 for NT-only objects */
     void *blob;                          /* malloc'd, blob_size bytes */
@@ -130,7 +131,8 @@ NTSTATUS kmt_broker_set_blob(uint64_t id, const void *blob, uint32_t blob_size);
  * open_nt: the objects an NT handle names, in share order.  A closed or
  *   invalid fd gives STATUS_INVALID_HANDLE; an fd that is not a kmtshim NT
  *   handle, or whose first object is not of `kind`, gives
- *   STATUS_OBJECT_TYPE_MISMATCH.  take_ref as for open_global.
+ *   STATUS_OBJECT_TYPE_MISMATCH; one whose broker died (its other end is
+ *   closed), STATUS_DEVICE_REMOVED.  take_ref as for open_global.
  * open_name: a new NT handle for a named share.  Unknown name:
  *   STATUS_OBJECT_NAME_NOT_FOUND; access 0: STATUS_ACCESS_DENIED; a share
  *   whose first object is not of `kind`: STATUS_OBJECT_TYPE_MISMATCH. */
@@ -160,6 +162,16 @@ static inline uint64_t kmt_broker_connection(void)
 {
     return atomic_load_explicit(&kmt_broker_connection_now, memory_order_relaxed);
 }
+
+/* The connection this thread's last call ran on (0 if it failed): the one
+ * a reference it took belongs to. */
+uint64_t kmt_broker_call_connection(void);
+
+/* Whether the connection taken_on is over: another is up, or the broker
+ * hung up on it (it died; then it is dropped).  A poll, no round trip:
+ * for long waits on shared objects, now and then.  A hung broker shows
+ * only once a call timed out. */
+bool kmt_broker_connection_lost(uint64_t taken_on);
 
 /* The broker's books, for tests and kmtinfo. */
 struct kmt_broker_stats {

@@ -24,6 +24,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "base/fd_registry.h"
@@ -40,6 +41,7 @@ static int conn = -1;                    /* under call_lock */
 static uint32_t my_client_id;            /* valid while conn >= 0 */
 static uint64_t connections_made;        /* under call_lock */
 _Atomic uint64_t kmt_broker_connection_now; /* written under call_lock; 0 while conn < 0 */
+static __thread uint64_t call_connection; /* the connection this thread's last call ran on */
 
 struct call {
     uint32_t op;
@@ -229,6 +231,15 @@ static void drop_connection(void)
     my_client_id = 0;
 }
 
+/* Whether the broker hung up on sock (it died): it never writes unasked,
+ * so a hang-up is all a poll of an idle connection can show. */
+static bool hung_up(int sock)
+{
+    struct pollfd p = { sock, POLLRDHUP, 0 };
+
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR));
+}
+
 /* Connects and says hello; under call_lock.  A broker that was exiting
  * as we connected hangs up on the hello: then once more, which finds
  * (or starts) its successor. */
@@ -320,10 +331,17 @@ static NTSTATUS broker_call(struct call *c)
     /* the time waited for the lock is another call's, not this one's */
     pthread_mutex_lock(&call_lock);
     deadline_ms = kmt_broker_now_ms() + timeout_ms();
+    /* a broker that died between calls: its successor serves this call */
+    if (conn >= 0 && hung_up(conn)) {
+        ERR_(broker, "the broker is gone (it hung up); connecting again\n");
+        drop_connection();
+    }
     if (conn < 0)
         status = connect_locked(deadline_ms);
     if (status == STATUS_SUCCESS && (status = exchange(conn, c, deadline_ms)) != STATUS_SUCCESS)
         drop_connection();
+    call_connection = status == STATUS_SUCCESS
+                      ? atomic_load_explicit(&kmt_broker_connection_now, memory_order_relaxed) : 0;
     pthread_mutex_unlock(&call_lock);
     if (status != STATUS_SUCCESS)
         return status;
@@ -350,6 +368,29 @@ void kmt_broker_forget(void)
 
     memcpy(&call_lock, &fresh, sizeof(fresh));
     drop_connection();
+}
+
+uint64_t kmt_broker_call_connection(void)
+{
+    return call_connection;
+}
+
+bool kmt_broker_connection_lost(uint64_t taken_on)
+{
+    bool lost;
+
+    if (taken_on != atomic_load_explicit(&kmt_broker_connection_now, memory_order_relaxed))
+        return true;
+    /* a call in flight on another thread notices for itself */
+    if (pthread_mutex_trylock(&call_lock))
+        return false;
+    if ((lost = conn >= 0 && hung_up(conn))) {
+        ERR_(broker, "the broker is gone (it hung up)\n");
+        drop_connection();
+    }
+    lost |= taken_on != atomic_load_explicit(&kmt_broker_connection_now, memory_order_relaxed);
+    pthread_mutex_unlock(&call_lock);
+    return lost;
 }
 
 uint32_t kmt_broker_client_id(void)
@@ -448,6 +489,7 @@ static NTSTATUS parse_objects(struct call *call, struct kmt_broker_object *out, 
             goto malformed;
         memset(o, 0, sizeof(*o));
         o->id = d.id;
+        o->connection = call_connection;
         o->kind = d.kind;
         o->global_handle = d.global_handle;
         o->blob_size = d.blob_size;
@@ -563,6 +605,22 @@ NTSTATUS kmt_broker_share_nt(const uint64_t *ids, unsigned count, const char *na
     return take_nt_fd(&call, nt_fd);
 }
 
+/* An NT handle (a Unix stream socket) whose other end is closed: the
+ * broker that kept that end is gone (it keeps it while any copy of the
+ * handle is open), and the objects it named went with it. */
+static bool nt_handle_orphaned(int nt_fd)
+{
+    int domain, type;
+    socklen_t len = sizeof(int);
+
+    if (getsockopt(nt_fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) || domain != AF_UNIX)
+        return false;
+    len = sizeof(int);
+    if (getsockopt(nt_fd, SOL_SOCKET, SO_TYPE, &type, &len) || type != SOCK_STREAM)
+        return false;
+    return hung_up(nt_fd);
+}
+
 NTSTATUS kmt_broker_open_nt(int nt_fd, uint32_t kind, bool take_ref,
                             struct kmt_broker_object *out, unsigned max, unsigned *count)
 {
@@ -575,6 +633,8 @@ NTSTATUS kmt_broker_open_nt(int nt_fd, uint32_t kind, bool take_ref,
         return STATUS_INVALID_HANDLE;
     if (!out || !count || !max)
         return STATUS_INVALID_PARAMETER;
+    if (nt_handle_orphaned(nt_fd))
+        return STATUS_DEVICE_REMOVED;
     if ((status = broker_call(&call)) != STATUS_SUCCESS)
         return status;
     return parse_objects(&call, out, max, count);

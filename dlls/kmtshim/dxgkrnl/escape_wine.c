@@ -40,7 +40,10 @@ NTSTATUS dxgk_update_resource_runtime(D3DKMT_HANDLE hResource, const void *data,
             if (size)
                 memcpy((uint8_t *)blob + head, data, size);
             ((struct dxgk_share_blob *)blob)->runtime_size = size;
-            status = kmt_broker_set_blob(share->broker_id, blob, blob_size);
+            status = dxgk_share_lost(share->connection)
+                         ? STATUS_DEVICE_REMOVED
+                         : dxgk_share_call_status(share->connection,
+                                                  kmt_broker_set_blob(share->broker_id, blob, blob_size));
         }
         if (!status) {
             free(share->blob);

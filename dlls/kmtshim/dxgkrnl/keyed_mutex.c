@@ -39,6 +39,10 @@
 #include "keyed_mutex_fast.h"
 #include "share.h"
 #include "base/kmt_debug.h"
+#include "base/kmt_list.h"
+#include "base/kmt_lock.h"
+#include "base/kmt_rcu.h"
+#include "base/kmt_time.h"
 
 #if defined(__SANITIZE_THREAD__)
 char dxgk_km_tsan_sync[64];
@@ -86,7 +90,8 @@ static void keyed_mutex_release(struct kmt_object *obj)
         abandon_if_held(km);
         munmap(km->page, km->map_size);
     }
-    if (km->broker_id) {
+    /* a reference of an ended connection went with it */
+    if (km->broker_id && !dxgk_share_lost(km->connection)) {
         NTSTATUS status = kmt_broker_release(km->broker_id);
 
         if (status)
@@ -334,7 +339,7 @@ NTSTATUS dxgk_open_keyed_mutex_from_nt(int nt_fd, const void *runtime, UINT runt
     return open_taken(&obj[0], runtime, runtime_size, out);
 }
 
-NTSTATUS dxgk_keyed_mutex_share_id(D3DKMT_HANDLE h, uint64_t *broker_id)
+NTSTATUS dxgk_keyed_mutex_share_id(D3DKMT_HANDLE h, uint64_t *broker_id, uint64_t *connection)
 {
     struct dxgk_keyed_mutex *km = keyed_mutex_lookup(h);
     NTSTATUS status = STATUS_INVALID_PARAMETER;
@@ -343,7 +348,8 @@ NTSTATUS dxgk_keyed_mutex_share_id(D3DKMT_HANDLE h, uint64_t *broker_id)
         return status;
     if (km->nt_shareable) {
         *broker_id = km->broker_id;
-        status = STATUS_SUCCESS;
+        *connection = km->connection;
+        status = dxgk_share_lost(km->connection) ? STATUS_DEVICE_REMOVED : STATUS_SUCCESS;
     }
     keyed_mutex_put(km);
     return status;
@@ -394,14 +400,35 @@ static inline __attribute__((always_inline)) void took(struct dxgk_keyed_mutex *
     }
 }
 
+/* The wait in slices of DXGK_SHARE_LINK_CHECK_NS: after each, a look at
+ * the broker link.  A holder that dies after the broker died is abandoned
+ * by nobody, so a waiter would sleep to its timeout; a waiter whose
+ * connection ended ends with STATUS_DEVICE_REMOVED instead. */
+static NTSTATUS acquire_watching_link(struct dxgk_keyed_mutex *km, UINT64 key, bool timed,
+                                      const struct timespec *deadline)
+{
+    for (;;) {
+        struct timespec slice = kmt_timespec_of(kmt_now_ns() + DXGK_SHARE_LINK_CHECK_NS);
+        bool last = timed && dxgk_share_deadline_first(deadline, &slice);
+        NTSTATUS status = dxgk_km_page_acquire(km->page, km->me, km->handle, key, last ? deadline : &slice,
+                                               &km->look);
+
+        if (status != STATUS_TIMEOUT || last)
+            return status;
+        if (dxgk_share_lost(km->connection)) {
+            WARN_(dxgk, "keyed mutex %#x: its broker connection ended while waiting\n", km->handle);
+            return STATUS_DEVICE_REMOVED;
+        }
+    }
+}
+
 /* The mutex is not free for us now: wait for it, holding a reference. */
 static NTSTATUS acquire_slow(struct dxgk_keyed_mutex *km, UINT64 key, const LONGLONG *timeout,
                              UINT64 *fence, void *data, UINT size)
 {
     struct timespec deadline;
     bool timed = dxgk_km_deadline(timeout, &deadline);
-    NTSTATUS status = dxgk_km_page_acquire(km->page, km->me, km->handle, key, timed ? &deadline : NULL,
-                                           &km->look);
+    NTSTATUS status = acquire_watching_link(km, key, timed, &deadline);
 
     /* the connection may have ended while we slept: a hold under its id
      * is watched by no broker, so it is given up at once */
@@ -480,6 +507,8 @@ NTSTATUS dxgk_release_keyed_mutex(D3DKMT_HANDLE h, UINT64 key, UINT64 fence, con
         /* two releases (or a release and a destroy) of one handle: one wins */
         if (dxgk_km_page_release(km->page, km->me, km->handle, key, fence, data, size))
             status = STATUS_SUCCESS;
+        else if (km->connection != kmt_broker_connection())
+            status = STATUS_DEVICE_REMOVED;  /* a hold of before still releases */
     }
     kmt_rcu_read_unlock(rcu);
     return status;

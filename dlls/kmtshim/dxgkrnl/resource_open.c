@@ -282,6 +282,7 @@ static NTSTATUS publish(struct open_call *c)
     if (!share)
         return STATUS_NO_MEMORY;
     share->broker_id = c->obj->id;
+    share->connection = c->obj->connection;
     share->flags = c->v.hdr->flags;
     share->blob = c->obj->blob;
     share->blob_size = c->obj->blob_size;

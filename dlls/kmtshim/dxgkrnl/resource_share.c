@@ -48,13 +48,15 @@ NTSTATUS dxgk_share_view(const void *blob, uint32_t size, struct dxgk_share_view
     return STATUS_SUCCESS;
 }
 
-static struct dxgk_resource_share *share_new(uint64_t id, uint32_t flags, void *blob, uint32_t blob_size)
+static struct dxgk_resource_share *share_new(uint64_t id, uint64_t connection, uint32_t flags, void *blob,
+                                             uint32_t blob_size)
 {
     struct dxgk_resource_share *share = calloc(1, sizeof(*share));
 
     if (!share)
         return NULL;
     share->broker_id = id;
+    share->connection = connection;
     share->flags = flags;
     share->blob = blob;
     share->blob_size = blob_size;
@@ -66,7 +68,8 @@ void dxgk_resource_share_free(struct dxgk_resource_share *share)
 {
     NTSTATUS status;
 
-    if (share->broker_id && (status = kmt_broker_release(share->broker_id)))
+    /* a reference of an ended connection went with it */
+    if (share->broker_id && !dxgk_share_lost(share->connection) && (status = kmt_broker_release(share->broker_id)))
         WARN_(dxgk, "broker reference %#llx: %s\n", (unsigned long long)share->broker_id,
               kmt_debugstr_status(status));
     pthread_mutex_destroy(&share->lock);
@@ -172,7 +175,7 @@ NTSTATUS dxgk_resource_share_register(struct dxgk_resource *res, struct dxgk_all
         free(blob);
         return status;
     }
-    if (!(res->share = share_new(id, flags, blob, blob_size))) {
+    if (!(res->share = share_new(id, kmt_broker_call_connection(), flags, blob, blob_size))) {
         kmt_broker_release(id);
         free(blob);
         return STATUS_NO_MEMORY;
@@ -181,7 +184,7 @@ NTSTATUS dxgk_resource_share_register(struct dxgk_resource *res, struct dxgk_all
     return STATUS_SUCCESS;
 }
 
-NTSTATUS dxgk_resource_share_id(D3DKMT_HANDLE h, uint64_t *broker_id)
+NTSTATUS dxgk_resource_share_id(D3DKMT_HANDLE h, uint64_t *broker_id, uint64_t *connection)
 {
     struct dxgk_resource *res =
         (struct dxgk_resource *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_RESOURCE);
@@ -191,7 +194,8 @@ NTSTATUS dxgk_resource_share_id(D3DKMT_HANDLE h, uint64_t *broker_id)
         return STATUS_INVALID_PARAMETER;
     if (res->share && (res->share->flags & DXGK_SHARE_NT) && !res->destroying) {
         *broker_id = res->share->broker_id;
-        status = STATUS_SUCCESS;
+        *connection = res->share->connection;
+        status = dxgk_share_lost(res->share->connection) ? STATUS_DEVICE_REMOVED : STATUS_SUCCESS;
     }
     kmt_object_put(&res->obj);
     return status;
@@ -282,18 +286,20 @@ NTSTATUS dxgk_nt_name(const void *object_attributes, char *name, size_t size, co
 
 /* Windows' combinations: one NT-shareable resource or sync object, or a
  * resource with its keyed mutex and sync object, in that order. */
-static NTSTATUS share_ids(UINT count, const D3DKMT_HANDLE *handles, uint64_t *ids)
+static NTSTATUS share_ids(UINT count, const D3DKMT_HANDLE *handles, uint64_t *ids, uint64_t *connections)
 {
+    NTSTATUS status;
+
     switch (count) {
     case 1:
-        if (!dxgk_resource_share_id(handles[0], &ids[0]))
-            return STATUS_SUCCESS;
-        return dxgk_syncobj_share_id(handles[0], &ids[0]) ? STATUS_INVALID_PARAMETER : STATUS_SUCCESS;
+        if ((status = dxgk_resource_share_id(handles[0], &ids[0], &connections[0])) == STATUS_INVALID_PARAMETER)
+            status = dxgk_syncobj_share_id(handles[0], &ids[0], &connections[0]);
+        return status;
     case 3:
-        if (dxgk_resource_share_id(handles[0], &ids[0]) || dxgk_keyed_mutex_share_id(handles[1], &ids[1]) ||
-            dxgk_syncobj_share_id(handles[2], &ids[2]))
-            return STATUS_INVALID_PARAMETER;
-        return STATUS_SUCCESS;
+        if ((status = dxgk_resource_share_id(handles[0], &ids[0], &connections[0])) ||
+            (status = dxgk_keyed_mutex_share_id(handles[1], &ids[1], &connections[1])))
+            return status;
+        return dxgk_syncobj_share_id(handles[2], &ids[2], &connections[2]);
     default:
         return STATUS_INVALID_PARAMETER;
     }
@@ -302,14 +308,24 @@ static NTSTATUS share_ids(UINT count, const D3DKMT_HANDLE *handles, uint64_t *id
 NTSTATUS dxgk_share_objects(UINT count, const D3DKMT_HANDLE *handles, const void *attributes,
                             DWORD access, int *nt_fd)
 {
-    uint64_t ids[KMT_BROKER_MAX_NT_OBJECTS];
+    uint64_t ids[KMT_BROKER_MAX_NT_OBJECTS], connections[KMT_BROKER_MAX_NT_OBJECTS];
     char buf[KMT_BROKER_MAX_NAME];
     const char *name;
-    NTSTATUS status;
+    NTSTATUS status, shared;
 
-    if ((status = share_ids(count, handles, ids)) || (status = dxgk_nt_name(attributes, buf, sizeof(buf), &name)))
+    if ((status = share_ids(count, handles, ids, connections)) ||
+        (status = dxgk_nt_name(attributes, buf, sizeof(buf), &name)))
         return status;
-    return kmt_broker_share_nt(ids, count, name, access, nt_fd);
+    shared = kmt_broker_share_nt(ids, count, name, access, nt_fd);
+    status = shared;
+    for (UINT i = 0; i < count; i++)
+        status = dxgk_share_call_status(connections[i], status);
+    if (status == STATUS_DEVICE_REMOVED) {
+        WARN_(dxgk, "ShareObjects: the broker connection of the objects ended\n");
+        if (shared == STATUS_SUCCESS)
+            close(*nt_fd);               /* a new broker's, naming what the old one's ids alias */
+    }
+    return status;
 }
 
 NTSTATUS dxgk_open_nt_handle_from_name(DWORD access, const void *attributes, int *nt_fd)

@@ -43,6 +43,7 @@ struct dxgk_share_blob_alloc {
  * reference it holds and the blob it was registered (or opened) with. */
 struct dxgk_resource_share {
     uint64_t broker_id;
+    uint64_t connection;                        /* the broker connection it is on (share.h) */
     uint32_t flags;                             /* DXGK_SHARE_* */
     pthread_mutex_t lock;                       /* blob, blob_size */
     void *blob;

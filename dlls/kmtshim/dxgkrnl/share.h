@@ -12,18 +12,49 @@
 #ifndef KMTSHIM_SHARE_H
 #define KMTSHIM_SHARE_H
 
+#include <time.h>
+
 #include "broker/broker.h"
 #include "dxgkrnl.h"
+
+/* A shared object's session state (its broker reference, the holder word
+ * the broker watches, its handles in other processes) lives on the broker
+ * connection its reference was taken on.  Once that connection ended (the
+ * broker died or hung, docs/architecture.md) every call on the object
+ * that needs that state fails with STATUS_DEVICE_REMOVED, as for a lost
+ * device; its destroy still works and drops nothing at the broker. */
+static inline bool dxgk_share_lost(uint64_t connection)
+{
+    return kmt_broker_connection_lost(connection);
+}
+
+/* How often a long wait on a shared object looks at the broker link. */
+#define DXGK_SHARE_LINK_CHECK_NS 100000000ull
+
+/* Whether deadline a comes no later than b (CLOCK_MONOTONIC). */
+static inline bool dxgk_share_deadline_first(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec <= b->tv_nsec);
+}
+
+/* The status of a broker call on such an object: a call that did not run
+ * on its connection (the transport failed, or the broker was replaced
+ * meanwhile) found its state gone. */
+static inline NTSTATUS dxgk_share_call_status(uint64_t connection, NTSTATUS status)
+{
+    return kmt_broker_call_connection() != connection ? STATUS_DEVICE_REMOVED : status;
+}
 
 /* The broker object behind a local handle that ShareObjects may name: a
  * live object of that kind made with NtSecuritySharing (a resource with
  * CreateShared|NtSecuritySharing, a keyed mutex made with
  * NtSecuritySharing, a v2 sync object with Shared|NtSecuritySharing).
  * Anything else (0, another kind, not NT-shareable, destroyed):
- * STATUS_INVALID_PARAMETER. */
-NTSTATUS dxgk_resource_share_id(D3DKMT_HANDLE h, uint64_t *broker_id);
-NTSTATUS dxgk_keyed_mutex_share_id(D3DKMT_HANDLE h, uint64_t *broker_id);
-NTSTATUS dxgk_syncobj_share_id(D3DKMT_HANDLE h, uint64_t *broker_id);
+ * STATUS_INVALID_PARAMETER; one whose state died with the broker:
+ * STATUS_DEVICE_REMOVED.  *connection: the connection of its reference. */
+NTSTATUS dxgk_resource_share_id(D3DKMT_HANDLE h, uint64_t *broker_id, uint64_t *connection);
+NTSTATUS dxgk_keyed_mutex_share_id(D3DKMT_HANDLE h, uint64_t *broker_id, uint64_t *connection);
+NTSTATUS dxgk_syncobj_share_id(D3DKMT_HANDLE h, uint64_t *broker_id, uint64_t *connection);
 
 /* Opens a keyed mutex the broker handed out (from a global or an NT
  * handle): a new local handle.  runtime/runtime_size follow

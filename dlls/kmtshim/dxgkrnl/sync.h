@@ -29,6 +29,7 @@ struct dxgk_syncobj {
     D3DKMT_HANDLE handle;
     D3DKMT_HANDLE global_handle;         /* Flags.Shared without NT sharing */
     uint64_t broker_id;                  /* Flags.Shared: the broker reference, 0 when none */
+    uint64_t broker_connection;          /* the connection of that reference (share.h) */
     bool v2;                             /* made by CreateSynchronizationObject2 or opened */
     /* The page of a Shared monitored fence, or of a Shared mutex,
      * semaphore or legacy fence, whose state then lives there instead of

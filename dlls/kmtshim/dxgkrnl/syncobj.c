@@ -84,7 +84,7 @@ static void syncobj_release(struct kmt_object *o)
             dxgk_fence_slot_free(obj->monitored.slot);
     }
     dxgk_shared_fence_free(obj->shared_fence);
-    if (obj->broker_id)
+    if (obj->broker_id && !dxgk_share_lost(obj->broker_connection))
         kmt_broker_release(obj->broker_id);  /* creation or opening failed late */
     pthread_mutex_destroy(&obj->lock);
     if (obj->device)
@@ -398,7 +398,8 @@ static void syncobj_retire(struct dxgk_syncobj *obj)
 
     /* This process's reference goes with the handle: the broker frees the
      * object (and its global handle dies) after the last one. */
-    if ((broker_id = __atomic_exchange_n(&obj->broker_id, 0, __ATOMIC_ACQ_REL)))
+    if ((broker_id = __atomic_exchange_n(&obj->broker_id, 0, __ATOMIC_ACQ_REL)) &&
+        !dxgk_share_lost(obj->broker_connection))   /* else it went with its connection */
         kmt_broker_release(broker_id);
     if (obj->shared_fence)
         dxgk_shared_fence_unwatch(obj->shared_fence);

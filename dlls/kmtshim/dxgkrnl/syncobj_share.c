@@ -93,6 +93,7 @@ NTSTATUS dxgk_syncobj_register_shared(struct dxgk_syncobj *obj, const D3DDDI_SYN
     }
     c.fds = fds;
     status = kmt_broker_create(&c, &obj->broker_id, &obj->global_handle);
+    obj->broker_connection = kmt_broker_call_connection();
     if (driver_fd >= 0)
         close(driver_fd);                /* the broker holds its own copy */
     if (status)
@@ -204,6 +205,7 @@ static NTSTATUS open_object(D3DKMT_HANDLE hDevice, const D3DDDI_SYNCHRONIZATIONO
     }
     }
     obj->broker_id = bo->id;             /* before the handle exists: its destroy drops it */
+    obj->broker_connection = bo->connection;
     if (!status)
         status = dxgk_syncobj_publish(obj, &out->handle);
     if (status) {
@@ -233,7 +235,7 @@ NTSTATUS dxgk_syncobj_open_object(D3DKMT_HANDLE hDevice, struct kmt_broker_objec
     return status;
 }
 
-NTSTATUS dxgk_syncobj_share_id(D3DKMT_HANDLE h, uint64_t *broker_id)
+NTSTATUS dxgk_syncobj_share_id(D3DKMT_HANDLE h, uint64_t *broker_id, uint64_t *connection)
 {
     struct dxgk_syncobj *obj = dxgk_syncobj_lookup(h, NULL);
     NTSTATUS status = STATUS_INVALID_PARAMETER;
@@ -241,8 +243,11 @@ NTSTATUS dxgk_syncobj_share_id(D3DKMT_HANDLE h, uint64_t *broker_id)
     if (!obj)
         return status;
     if (obj->v2 && obj->flags.Shared && obj->flags.NtSecuritySharing &&
-        (*broker_id = __atomic_load_n(&obj->broker_id, __ATOMIC_ACQUIRE)))
-        status = STATUS_SUCCESS;     /* destroyed meanwhile: the broker refuses the id */
+        (*broker_id = __atomic_load_n(&obj->broker_id, __ATOMIC_ACQUIRE))) {
+        /* destroyed meanwhile: the broker refuses the id */
+        *connection = obj->broker_connection;
+        status = dxgk_share_lost(obj->broker_connection) ? STATUS_DEVICE_REMOVED : STATUS_SUCCESS;
+    }
     dxgk_syncobj_put(obj);
     return status;
 }

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "look.h"
+#include "share.h"
 #include "shared_fence.h"
 #include "sync.h"
 #include "vidsch.h"
@@ -199,6 +200,12 @@ static NTSTATUS lookup_fences(struct dxgk_device *device, const D3DKMT_HANDLE *h
             status = STATUS_ACCESS_DENIED;
             break;
         }
+        /* one load: a shared fence whose broker connection ended (share.h) */
+        if (__atomic_load_n(&objs[i]->broker_id, __ATOMIC_RELAXED) &&
+            objs[i]->broker_connection != kmt_broker_connection()) {
+            status = STATUS_DEVICE_REMOVED;
+            break;
+        }
     }
     if (status) {
         if (i < count && objs[i])
@@ -279,13 +286,26 @@ static bool spin_until_satisfied(struct dxgk_cpu_wait *w, struct dxgk_shared_fen
     return false;
 }
 
+/* Whether a fence of the wait lost its broker connection (share.h): a
+ * signaller that dies after the broker is noticed by nobody. */
+static bool link_lost(const struct dxgk_cpu_wait *w)
+{
+    for (UINT i = 0; i < w->count; i++)
+        if (__atomic_load_n(&w->objs[i]->broker_id, __ATOMIC_RELAXED) &&
+            dxgk_share_lost(w->objs[i]->broker_connection))
+            return true;
+    return false;
+}
+
 /* A blocking wait on shared fences: sleeps on its own word (bumped by a
  * completion in this process) and on the fences' wake words, which a
  * signal in any process bumps while it counts as a watcher.  It counts
  * itself first and looks at the values second, as the watcher does.  On
  * one shared fence alone it sleeps on that fence's word alone (word_fence):
- * a plain futex wait, no futex_waitv. */
-static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
+ * a plain futex wait, no futex_waitv.  It wakes every
+ * DXGK_SHARE_LINK_CHECK_NS to look at the broker link; true when that
+ * ended the wait. */
+static bool sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
 {
     struct dxgk_shared_fence *sfs[D3DDDI_MAX_OBJECT_WAITED_ON];
     uint32_t seqs[D3DDDI_MAX_OBJECT_WAITED_ON];
@@ -293,6 +313,7 @@ static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
     bool looks = timeout_ms != 0 && dxgk_shared_fence_signalled_elsewhere(look);
     uint64_t start = looks ? kmt_now_ns() : 0;
     struct timespec deadline;
+    bool lost = false;
     unsigned n = 0;
 
     /* the deadline counts from the call, the look included */
@@ -301,7 +322,7 @@ static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
     if (looks && spin_until_satisfied(w, look, start)) {
         spin_learn(look, kmt_now_ns() - start);
         wait_complete(w, DXGK_WAIT_SATISFIED);
-        return;
+        return false;
     }
     for (UINT i = 0; i < w->count; i++) {
         struct dxgk_shared_fence *sf = w->objs[i]->shared_fence;
@@ -316,6 +337,8 @@ static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
     }
     for (;;) {
         uint32_t word = atomic_load(&w->word);
+        struct timespec slice = kmt_timespec_of(kmt_now_ns() + DXGK_SHARE_LINK_CHECK_NS);
+        bool last = timeout_ms >= 0 && dxgk_share_deadline_first(&deadline, &slice);
         int state;
 
         for (unsigned j = 0; j < n; j++)
@@ -331,10 +354,14 @@ static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
         }
         atomic_store(&w->word_sleeping, true);
         if (atomic_load(&w->word) == word &&
-            !(w->word_fence ? dxgk_shared_fence_sleep_one(w->word_fence, seqs[0], timeout_ms < 0 ? NULL : &deadline)
-                            : dxgk_shared_fence_sleep(&w->word, word, sfs, seqs, n, timeout_ms < 0 ? NULL : &deadline))) {
+            !(w->word_fence ? dxgk_shared_fence_sleep_one(w->word_fence, seqs[0], last ? &deadline : &slice)
+                            : dxgk_shared_fence_sleep(&w->word, word, sfs, seqs, n, last ? &deadline : &slice))) {
             atomic_store(&w->word_sleeping, false);
-            break;
+            if (last)
+                break;
+            if ((lost = link_lost(w)))
+                break;
+            continue;
         }
         atomic_store(&w->word_sleeping, false);
     }
@@ -342,6 +369,7 @@ static void sleep_on_words(struct dxgk_cpu_wait *w, int timeout_ms)
         dxgk_shared_fence_disarm(sfs[j]);
     if (looks)
         spin_learn(look, wait_satisfied(w) ? kmt_now_ns() - start : DXGK_LOOK_FOUND_NOTHING);
+    return lost;
 }
 
 NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
@@ -350,6 +378,7 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
 {
     struct dxgk_cpu_wait on_stack, *w = &on_stack;
     struct dxgk_device *device;
+    bool lost = false;
     NTSTATUS status;
     int state;
 
@@ -426,7 +455,7 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
     pthread_mutex_lock(&w->mutex);
     if (w->sleeps_on_words && w->state == DXGK_WAIT_PENDING) {
         pthread_mutex_unlock(&w->mutex);
-        sleep_on_words(w, timeout_ms);
+        lost = sleep_on_words(w, timeout_ms);
         pthread_mutex_lock(&w->mutex);
     } else if (timeout_ms < 0) {
         while (w->state == DXGK_WAIT_PENDING)
@@ -446,7 +475,7 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
     switch (state) {
     case DXGK_WAIT_SATISFIED: return STATUS_SUCCESS;
     case DXGK_WAIT_ABANDONED: return STATUS_ABANDONED;
-    default:                  return STATUS_TIMEOUT;
+    default:                  return lost ? STATUS_DEVICE_REMOVED : STATUS_TIMEOUT;
     }
 }
 

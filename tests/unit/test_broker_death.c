@@ -1,0 +1,396 @@
+/*
+ * Shared objects whose broker died (SIGKILL) or hung (SIGSTOP): every
+ * call on them that needs their session state fails with
+ * STATUS_DEVICE_REMOVED within a bounded time, their destroy works, a
+ * waiter blocked on one ends, and new objects work with the next broker
+ * (docs/architecture.md, "Sharing across processes").
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "broker_util.h"
+#include "share_resource_util.h"
+
+#define GENERIC_ALL 0x10000000u
+#define SHARED_NT 0x3u                   /* Flags.Shared | Flags.NtSecuritySharing */
+#define TIMEOUT_MS 300                   /* KMTSHIM_BROKER_TIMEOUT_MS in these tests */
+#define BOUND_MS 10000                   /* "bounded": the timeout, with room for a loaded machine */
+
+static D3DKMT_HANDLE adapter, device;
+
+static void setup(void)
+{
+    kmt_test_private_broker();
+    setenv("KMTSHIM_BROKER_TIMEOUT_MS", "300", 1);
+    setenv("KMTSHIM_BROKER_LINGER_MS", "60000", 1);   /* a stopped broker is still there after SIGCONT */
+    kmt_test_use_miniport("soft");
+    device = kmt_test_create_device(&adapter);
+}
+
+static void teardown(void)
+{
+    kmt_test_shutdown_no_leaks();
+}
+
+/* What the broker is made to do. */
+enum fate { KILLED, HUNG };
+
+/* Kills or stops the broker; a killed one is waited for. */
+static pid_t break_broker(enum fate fate)
+{
+    pid_t pid = broker_stats().broker_pid;
+
+    ck_assert_int_eq(kill(pid, fate == KILLED ? SIGKILL : SIGSTOP), 0);
+    for (int i = 0; fate == KILLED && i < 10000 && process_exists(pid); i++)
+        usleep(1000);
+    return pid;
+}
+
+/* A stopped broker goes on and is then ended: it served nothing since. */
+static void end_broker(enum fate fate, pid_t pid)
+{
+    if (fate == HUNG) {
+        kill(pid, SIGCONT);
+        kill(pid, SIGKILL);
+        for (int i = 0; i < 10000 && process_exists(pid); i++)
+            usleep(1000);
+    }
+}
+
+static UINT64 now_ms(void)
+{
+    return kmt_test_now_ms();
+}
+
+static NTSTATUS share_objects(UINT count, const D3DKMT_HANDLE *objects, HANDLE *nt)
+{
+    return D3DKMTShareObjects(count, objects, NULL, GENERIC_ALL, nt);
+}
+
+static D3DKMT_HANDLE create_fence(UINT flags, D3DKMT_HANDLE *global)
+{
+    D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
+
+    cs.hDevice = device;
+    cs.Info.Type = D3DDDI_MONITORED_FENCE;
+    cs.Info.Flags.Value = flags;
+    ck_assert_status(D3DKMTCreateSynchronizationObject2(&cs), STATUS_SUCCESS);
+    if (global)
+        *global = cs.Info.SharedHandle;
+    return cs.hSyncObject;
+}
+
+static NTSTATUS destroy_fence(D3DKMT_HANDLE h)
+{
+    D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { h };
+
+    return D3DKMTDestroySynchronizationObject(&d);
+}
+
+static NTSTATUS signal_fence(D3DKMT_HANDLE h, UINT64 value)
+{
+    D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = { .hDevice = device, .ObjectCount = 1,
+                                                    .ObjectHandleArray = &h, .FenceValueArray = &value };
+
+    return D3DKMTSignalSynchronizationObjectFromCpu(&s);
+}
+
+static NTSTATUS wait_fence(D3DKMT_HANDLE h, UINT64 value, int timeout_ms)
+{
+    D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = { .hDevice = device, .ObjectCount = 1,
+                                                     .ObjectHandleArray = &h, .FenceValueArray = &value };
+
+    return KmtWaitForSynchronizationObjectFromCpuTimeout(&w, timeout_ms);
+}
+
+static D3DKMT_HANDLE create_mutex(bool nt, D3DKMT_HANDLE *global)
+{
+    D3DKMT_CREATEKEYEDMUTEX2 c = { 0 };
+
+    c.Flags.NtSecuritySharing = nt;
+    ck_assert_status(D3DKMTCreateKeyedMutex2(&c), STATUS_SUCCESS);
+    if (global)
+        *global = c.hSharedHandle;
+    return c.hKeyedMutex;
+}
+
+static NTSTATUS open_mutex(D3DKMT_HANDLE global, D3DKMT_HANDLE *h)
+{
+    D3DKMT_OPENKEYEDMUTEX o = { .hSharedHandle = global };
+    NTSTATUS status = D3DKMTOpenKeyedMutex(&o);
+
+    *h = o.hKeyedMutex;
+    return status;
+}
+
+static NTSTATUS acquire(D3DKMT_HANDLE h, UINT64 key, LONGLONG timeout)
+{
+    LARGE_INTEGER t = { .QuadPart = timeout };
+    D3DKMT_ACQUIREKEYEDMUTEX a = { .hKeyedMutex = h, .Key = key, .pTimeout = &t };
+
+    return D3DKMTAcquireKeyedMutex(&a);
+}
+
+static NTSTATUS release(D3DKMT_HANDLE h, UINT64 key)
+{
+    D3DKMT_RELEASEKEYEDMUTEX r = { .hKeyedMutex = h, .Key = key };
+
+    return D3DKMTReleaseKeyedMutex(&r);
+}
+
+static NTSTATUS destroy_mutex(D3DKMT_HANDLE h)
+{
+    D3DKMT_DESTROYKEYEDMUTEX d = { h };
+
+    return D3DKMTDestroyKeyedMutex(&d);
+}
+
+static NTSTATUS update_runtime(D3DKMT_HANDLE resource)
+{
+    unsigned char desc[16] = { 0 };
+    D3DKMT_ESCAPE e = { 0 };
+
+    e.Type = D3DKMT_ESCAPE_UPDATE_RESOURCE_WINE;
+    e.hContext = resource;
+    e.pPrivateDriverData = desc;
+    e.PrivateDriverDataSize = sizeof(desc);
+    return D3DKMTEscape(&e);
+}
+
+/* New objects, and sharing them, work with the broker up now. */
+static void fresh_objects_work(void)
+{
+    struct share_test_resource r;
+    D3DKMT_HANDLE fence = create_fence(SHARED_NT, NULL), opened, mutex;
+    D3DKMT_HANDLE global;
+    HANDLE nt;
+
+    ck_assert_status(share_test_create(device, true, NULL, &r), STATUS_SUCCESS);
+    ck_assert_status(share_objects(1, &r.resource, &nt), STATUS_SUCCESS);
+    close((int)(intptr_t)nt);
+    ck_assert_status(share_objects(1, &fence, &nt), STATUS_SUCCESS);
+    close((int)(intptr_t)nt);
+    mutex = create_mutex(false, &global);
+    ck_assert_status(open_mutex(global, &opened), STATUS_SUCCESS);
+    ck_assert_status(acquire(mutex, 0, -100000), STATUS_SUCCESS);
+    ck_assert_status(release(mutex, 1), STATUS_SUCCESS);
+    ck_assert_status(acquire(opened, 1, -100000), STATUS_SUCCESS);
+    ck_assert_status(release(opened, 0), STATUS_SUCCESS);
+    ck_assert_status(destroy_mutex(opened), STATUS_SUCCESS);
+    ck_assert_status(destroy_mutex(mutex), STATUS_SUCCESS);
+    ck_assert_status(destroy_fence(fence), STATUS_SUCCESS);
+    ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
+    ck_assert_uint_eq(broker_wait_objects(0).objects, 0);
+}
+
+/* ---- each kind of object ------------------------------------------------- */
+
+START_TEST(resource_calls_fail_device_removed)
+{
+    enum fate fate = _i;
+    struct share_test_resource r;
+    UINT64 start;
+    HANDLE nt;
+    pid_t pid;
+
+    ck_assert_status(share_test_create(device, true, NULL, &r), STATUS_SUCCESS);
+    pid = break_broker(fate);
+    kmt_test_capture_begin();
+    start = now_ms();
+    ck_assert_status(share_objects(1, &r.resource, &nt), STATUS_DEVICE_REMOVED);
+    ck_assert_uint_lt(now_ms() - start, BOUND_MS);
+    ck_assert_status(share_objects(1, &r.resource, &nt), STATUS_DEVICE_REMOVED);
+    ck_assert_status(update_runtime(r.resource), STATUS_DEVICE_REMOVED);
+    kmt_test_capture_end();
+    end_broker(fate, pid);
+    ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
+START_TEST(sync_object_calls_fail_device_removed)
+{
+    enum fate fate = _i;
+    D3DKMT_HANDLE fence = create_fence(SHARED_NT, NULL);
+    UINT64 start;
+    HANDLE nt;
+    pid_t pid;
+
+    ck_assert_status(signal_fence(fence, 1), STATUS_SUCCESS);
+    pid = break_broker(fate);
+    kmt_test_capture_begin();
+    start = now_ms();
+    ck_assert_status(share_objects(1, &fence, &nt), STATUS_DEVICE_REMOVED);
+    ck_assert_uint_lt(now_ms() - start, BOUND_MS);
+    ck_assert_status(signal_fence(fence, 2), STATUS_DEVICE_REMOVED);
+    ck_assert_status(wait_fence(fence, 1, 0), STATUS_DEVICE_REMOVED);
+    kmt_test_capture_end();
+    end_broker(fate, pid);
+    ck_assert_status(destroy_fence(fence), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
+START_TEST(keyed_mutex_calls_fail_device_removed)
+{
+    enum fate fate = _i;
+    D3DKMT_HANDLE global, h = create_mutex(false, &global), nt_mutex = create_mutex(true, NULL);
+    struct share_test_resource r;
+    D3DKMT_HANDLE three[3];
+    HANDLE nt;
+    pid_t pid;
+
+    ck_assert_status(share_test_create(device, true, NULL, &r), STATUS_SUCCESS);
+    three[0] = r.resource;
+    three[1] = nt_mutex;
+    three[2] = create_fence(SHARED_NT, NULL);
+    pid = break_broker(fate);
+    kmt_test_capture_begin();
+    /* the first call that reaches the broker notices (the acquire alone
+     * makes none); from then on the mutex is gone */
+    ck_assert_status(share_objects(3, three, &nt), STATUS_DEVICE_REMOVED);
+    ck_assert_status(acquire(h, 0, -100000), STATUS_DEVICE_REMOVED);
+    ck_assert_status(release(h, 0), STATUS_DEVICE_REMOVED);
+    ck_assert_status(acquire(nt_mutex, 0, -100000), STATUS_DEVICE_REMOVED);
+    kmt_test_capture_end();
+    end_broker(fate, pid);
+    ck_assert_status(destroy_mutex(h), STATUS_SUCCESS);
+    ck_assert_status(destroy_mutex(nt_mutex), STATUS_SUCCESS);
+    ck_assert_status(destroy_fence(three[2]), STATUS_SUCCESS);
+    ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
+START_TEST(nt_handle_of_a_dead_broker_fails_device_removed)
+{
+    struct share_test_resource r, opened;
+    D3DKMT_HANDLE fence = create_fence(SHARED_NT, NULL);
+    D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 o = { 0 };
+    HANDLE nt_res, nt_fence;
+
+    ck_assert_status(share_test_create(device, true, NULL, &r), STATUS_SUCCESS);
+    ck_assert_status(share_objects(1, &r.resource, &nt_res), STATUS_SUCCESS);
+    ck_assert_status(share_objects(1, &fence, &nt_fence), STATUS_SUCCESS);
+    break_broker(KILLED);
+    kmt_test_capture_begin();
+    ck_assert_status(share_test_open_nt(device, nt_res, &opened), STATUS_DEVICE_REMOVED);
+    o.hNtHandle = nt_fence;
+    o.hDevice = device;
+    ck_assert_status(D3DKMTOpenSyncObjectFromNtHandle2(&o), STATUS_DEVICE_REMOVED);
+    kmt_test_capture_end();
+    close((int)(intptr_t)nt_res);
+    close((int)(intptr_t)nt_fence);
+    ck_assert_status(destroy_fence(fence), STATUS_SUCCESS);
+    ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
+START_TEST(nt_handle_of_a_hung_broker_works_after_it_goes_on)
+{
+    struct share_test_resource r, opened;
+    HANDLE nt;
+    UINT64 start;
+    pid_t pid;
+
+    ck_assert_status(share_test_create(device, true, NULL, &r), STATUS_SUCCESS);
+    ck_assert_status(share_objects(1, &r.resource, &nt), STATUS_SUCCESS);
+    pid = break_broker(HUNG);
+    kmt_test_capture_begin();
+    start = now_ms();
+    ck_assert_status(share_test_open_nt(device, nt, &opened), STATUS_IO_TIMEOUT);
+    ck_assert_uint_lt(now_ms() - start, BOUND_MS);
+    kmt_test_capture_end();
+    /* the NT handle holds the object at the broker, not the connection */
+    ck_assert_int_eq(kill(pid, SIGCONT), 0);
+    ck_assert_status(share_test_open_nt(device, nt, &opened), STATUS_SUCCESS);
+    ck_assert_status(share_test_destroy(device, opened.resource), STATUS_SUCCESS);
+    close((int)(intptr_t)nt);
+    ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
+    end_broker(HUNG, pid);
+}
+END_TEST
+
+/* ---- waiters ---------------------------------------------------------------- */
+
+struct waiter {
+    D3DKMT_HANDLE h;
+    bool fence;
+    NTSTATUS status;
+};
+
+static void *waiter_thread(void *arg)
+{
+    struct waiter *w = arg;
+
+    /* 30 s: far past the bound the test asserts */
+    w->status = w->fence ? wait_fence(w->h, 100, 30000) : acquire(w->h, 1, -300000000ll);
+    return NULL;
+}
+
+/* A waiter blocked while the broker dies ends with STATUS_DEVICE_REMOVED
+ * in bounded time, not at its timeout: a holder (signaller) that died
+ * after the broker would be noticed by nobody. */
+START_TEST(blocked_waiter_ends_when_the_broker_dies)
+{
+    bool fence = _i;
+    D3DKMT_HANDLE global, holder = 0, waited;
+    struct waiter w = { 0 };
+    pthread_t t;
+    UINT64 start;
+
+    if (fence) {
+        waited = create_fence(SHARED_NT, NULL);
+    } else {
+        holder = create_mutex(false, &global);
+        ck_assert_status(open_mutex(global, &waited), STATUS_SUCCESS);
+        ck_assert_status(acquire(holder, 0, -100000), STATUS_SUCCESS);
+    }
+    w.h = waited;
+    w.fence = fence;
+    ck_assert_int_eq(pthread_create(&t, NULL, waiter_thread, &w), 0);
+    usleep(200000);                      /* asleep by now, on a loaded machine or not */
+    kmt_test_capture_begin();
+    break_broker(KILLED);
+    start = now_ms();
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_uint_lt(now_ms() - start, BOUND_MS);
+    kmt_test_capture_end();
+    ck_assert_status(w.status, STATUS_DEVICE_REMOVED);
+    if (fence) {
+        ck_assert_status(destroy_fence(waited), STATUS_SUCCESS);
+    } else {
+        ck_assert_status(destroy_mutex(waited), STATUS_SUCCESS);
+        ck_assert_status(destroy_mutex(holder), STATUS_SUCCESS);
+    }
+    fresh_objects_work();
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("broker_death");
+    TCase *tc = tcase_create("death");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    /* _i: KILLED, HUNG */
+    tcase_add_loop_test(tc, resource_calls_fail_device_removed, KILLED, HUNG + 1);
+    tcase_add_loop_test(tc, sync_object_calls_fail_device_removed, KILLED, HUNG + 1);
+    tcase_add_loop_test(tc, keyed_mutex_calls_fail_device_removed, KILLED, HUNG + 1);
+    tcase_add_test(tc, nt_handle_of_a_dead_broker_fails_device_removed);
+    tcase_add_test(tc, nt_handle_of_a_hung_broker_works_after_it_goes_on);
+    /* _i: a keyed mutex, a shared fence */
+    tcase_add_loop_test(tc, blocked_waiter_ends_when_the_broker_dies, 0, 2);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return kmt_test_run(suite());
+}

@@ -702,6 +702,7 @@ void dxgk_sched_close(struct dxgk_context *ctx)
         return;
     pthread_mutex_lock(&s->lock);
     ctx->closed = true;
+    pthread_cond_broadcast(&s->idle);    /* a waiter for the context gives up */
     pthread_mutex_unlock(&s->lock);
 }
 

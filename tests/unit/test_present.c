@@ -1,8 +1,9 @@
 /*
  * D3DKMTPresent on the software adapter and the VidPn source counters it
  * feeds (QueryStatistics): every bad input; a Blt's bytes seen by a Lock
- * of the destination, on a device and on a context after GPU work; flips
- * on the 60 Hz source counted once vblanks passed (WaitForVerticalBlank-
+ * of the destination, on a device and on a context after GPU work; a
+ * Blt behind a GPU wait queued, not waited for, or dropped with its
+ * context; flips on the 60 Hz source counted once vblanks passed (WaitForVerticalBlank-
  * Event); a flip superseded before its vblank counted as cancelled;
  * QueuedPresent up and back to 0; SetQueuedLimit's limit blocking a flip
  * until one reached the screen; DestroyDevice and process teardown with
@@ -268,6 +269,62 @@ START_TEST(blt_on_context_follows_gpu_work)
 }
 END_TEST
 
+/* A new context waits on the GPU for `fence` to reach 1, and a Blt of
+ * 0x5a bytes onto 0x11 ones is presented behind the wait. */
+static D3DKMT_HANDLE queue_blt_behind_wait(struct kmt_fence *fence)
+{
+    D3DKMT_HANDLE ctx = kmt_exec_virtual_context(device);
+
+    ck_assert_status(kmt_fence_create(device, 0, 0, fence), STATUS_SUCCESS);
+    fill(src, 0x5a);
+    fill(dst, 0x11);
+    ck_assert_status(kmt_gpu_wait(ctx, fence->handle, 1), STATUS_SUCCESS);
+    ck_assert_status(present(blt_args(ctx)), STATUS_SUCCESS);
+    return ctx;
+}
+
+/* A Blt behind a GPU wait only a later CPU signal satisfies is queued:
+ * the call returns, the destination stays busy until the signal, and a
+ * Lock then sees the copy. */
+START_TEST(blt_behind_gpu_wait_is_queued)
+{
+    D3DKMT_LOCK busy;
+    struct kmt_fence fence;
+    D3DKMT_HANDLE ctx;
+
+    setup();
+    memset(&busy, 0, sizeof(busy));
+    busy.hDevice = device;
+    busy.hAllocation = dst;
+    busy.Flags.DonotWait = 1;
+    ctx = queue_blt_behind_wait(&fence);
+    ck_assert_status(D3DKMTLock(&busy), STATUS_GRAPHICS_ALLOCATION_BUSY);
+    ck_assert_uint_eq(counters().Frame, 0);
+    ck_assert_status(kmt_fence_signal(device, fence.handle, 1, 0), STATUS_SUCCESS);
+    assert_blt_arrived(0x5a, 0x11);
+    ck_assert_uint_eq(counters().Frame, 1);
+    ck_assert_status(kmt_syncobj_destroy(fence.handle), STATUS_SUCCESS);
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* A Blt still queued when its context goes is dropped, uncounted. */
+START_TEST(queued_blt_dropped_with_its_context)
+{
+    struct kmt_fence fence;
+    D3DKMT_HANDLE ctx;
+
+    setup();
+    ctx = queue_blt_behind_wait(&fence);
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    assert_blt_arrived(0x11, 0x11);
+    ck_assert_uint_eq(counters().Frame, 0);
+    ck_assert_status(kmt_syncobj_destroy(fence.handle), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 START_TEST(flips_reach_the_screen_at_vblank)
 {
     D3DKMT_QUERYSTATISTICS_PROCESS_VIDPNSOURCE_INFORMATION c;
@@ -386,6 +443,8 @@ int main(void)
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, blt_bytes_arrive);
     tcase_add_test(tc, blt_on_context_follows_gpu_work);
+    tcase_add_test(tc, blt_behind_gpu_wait_is_queued);
+    tcase_add_test(tc, queued_blt_dropped_with_its_context);
     tcase_add_test(tc, flips_reach_the_screen_at_vblank);
     tcase_add_test(tc, superseded_flip_is_cancelled);
     tcase_add_test(tc, queued_limit_blocks_a_flip);

@@ -270,6 +270,7 @@ NTSTATUS dxgk_present(const D3DKMT_PRESENT *p)
     struct dxgk_device *device = target_acquire(p->hContext, &t);
     struct dxgk_adapter *adapter;
     D3DKMT_HANDLE device_handle;
+    UINT64 gone_seen;
     bool queued;
     unsigned limit;
     struct blt b;
@@ -297,6 +298,7 @@ NTSTATUS dxgk_present(const D3DKMT_PRESENT *p)
     kmt_object_get(&adapter->obj);
     device_handle = device->handle;
     limit = dxgk_device_present_limit(device);
+    gone_seen = dxgk_flip_devices_gone(adapter);
     target_release(&t);
 
     if (p->Flags.Blt) {
@@ -305,7 +307,7 @@ NTSTATUS dxgk_present(const D3DKMT_PRESENT *p)
     } else {
         UINT interval = p->FlipInterval == D3DDDI_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING ? 0 : p->FlipInterval;
 
-        status = dxgk_flip_queue(adapter, device_handle, p->VidPnSourceId, p->hSource, interval, limit);
+        status = dxgk_flip_queue(adapter, device_handle, p->VidPnSourceId, p->hSource, interval, limit, gone_seen);
     }
     dxgk_adapter_put(adapter);
     return status;

@@ -526,6 +526,14 @@ static void *sched_thread(void *arg)
         struct deferred d;
         bool moved = false;
 
+        if (s->flips_settle) {
+            s->flips_settle = false;
+            pthread_mutex_unlock(&s->lock);
+            dxgk_flip_settle(s->adapter);
+            pthread_mutex_lock(&s->lock);
+            continue;
+        }
+
         deferred_init(&d);
         LIST_FOR_EACH_ENTRY_SAFE(ctx, next, &s->active, struct dxgk_context, active_entry) {
             bool ran = run_context(s, ctx, &d);
@@ -619,6 +627,18 @@ void dxgk_sched_stop(struct dxgk_adapter *adapter)
     pthread_mutex_destroy(&s->lock);
     adapter->sched = NULL;
     free(s);
+}
+
+void dxgk_sched_defer_flip_settle(struct dxgk_adapter *adapter)
+{
+    struct dxgk_sched *s = __atomic_load_n(&adapter->sched, __ATOMIC_ACQUIRE);
+
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->flips_settle = true;
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
 }
 
 void dxgk_sched_kick(struct dxgk_adapter *adapter)

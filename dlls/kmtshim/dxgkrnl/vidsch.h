@@ -146,6 +146,7 @@ struct dxgk_sched {
     unsigned tdr_detected;               /* packets that ran past TdrDelay, under lock */
     bool sleeping_untimed;               /* the thread sleeps with no TDR deadline */
     bool token_wanted;                   /* TDR recovery waits for the submission token */
+    bool flips_settle;                   /* the thread calls dxgk_flip_settle() */
 };
 
 /* context.c */
@@ -180,6 +181,9 @@ void dxgk_sched_stop(struct dxgk_adapter *adapter);
 NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count);
 /* Refuses further packets for a context (its teardown begins). */
 void dxgk_sched_close(struct dxgk_context *ctx);
+/* Has the scheduler thread call dxgk_flip_settle(): the vsync interrupt
+ * retired the last flip and cannot switch itself off. */
+void dxgk_sched_defer_flip_settle(struct dxgk_adapter *adapter);
 /* Re-examines blocked waits (a sync object changed). */
 void dxgk_sched_kick(struct dxgk_adapter *adapter);
 /* Blocks until the context's queue is empty, its work completed, its

@@ -1,15 +1,20 @@
 /*
  * D3DKMTPresent on the software adapter and the VidPn source counters it
  * feeds (QueryStatistics): every bad input; a Blt's bytes seen by a Lock
- * of the destination, on a device and on a context after GPU work; flips
- * on the 60 Hz source counted once vblanks passed (WaitForVerticalBlank-
- * Event); a flip superseded before its vblank counted as cancelled;
- * QueuedPresent up and back to 0; SetQueuedLimit's limit blocking a flip
- * until one reached the screen; DestroyDevice and process teardown with
- * flips queued (no leak: the leak check and ASan).
+ * of the destination, on a device and on a context after GPU work; a
+ * Blt behind a GPU wait queued, not waited for, or dropped with its
+ * context; flips on the 60 Hz source counted once vblanks passed
+ * (WaitForVerticalBlankEvent), each interval counting from the flip
+ * before; queued flips superseded by an immediate one counted as
+ * cancelled; QueuedPresent up and back to 0; SetQueuedLimit's limit
+ * blocking a flip until one reached the screen, or its device went;
+ * DestroyDevice and process teardown with flips queued (no leak: the
+ * leak check and ASan).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -268,6 +273,62 @@ START_TEST(blt_on_context_follows_gpu_work)
 }
 END_TEST
 
+/* A new context waits on the GPU for `fence` to reach 1, and a Blt of
+ * 0x5a bytes onto 0x11 ones is presented behind the wait. */
+static D3DKMT_HANDLE queue_blt_behind_wait(struct kmt_fence *fence)
+{
+    D3DKMT_HANDLE ctx = kmt_exec_virtual_context(device);
+
+    ck_assert_status(kmt_fence_create(device, 0, 0, fence), STATUS_SUCCESS);
+    fill(src, 0x5a);
+    fill(dst, 0x11);
+    ck_assert_status(kmt_gpu_wait(ctx, fence->handle, 1), STATUS_SUCCESS);
+    ck_assert_status(present(blt_args(ctx)), STATUS_SUCCESS);
+    return ctx;
+}
+
+/* A Blt behind a GPU wait only a later CPU signal satisfies is queued:
+ * the call returns, the destination stays busy until the signal, and a
+ * Lock then sees the copy. */
+START_TEST(blt_behind_gpu_wait_is_queued)
+{
+    D3DKMT_LOCK busy;
+    struct kmt_fence fence;
+    D3DKMT_HANDLE ctx;
+
+    setup();
+    memset(&busy, 0, sizeof(busy));
+    busy.hDevice = device;
+    busy.hAllocation = dst;
+    busy.Flags.DonotWait = 1;
+    ctx = queue_blt_behind_wait(&fence);
+    ck_assert_status(D3DKMTLock(&busy), STATUS_GRAPHICS_ALLOCATION_BUSY);
+    ck_assert_uint_eq(counters().Frame, 0);
+    ck_assert_status(kmt_fence_signal(device, fence.handle, 1, 0), STATUS_SUCCESS);
+    assert_blt_arrived(0x5a, 0x11);
+    ck_assert_uint_eq(counters().Frame, 1);
+    ck_assert_status(kmt_syncobj_destroy(fence.handle), STATUS_SUCCESS);
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* A Blt still queued when its context goes is dropped, uncounted. */
+START_TEST(queued_blt_dropped_with_its_context)
+{
+    struct kmt_fence fence;
+    D3DKMT_HANDLE ctx;
+
+    setup();
+    ctx = queue_blt_behind_wait(&fence);
+    ck_assert_status(kmt_exec_destroy_context(ctx), STATUS_SUCCESS);
+    assert_blt_arrived(0x11, 0x11);
+    ck_assert_uint_eq(counters().Frame, 0);
+    ck_assert_status(kmt_syncobj_destroy(fence.handle), STATUS_SUCCESS);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 START_TEST(flips_reach_the_screen_at_vblank)
 {
     D3DKMT_QUERYSTATISTICS_PROCESS_VIDPNSOURCE_INFORMATION c;
@@ -297,27 +358,90 @@ START_TEST(flips_reach_the_screen_at_vblank)
 }
 END_TEST
 
+/* Each interval counts from the flip before it: flips queued in one
+ * frame show one a vblank, none cancelled. */
+START_TEST(flips_in_one_frame_each_show)
+{
+    D3DKMT_QUERYSTATISTICS_PROCESS_VIDPNSOURCE_INFORMATION c;
+
+    setup();
+    for (int i = 0; i < 3; i++)
+        ck_assert_status(present(flip_args(i & 1 ? dst : src, D3DDDI_FLIP_INTERVAL_ONE)), STATUS_SUCCESS);
+    ck_assert_uint_eq(counters().QueuedPresent, 3);
+    for (unsigned shown = 1; shown <= 3; shown++) {
+        wait_vblanks(1);
+        c = counters();
+        /* one vblank may have passed between the presents and the first wait */
+        ck_assert_uint_ge(c.Frame, shown);
+        ck_assert_uint_le(c.Frame, shown + 1);
+        ck_assert_uint_eq(c.QueuedPresent, 3 - c.Frame);
+    }
+    wait_vblanks(1);
+    c = counters();
+    ck_assert_uint_eq(c.Frame, 3);
+    ck_assert_uint_eq(c.QueuedPresent, 0);
+    ck_assert_uint_eq(c.CancelledFrame, 0);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
 START_TEST(superseded_flip_is_cancelled)
 {
     D3DKMT_QUERYSTATISTICS_PROCESS_VIDPNSOURCE_INFORMATION c;
 
     setup();
-    /* two flips due at the same vblank: the older never shows */
+    /* an immediate flip supersedes the queued ones */
     ck_assert_status(present(flip_args(src, D3DDDI_FLIP_INTERVAL_FOUR)), STATUS_SUCCESS);
-    ck_assert_status(present(flip_args(dst, D3DDDI_FLIP_INTERVAL_FOUR)), STATUS_SUCCESS);
+    ck_assert_status(present(flip_args(src, D3DDDI_FLIP_INTERVAL_FOUR)), STATUS_SUCCESS);
     ck_assert_uint_eq(counters().QueuedPresent, 2);
-    wait_vblanks(6);
-    c = counters();
-    ck_assert_uint_eq(c.QueuedPresent, 0);
-    ck_assert_uint_eq(c.Frame, 1);
-    ck_assert_uint_eq(c.CancelledFrame, 1);
-    /* an immediate flip supersedes a queued one */
-    ck_assert_status(present(flip_args(src, D3DDDI_FLIP_INTERVAL_FOUR)), STATUS_SUCCESS);
     ck_assert_status(present(flip_args(dst, D3DDDI_FLIP_INTERVAL_IMMEDIATE)), STATUS_SUCCESS);
     c = counters();
     ck_assert_uint_eq(c.QueuedPresent, 0);
-    ck_assert_uint_eq(c.Frame, 2);
+    ck_assert_uint_eq(c.Frame, 1);
     ck_assert_uint_eq(c.CancelledFrame, 2);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* Threads of this process named `name`. */
+static unsigned threads_named(const char *name)
+{
+    char path[320], comm[32];
+    unsigned n = 0;
+    DIR *dir = opendir("/proc/self/task");
+    struct dirent *e;
+
+    ck_assert_ptr_nonnull(dir);
+    while ((e = readdir(dir))) {
+        FILE *f;
+
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+        if (!(f = fopen(path, "r")))
+            continue;                    /* the thread ended meanwhile */
+        if (fgets(comm, sizeof(comm), f) && !strncmp(comm, name, strlen(name)))
+            n++;
+        fclose(f);
+    }
+    closedir(dir);
+    return n;
+}
+
+/* The vsync interrupt (the soft miniport's vsync thread) runs while a
+ * flip waits and stops once the last one reached the screen, with no
+ * further call. */
+START_TEST(interrupt_stops_after_the_last_flip)
+{
+    setup();
+    ck_assert_msg(!threads_named("kmt-soft-vsync"), "a vsync thread before the flip");
+    ck_assert_status(present(flip_args(src, D3DDDI_FLIP_INTERVAL_ONE)), STATUS_SUCCESS);
+    ck_assert_msg(threads_named("kmt-soft-vsync") == 1, "no vsync thread for the flip");
+    wait_vblanks(2);                     /* its own join ends with the wait */
+    /* stopping is asynchronous: poll, generously */
+    for (int i = 0; i < 200 && threads_named("kmt-soft-vsync"); i++)
+        usleep(10000);
+    ck_assert_uint_eq(threads_named("kmt-soft-vsync"), 0);
     kmt_test_shutdown_no_leaks();
 }
 END_TEST
@@ -328,19 +452,30 @@ static void *flip_thread(void *arg)
     return (void *)(intptr_t)present(flip_args(dst, D3DDDI_FLIP_INTERVAL_ONE));
 }
 
-START_TEST(queued_limit_blocks_a_flip)
+/* With a present limit of 1 and a flip queued 4 vblanks away, a thread
+ * presents a second one, which blocks. */
+static pthread_t start_blocked_flip(void)
 {
-    D3DKMT_SETQUEUEDLIMIT limit = { .hDevice = device };
+    D3DKMT_SETQUEUEDLIMIT limit;
     pthread_t t;
-    void *ret;
 
-    setup();
+    memset(&limit, 0, sizeof(limit));
     limit.hDevice = device;
     limit.Type = D3DKMT_SET_QUEUEDLIMIT_PRESENT;
     limit.QueuedPresentLimit = 1;
     ck_assert_status(D3DKMTSetQueuedLimit(&limit), STATUS_SUCCESS);
     ck_assert_status(present(flip_args(src, D3DDDI_FLIP_INTERVAL_FOUR)), STATUS_SUCCESS);
     ck_assert_int_eq(pthread_create(&t, NULL, flip_thread, NULL), 0);
+    return t;
+}
+
+START_TEST(queued_limit_blocks_a_flip)
+{
+    pthread_t t;
+    void *ret;
+
+    setup();
+    t = start_blocked_flip();
     /* the second flip waits for the first to reach the screen */
     usleep(20000);
     ck_assert_uint_eq(counters().QueuedPresent, 1);
@@ -351,6 +486,28 @@ START_TEST(queued_limit_blocks_a_flip)
     wait_vblanks(2);
     ck_assert_uint_eq(counters().Frame, 2);
     ck_assert_uint_eq(counters().QueuedPresent, 0);
+    kmt_test_shutdown_no_leaks();
+}
+END_TEST
+
+/* A flip blocked by the limit when its device is destroyed fails and
+ * queues nothing. */
+START_TEST(blocked_flip_fails_when_its_device_goes)
+{
+    D3DKMT_DESTROYDEVICE d;
+    pthread_t t;
+    void *ret;
+
+    setup();
+    t = start_blocked_flip();        /* 4 vblanks away: still blocked when the device goes */
+    usleep(10000);
+    d.hDevice = device;
+    ck_assert_status(D3DKMTDestroyDevice(&d), STATUS_SUCCESS);
+    ck_assert_int_eq(pthread_join(t, &ret), 0);
+    /* blocked, or not yet there: either way its device is gone */
+    ck_assert(ret == (void *)(intptr_t)STATUS_DEVICE_REMOVED || ret == (void *)(intptr_t)STATUS_INVALID_PARAMETER);
+    ck_assert_uint_eq(counters().QueuedPresent, 0);
+    ck_assert_uint_eq(counters().CancelledFrame, 1);
     kmt_test_shutdown_no_leaks();
 }
 END_TEST
@@ -386,9 +543,14 @@ int main(void)
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, blt_bytes_arrive);
     tcase_add_test(tc, blt_on_context_follows_gpu_work);
+    tcase_add_test(tc, blt_behind_gpu_wait_is_queued);
+    tcase_add_test(tc, queued_blt_dropped_with_its_context);
     tcase_add_test(tc, flips_reach_the_screen_at_vblank);
+    tcase_add_test(tc, flips_in_one_frame_each_show);
+    tcase_add_test(tc, interrupt_stops_after_the_last_flip);
     tcase_add_test(tc, superseded_flip_is_cancelled);
     tcase_add_test(tc, queued_limit_blocks_a_flip);
+    tcase_add_test(tc, blocked_flip_fails_when_its_device_goes);
     tcase_add_test(tc, teardown_with_flips_queued);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);

@@ -79,7 +79,7 @@ struct dxgk_flip_source {
     struct list pending;                 /* struct dxgk_flip, oldest first */
     unsigned queued;                     /* entries of pending */
     ULONG frames;                        /* presents that reached the source */
-    ULONG cancelled;                     /* flips superseded before their vblank */
+    ULONG cancelled;                     /* flips that never showed */
     D3DKMT_HANDLE scanned_out;           /* the allocation shown now, or 0 */
 };
 
@@ -89,6 +89,7 @@ struct dxgk_flips {
     struct dxgk_flip_source source[DXGK_MAX_VIDPN_SOURCES]; /* under lock */
     bool joined;                         /* holds a vsync-interrupt join, under lock */
     bool stopped;                        /* process teardown, under lock */
+    UINT64 devices_gone;                 /* DestroyDevice calls seen, under lock */
 };
 
 struct dxgk_adapter {
@@ -516,15 +517,24 @@ unsigned dxgk_device_present_limit(struct dxgk_device *device);
 NTSTATUS dxgk_present(const D3DKMT_PRESENT *args);
 void dxgk_flips_init(struct dxgk_adapter *adapter);
 void dxgk_flips_fini(struct dxgk_adapter *adapter);
-/* Queues hSource to be shown on `source` after `interval` vblanks (0:
- * now); blocks while the device has `limit` flips queued there. */
+/* Queues hSource to be shown on `source` `interval` vblanks after the
+ * flip queued before it (0: now); blocks while the device has `limit`
+ * flips queued there.  `gone_seen` is dxgk_flip_devices_gone() read while
+ * the device was acquired: a flip never outlives its device. */
 NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UINT source,
-                         D3DKMT_HANDLE allocation, UINT interval, unsigned limit);
+                         D3DKMT_HANDLE allocation, UINT interval, unsigned limit, UINT64 gone_seen);
+UINT64 dxgk_flip_devices_gone(struct dxgk_adapter *adapter);
 /* A Blt present reached `source`. */
 void dxgk_flip_count_blt(struct dxgk_adapter *adapter, UINT source);
 /* Called by dxgk_vblank_interrupt under the vblank lock: the flips of
  * `source` due at vblank `count` reach the screen. */
 void dxgk_flip_vblank_locked(struct dxgk_adapter *adapter, UINT source, UINT64 count);
+/* Lets the vsync interrupt go once no flip is queued (never from the
+ * interrupt itself: the miniport's switch joins its thread). */
+void dxgk_flip_settle(struct dxgk_adapter *adapter);
+/* Called by dxgk_vblank_connection under the vblank lock: the monitor of
+ * `source` went, its queued flips are cancelled. */
+void dxgk_flip_unplugged_locked(struct dxgk_adapter *adapter, UINT source);
 /* DestroyDevice: the device's queued flips are cancelled. */
 void dxgk_flip_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device);
 /* Process teardown: every queue is cancelled, the interrupt let go. */

@@ -2,29 +2,40 @@
  * Flip presents and the VidPn source frame counters.
  *
  * A flip names the allocation a source shows after FlipInterval vblanks
- * (IMMEDIATE: at once).  It waits on its source's queue and reaches the
- * screen at the vblank the core counts (vblank_wait.c), which calls
- * dxgk_flip_vblank_locked() under the vblank lock: of the flips due at
- * one vblank the newest is shown and counted in Frame, the older ones
- * were superseded before their vblank and count in CancelledFrame, as
- * does every flip still queued when its device is destroyed or the
- * process ends.  QueuedPresent is the queue's length.  A Blt present
- * counts in Frame when its copy is done.
+ * (IMMEDIATE: at once).  As on Windows the interval counts from the flip
+ * queued before it on the source, or from now when none waits: its
+ * target vblank is max(now, previous target) + interval, so every flip is
+ * shown for at least its interval.  It waits on its source's queue and
+ * reaches the screen at the vblank the core counts (vblank_wait.c), which
+ * calls dxgk_flip_vblank_locked() under the vblank lock: one flip a
+ * vblank, counted in Frame.  Only an immediate flip supersedes the queued
+ * ones; they count in CancelledFrame, as does every flip still queued
+ * when its device is destroyed or the process ends.  QueuedPresent is the
+ * queue's length.  A Blt present counts in Frame when its copy is done.
  *
  * The vsync interrupt must run while a flip waits: the first flip queued
- * joins it as a vblank wait does, and the present call or statistics
- * query that finds every queue empty lets it go (a DDI call, never made
- * from the interrupt itself).  The miniport is not asked to program the
+ * joins it as a vblank wait does.  When the interrupt retires the last
+ * queued flip, the scheduler thread lets it go (a DDI call that joins the
+ * interrupt's thread, so never made from the interrupt itself), as does a
+ * present or statistics query that finds every queue empty: an idle
+ * program gets no vblank wakeups.  The miniport is not asked to program the
  * new scan-out address: kmtshim has no DxgkDdiSetVidPnSourceAddress
  * gateway, so `scanned_out` is the core's record only.
  *
  * SetQueuedLimit's present limit bounds a device's queued flips on a
  * source: a flip beyond it blocks until one leaves, as Windows blocks the
  * present, or until the device or process goes (STATUS_DEVICE_REMOVED).
+ * A flip to a source whose monitor is unplugged fails with
+ * STATUS_DEVICE_REMOVED, as a vblank wait there does, and an unplug
+ * cancels the flips queued on the source.
+ * A flip is queued only while its device lives: DestroyDevice bumps
+ * `devices_gone` under the flips lock, and a present that sees it moved
+ * since it last saw its device acquired looks again before queueing.
  */
 #include <stdlib.h>
 
 #include "dxgkrnl.h"
+#include "vidsch.h"
 
 struct dxgk_flip {
     struct list entry;                   /* dxgk_flip_source.pending */
@@ -79,14 +90,19 @@ static bool any_queued_locked(const struct dxgk_flips *f)
     return false;
 }
 
-/* Lets the interrupt go once nothing is queued. */
-static void settle(struct dxgk_adapter *adapter)
+/* The join is held with nothing left to wait for. */
+static bool join_idle_locked(const struct dxgk_flips *f)
+{
+    return f->joined && !any_queued_locked(f);
+}
+
+void dxgk_flip_settle(struct dxgk_adapter *adapter)
 {
     struct dxgk_flips *f = &adapter->flips;
     bool leave;
 
     pthread_mutex_lock(&f->lock);
-    leave = f->joined && !any_queued_locked(f);
+    leave = join_idle_locked(f);
     if (leave)
         f->joined = false;
     pthread_mutex_unlock(&f->lock);
@@ -107,7 +123,8 @@ static NTSTATUS hold_interrupt(struct dxgk_adapter *adapter)
     pthread_mutex_unlock(&f->lock);
     if (joined)
         return STATUS_SUCCESS;
-    if ((status = dxgk_vblank_join(adapter)))
+    /* its thread lets the interrupt go when the last flip is shown */
+    if ((status = dxgk_sched_start(adapter)) || (status = dxgk_vblank_join(adapter)))
         return status;
     pthread_mutex_lock(&f->lock);
     joined = f->joined;
@@ -154,14 +171,16 @@ static NTSTATUS wait_for_room_locked(struct dxgk_flips *f, struct dxgk_flip_sour
 }
 
 NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UINT source,
-                         D3DKMT_HANDLE allocation, UINT interval, unsigned limit)
+                         D3DKMT_HANDLE allocation, UINT interval, unsigned limit, UINT64 gone_seen)
 {
     struct dxgk_flips *f = &adapter->flips;
     struct dxgk_flip_source *s = &f->source[source];
     struct dxgk_flip *flip, *old, *next;
-    NTSTATUS status;
+    NTSTATUS status = STATUS_SUCCESS;
     bool rejoin;
 
+    if (source < adapter->num_children && !dxgk_child_connected(adapter, source))
+        return STATUS_DEVICE_REMOVED;    /* as a vblank wait there */
     if (!interval) {
         /* immediate: shown now, superseding whatever waits */
         pthread_mutex_lock(&f->lock);
@@ -171,7 +190,7 @@ NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UIN
         s->scanned_out = allocation;
         pthread_cond_broadcast(&f->retired);
         pthread_mutex_unlock(&f->lock);
-        settle(adapter);
+        dxgk_flip_settle(adapter);
         return STATUS_SUCCESS;
     }
     if (!(flip = calloc(1, sizeof(*flip))))
@@ -185,20 +204,37 @@ NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UIN
     /* the vblank lock first, as in the interrupt: the target counts from
      * the vblank this call saw */
     for (;;) {
+        bool unplugged;
+        UINT64 gone;
+
         pthread_mutex_lock(&adapter->vblank.lock);
         pthread_mutex_lock(&f->lock);
-        if (queued_by(s, device) < limit)
+        gone = f->devices_gone;
+        unplugged = source < adapter->num_children && !dxgk_child_connected(adapter, source);
+        if (!f->stopped && !unplugged && gone == gone_seen && queued_by(s, device) < limit)
             break;
         pthread_mutex_unlock(&adapter->vblank.lock);
-        status = wait_for_room_locked(f, s, device, limit);
+        if (f->stopped || unplugged)
+            status = STATUS_DEVICE_REMOVED;
+        else if (gone == gone_seen)
+            status = wait_for_room_locked(f, s, device, limit);
         pthread_mutex_unlock(&f->lock);
-        if (status) {
-            free(flip);
-            settle(adapter);
-            return status;
-        }
+        /* a device went since ours was seen live: look again, outside the
+         * lock (DestroyDevice takes it holding the device's) */
+        if (!status && gone != gone_seen && !device_live(device))
+            status = STATUS_DEVICE_REMOVED;
+        if (status)
+            goto fail;
+        gone_seen = gone;
     }
-    flip->target = adapter->vblank.count[source] + interval;
+    flip->target = adapter->vblank.count[source];
+    if (!list_empty(&s->pending)) {
+        UINT64 last = LIST_ENTRY(s->pending.prev, struct dxgk_flip, entry)->target;
+
+        if (last > flip->target)
+            flip->target = last;
+    }
+    flip->target += interval;
     list_add_tail(&s->pending, &flip->entry);
     s->queued++;
     rejoin = !f->joined;
@@ -207,31 +243,61 @@ NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UIN
     /* a wait for room may have seen every queue empty and the interrupt
      * let go; with this flip queued nothing lets it go again */
     return rejoin ? hold_interrupt(adapter) : STATUS_SUCCESS;
+
+fail:
+    free(flip);
+    dxgk_flip_settle(adapter);
+    return status;
 }
 
 void dxgk_flip_vblank_locked(struct dxgk_adapter *adapter, UINT source, UINT64 count)
 {
     struct dxgk_flips *f = &adapter->flips;
     struct dxgk_flip_source *s = &f->source[source];
-    struct dxgk_flip *flip, *next, *shown = NULL;
+    struct dxgk_flip *flip;
+    bool emptied = false;
 
     pthread_mutex_lock(&f->lock);
-    LIST_FOR_EACH_ENTRY_SAFE(flip, next, &s->pending, struct dxgk_flip, entry) {
-        if (flip->target > count)
-            continue;
-        if (shown)
-            cancel_locked(s, shown);     /* superseded by a newer flip due now */
-        shown = flip;
-    }
-    if (shown) {
-        list_remove(&shown->entry);
+    /* targets rise along the queue: the oldest is the one due */
+    if (!list_empty(&s->pending) &&
+        (flip = LIST_ENTRY(s->pending.next, struct dxgk_flip, entry))->target <= count) {
+        list_remove(&flip->entry);
         s->queued--;
         s->frames++;
-        s->scanned_out = shown->allocation;
-        free(shown);
+        s->scanned_out = flip->allocation;
+        free(flip);
         pthread_cond_broadcast(&f->retired);
+        emptied = join_idle_locked(f);
     }
     pthread_mutex_unlock(&f->lock);
+    if (emptied)
+        dxgk_sched_defer_flip_settle(adapter);
+}
+
+UINT64 dxgk_flip_devices_gone(struct dxgk_adapter *adapter)
+{
+    UINT64 n;
+
+    pthread_mutex_lock(&adapter->flips.lock);
+    n = adapter->flips.devices_gone;
+    pthread_mutex_unlock(&adapter->flips.lock);
+    return n;
+}
+
+void dxgk_flip_unplugged_locked(struct dxgk_adapter *adapter, UINT source)
+{
+    struct dxgk_flips *f = &adapter->flips;
+    struct dxgk_flip *flip, *next;
+    bool emptied;
+
+    pthread_mutex_lock(&f->lock);
+    LIST_FOR_EACH_ENTRY_SAFE(flip, next, &f->source[source].pending, struct dxgk_flip, entry)
+        cancel_locked(&f->source[source], flip);
+    pthread_cond_broadcast(&f->retired);
+    emptied = join_idle_locked(f);
+    pthread_mutex_unlock(&f->lock);
+    if (emptied)
+        dxgk_sched_defer_flip_settle(adapter);
 }
 
 void dxgk_flip_count_blt(struct dxgk_adapter *adapter, UINT source)
@@ -246,6 +312,7 @@ void dxgk_flip_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
     struct dxgk_flips *f = &adapter->flips;
 
     pthread_mutex_lock(&f->lock);
+    f->devices_gone++;
     for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++) {
         struct dxgk_flip_source *s = &f->source[i];
         struct dxgk_flip *flip, *next;
@@ -256,7 +323,7 @@ void dxgk_flip_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
     }
     pthread_cond_broadcast(&f->retired);
     pthread_mutex_unlock(&f->lock);
-    settle(adapter);
+    dxgk_flip_settle(adapter);
 }
 
 void dxgk_flip_stop(struct dxgk_adapter *adapter)
@@ -268,7 +335,7 @@ void dxgk_flip_stop(struct dxgk_adapter *adapter)
     drop_all_locked(f);
     pthread_cond_broadcast(&f->retired);
     pthread_mutex_unlock(&f->lock);
-    settle(adapter);
+    dxgk_flip_settle(adapter);
 }
 
 void dxgk_flip_counters(struct dxgk_adapter *adapter, UINT source,
@@ -281,5 +348,5 @@ void dxgk_flip_counters(struct dxgk_adapter *adapter, UINT source,
     out->CancelledFrame = f->source[source].cancelled;
     out->QueuedPresent = f->source[source].queued;
     pthread_mutex_unlock(&f->lock);
-    settle(adapter);
+    dxgk_flip_settle(adapter);
 }

@@ -13,14 +13,21 @@
  * confirmed the order of these checks.
  *
  * A Blt copies SrcRect of hSource to DstRect of hDestination on the CPU,
- * in the context's order: after everything queued on the context before
- * it completed (the call waits), and through the Lock path, which waits
- * for the queued GPU work that references either allocation.  A later
- * Lock of the destination sees it; the call returns when it is done.  The surfaces' layout is the display's: 32 bits a pixel, rows of
+ * in the context's order, and the call never waits for the context: on an
+ * idle context (or a device) it copies at once, through the Lock path,
+ * which waits for the GPU work that references either allocation.
+ * Otherwise it queues a packet on the context and returns; when the
+ * scheduler reaches it (the work before it completed, a GPU wait before
+ * it satisfied) a thread of its own copies.  Until then both allocations
+ * count as GPU-referenced, so a later Lock of the destination waits for
+ * the copy.  A queued Blt the context gives up (destroyed) is dropped.
+ * The surfaces' layout is the display's: 32 bits a pixel, rows of
  * the width of VidPnSourceId's current mode (KMTQAITYPE_CURRENTDISPLAYMODE);
  * the rectangles (the whole mode where not marked valid) must have one
  * size and lie in the mode and in both allocations.
  */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dxgkrnl.h"
@@ -148,16 +155,18 @@ static void copy_rows(unsigned char *dst, const unsigned char *src, const struct
     }
 }
 
-/* Outside the device's lock: Lock takes it itself, and waits for the GPU. */
-static NTSTATUS run_blt(const struct blt *b)
+/* Outside the device's lock: Lock takes it itself, and waits for the GPU
+ * unless `queued` (the Blt's own GPU references would hold it). */
+static NTSTATUS run_blt(const struct blt *b, bool queued)
 {
-    D3DDDICB_LOCKFLAGS ro = { .ReadOnly = 1 }, wo = { .WriteOnly = 1 };
+    D3DDDICB_LOCKFLAGS ro = { .ReadOnly = 1, .IgnoreSync = queued },
+                       wo = { .WriteOnly = 1, .IgnoreSync = queued };
     D3DGPU_VIRTUAL_ADDRESS va;
     void *src, *dst;
     NTSTATUS status;
 
     if (b->src == b->dst)
-        ro.Value = 0;                    /* one mapping, read and written */
+        ro.ReadOnly = 0;                 /* one mapping, read and written */
     if ((status = dxgk_lock(b->device, b->src, ro, 0, NULL, &src, &va)))
         return status;
     if (!(status = dxgk_lock(b->device, b->dst, b->src == b->dst ? ro : wo, 0, NULL, &dst, &va))) {
@@ -168,13 +177,101 @@ static NTSTATUS run_blt(const struct blt *b)
     return status;
 }
 
+/* A Blt waiting in a context's queue. */
+struct queued_blt {
+    struct blt b;
+    struct dxgk_adapter *adapter;        /* referenced */
+    UINT source;
+    struct dxgk_allocation *held[2];     /* GPU-referenced until the copy is done */
+};
+
+/* The adapter goes first: once the references go a Lock may return and
+ * the program tear everything down. */
+static void queued_blt_free(struct queued_blt *q)
+{
+    dxgk_adapter_put(q->adapter);
+    for (UINT i = 0; i < 2; i++)
+        if (q->held[i])
+            dxgk_allocation_gpu_unref(q->held[i]);
+    free(q);
+}
+
+static void *queued_blt_thread(void *arg)
+{
+    struct queued_blt *q = arg;
+
+    if (!run_blt(&q->b, true))
+        dxgk_flip_count_blt(q->adapter, q->source);
+    queued_blt_free(q);
+    return NULL;
+}
+
+/* The scheduler reached the Blt.  A thread of its own copies: Lock takes
+ * the device's lock, which a DestroyDevice draining this context holds. */
+static void queued_blt_reached(void *arg, bool aborted)
+{
+    struct queued_blt *q = arg;
+    pthread_attr_t attr;
+    pthread_t thread;
+    bool started = false;
+
+    if (!aborted && !pthread_attr_init(&attr)) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        started = !pthread_create(&thread, &attr, queued_blt_thread, q);
+        pthread_attr_destroy(&attr);
+    }
+    if (!started)
+        queued_blt_free(q);
+}
+
+/* Holds both allocations GPU-referenced; false if one is gone. */
+static bool hold_allocations(struct dxgk_device *device, struct queued_blt *q)
+{
+    D3DKMT_HANDLE h[2] = { q->b.src, q->b.dst };
+
+    for (UINT i = 0; i < 2; i++) {
+        struct dxgk_allocation *alloc = dxgk_allocation_lookup(device, h[i]);
+
+        if (!alloc)
+            return false;
+        dxgk_allocation_gpu_ref(alloc);
+        dxgk_allocation_put(alloc);
+        q->held[i] = alloc;
+    }
+    return true;
+}
+
+/* Queues the Blt behind the context's work; *queued false when the
+ * context is idle and the caller copies. */
+static NTSTATUS queue_blt(struct dxgk_context *ctx, const struct blt *b, UINT source, bool *queued)
+{
+    struct queued_blt *q = calloc(1, sizeof(*q));
+    NTSTATUS status;
+
+    *queued = false;
+    if (!q)
+        return STATUS_NO_MEMORY;
+    q->b = *b;
+    q->source = source;
+    q->adapter = ctx->device->adapter;
+    kmt_object_get(&q->adapter->obj);
+    if (!hold_allocations(ctx->device, q))
+        status = STATUS_INVALID_PARAMETER;
+    else
+        status = dxgk_sched_queue_cpu_work(ctx, queued_blt_reached, q, queued);
+    if (status || !*queued)
+        queued_blt_free(q);
+    return status;
+}
+
 NTSTATUS dxgk_present(const D3DKMT_PRESENT *p)
 {
     struct present_target t;
     struct dxgk_device *device = target_acquire(p->hContext, &t);
     struct dxgk_adapter *adapter;
-    struct dxgk_context *ctx;
     D3DKMT_HANDLE device_handle;
+    UINT64 gone_seen;
+    bool queued;
     unsigned limit;
     struct blt b;
     NTSTATUS status;
@@ -182,42 +279,40 @@ NTSTATUS dxgk_present(const D3DKMT_PRESENT *p)
     if (!device)
         return STATUS_INVALID_PARAMETER;
     if ((status = check_flags(p)))
-        goto fail;
+        goto done;
     if (p->VidPnSourceId >= dxgk_source_count(device->adapter)) {
         status = STATUS_GRAPHICS_INVALID_VIDEO_PRESENT_SOURCE;
-        goto fail;
+        goto done;
     }
     if (!allocation_size(device, p->hSource) || (p->Flags.Blt && !allocation_size(device, p->hDestination))) {
         status = STATUS_INVALID_PARAMETER;
-        goto fail;
+        goto done;
     }
     if (p->Flags.Blt && (status = check_blt(device, p, &b)))
-        goto fail;
+        goto done;
+    if (p->Flags.Blt && t.ctx) {
+        if ((status = queue_blt(t.ctx, &b, p->VidPnSourceId, &queued)) || queued)
+            goto done;                   /* or queued: the scheduler runs it */
+    }
     adapter = device->adapter;
     kmt_object_get(&adapter->obj);
     device_handle = device->handle;
     limit = dxgk_device_present_limit(device);
-    ctx = t.ctx;
-    if (ctx)
-        kmt_object_get(&ctx->obj);
+    gone_seen = dxgk_flip_devices_gone(adapter);
     target_release(&t);
-    if (ctx && p->Flags.Blt)
-        dxgk_sched_wait_idle(ctx);       /* without the device lock: DestroyDevice may come */
-    if (ctx)
-        dxgk_context_put(ctx);
 
     if (p->Flags.Blt) {
-        if (!(status = run_blt(&b)))
+        if (!(status = run_blt(&b, false)))
             dxgk_flip_count_blt(adapter, p->VidPnSourceId);
     } else {
         UINT interval = p->FlipInterval == D3DDDI_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING ? 0 : p->FlipInterval;
 
-        status = dxgk_flip_queue(adapter, device_handle, p->VidPnSourceId, p->hSource, interval, limit);
+        status = dxgk_flip_queue(adapter, device_handle, p->VidPnSourceId, p->hSource, interval, limit, gone_seen);
     }
     dxgk_adapter_put(adapter);
     return status;
 
-fail:
+done:
     target_release(&t);
     return status;
 }

@@ -144,7 +144,7 @@ void dxgk_vblank_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
 }
 
 /* The flag flips under the vblank lock, in the same hold that ends the
- * source's waits on a disconnection: enlist() reads it under that lock,
+ * source's waits and cancels its flips on a disconnection: enlist() reads it under that lock,
  * so a wait that began after a replug never meets the unplug before it. */
 bool dxgk_vblank_connection(struct dxgk_adapter *adapter, UINT source, bool connected)
 {
@@ -158,6 +158,7 @@ bool dxgk_vblank_connection(struct dxgk_adapter *adapter, UINT source, bool conn
         LIST_FOR_EACH_ENTRY_SAFE(w, next, &vb->waiters, struct dxgk_vblank_waiter, entry)
             if (w->source == source)
                 end_locked(w, STATUS_DEVICE_REMOVED);
+        dxgk_flip_unplugged_locked(adapter, source);
         pthread_cond_broadcast(&vb->cond);
     }
     pthread_mutex_unlock(&vb->lock);

@@ -361,6 +361,8 @@ static void fire_signal(struct dxgk_signal_op *op)
     }
     if (op->cpu_event)
         dxgk_event_set(op->cpu_event);
+    if (op->cpu_work)
+        op->cpu_work(op->cpu_arg, op->aborted);
     signal_op_put(op);
 }
 
@@ -524,6 +526,14 @@ static void *sched_thread(void *arg)
         struct deferred d;
         bool moved = false;
 
+        if (s->flips_settle) {
+            s->flips_settle = false;
+            pthread_mutex_unlock(&s->lock);
+            dxgk_flip_settle(s->adapter);
+            pthread_mutex_lock(&s->lock);
+            continue;
+        }
+
         deferred_init(&d);
         LIST_FOR_EACH_ENTRY_SAFE(ctx, next, &s->active, struct dxgk_context, active_entry) {
             bool ran = run_context(s, ctx, &d);
@@ -619,6 +629,18 @@ void dxgk_sched_stop(struct dxgk_adapter *adapter)
     free(s);
 }
 
+void dxgk_sched_defer_flip_settle(struct dxgk_adapter *adapter)
+{
+    struct dxgk_sched *s = __atomic_load_n(&adapter->sched, __ATOMIC_ACQUIRE);
+
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->flips_settle = true;
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
 void dxgk_sched_kick(struct dxgk_adapter *adapter)
 {
     struct dxgk_sched *s = __atomic_load_n(&adapter->sched, __ATOMIC_ACQUIRE);
@@ -702,6 +724,7 @@ void dxgk_sched_close(struct dxgk_context *ctx)
         return;
     pthread_mutex_lock(&s->lock);
     ctx->closed = true;
+    pthread_cond_broadcast(&s->idle);    /* a waiter for the context gives up */
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -711,20 +734,42 @@ static bool drained(const struct dxgk_sched *s, const struct dxgk_context *ctx)
            s->submitting_ctx != ctx;
 }
 
-/* A present's CPU work goes after the context's earlier work: waits
- * until every packet queued on it so far ran, completed and was freed, or
- * the context closed.  A context that keeps receiving work is waited for
- * until it rests. */
-void dxgk_sched_wait_idle(struct dxgk_context *ctx)
+NTSTATUS dxgk_sched_queue_cpu_work(struct dxgk_context *ctx, void (*work)(void *arg, bool aborted),
+                                   void *arg, bool *queued)
 {
     struct dxgk_sched *s = ctx->device->adapter->sched;
+    struct dxgk_packet *p;
+    struct dxgk_signal_op *op;
+    NTSTATUS status;
+    bool idle;
 
+    *queued = false;
     if (!s)
-        return;
+        return STATUS_SUCCESS;
     pthread_mutex_lock(&s->lock);
-    while (!ctx->closed && !(list_empty(&ctx->queue) && context_idle(s, ctx) && !ctx->packets))
-        pthread_cond_wait(&s->idle, &s->lock);
+    idle = list_empty(&ctx->queue) && context_idle(s, ctx);
     pthread_mutex_unlock(&s->lock);
+    if (idle)
+        return STATUS_SUCCESS;
+    if (!(op = calloc(1, sizeof(*op))) || !(p = calloc(1, sizeof(*p)))) {
+        free(op);
+        return STATUS_NO_MEMORY;
+    }
+    op->pending = 1;
+    op->cpu_work = work;
+    op->cpu_arg = arg;
+    p->type = DXGK_PACKET_CPU_EVENT;
+    p->context = ctx;
+    p->signal = op;
+    kmt_object_get(&ctx->obj);
+    if ((status = dxgk_sched_queue(&p, 1))) {
+        dxgk_context_put(ctx);
+        free(p);
+        free(op);
+        return status;
+    }
+    *queued = true;
+    return STATUS_SUCCESS;
 }
 
 /* The wait at the head of the context's queue, if one blocks it. */

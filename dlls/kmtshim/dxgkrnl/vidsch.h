@@ -82,6 +82,10 @@ struct dxgk_signal_op {
     bool aborted;                        /* a context's work before it was given up (TDR,
                                           * fault, cancel): see fire_signal() */
     HANDLE cpu_event;                    /* EnqueueCpuEvent */
+    /* A present's CPU work (dxgk_sched_queue_cpu_work), called once when
+     * the op fires, outside the scheduler's lock. */
+    void (*cpu_work)(void *arg, bool aborted);
+    void *cpu_arg;
 };
 
 struct dxgk_packet {
@@ -142,6 +146,7 @@ struct dxgk_sched {
     unsigned tdr_detected;               /* packets that ran past TdrDelay, under lock */
     bool sleeping_untimed;               /* the thread sleeps with no TDR deadline */
     bool token_wanted;                   /* TDR recovery waits for the submission token */
+    bool flips_settle;                   /* the thread calls dxgk_flip_settle() */
 };
 
 /* context.c */
@@ -176,6 +181,9 @@ void dxgk_sched_stop(struct dxgk_adapter *adapter);
 NTSTATUS dxgk_sched_queue(struct dxgk_packet **packets, UINT count);
 /* Refuses further packets for a context (its teardown begins). */
 void dxgk_sched_close(struct dxgk_context *ctx);
+/* Has the scheduler thread call dxgk_flip_settle(): the vsync interrupt
+ * retired the last flip and cannot switch itself off. */
+void dxgk_sched_defer_flip_settle(struct dxgk_adapter *adapter);
 /* Re-examines blocked waits (a sync object changed). */
 void dxgk_sched_kick(struct dxgk_adapter *adapter);
 /* Blocks until the context's queue is empty, its work completed, its
@@ -186,7 +194,13 @@ void dxgk_sched_kick(struct dxgk_adapter *adapter);
  * satisfy cannot hold DestroyContext for ever; with detection off
  * (KMTSHIM_TDR_DELAY=0) the drain waits as long as it takes. */
 void dxgk_sched_drain(struct dxgk_context *ctx);
-void dxgk_sched_wait_idle(struct dxgk_context *ctx);
+/* Queues `work` behind the work queued on the context so far; it is
+ * called (on whichever thread retires the packet, without locks) once that
+ * work completed, `aborted` if it was given up.  *queued is false, and
+ * nothing is queued, when the context has nothing queued or running: the
+ * caller does the work itself. */
+NTSTATUS dxgk_sched_queue_cpu_work(struct dxgk_context *ctx, void (*work)(void *arg, bool aborted),
+                                   void *arg, bool *queued);
 /* Drops the packets of a context that did not reach the miniport yet; its
  * signals among them are aborted. */
 void dxgk_sched_cancel(struct dxgk_context *ctx);

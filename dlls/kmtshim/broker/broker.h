@@ -148,6 +148,10 @@ NTSTATUS kmt_broker_open_name(const char *name, uint32_t kind, uint32_t access, 
  * broker can be reached. */
 uint32_t kmt_broker_client_id(void);
 
+/* The same id with the connection it belongs to (*connection, 0 with id
+ * 0), read together: the pair a keyed mutex's holder word needs. */
+uint32_t kmt_broker_client_id_on(uint64_t *connection);
+
 /* The connection that is up now, without connecting (one atomic load,
  * inline: the uncontended keyed-mutex acquire checks it every call): a
  * number no other connection of this process had (client ids are the

@@ -393,17 +393,27 @@ bool kmt_broker_connection_lost(uint64_t taken_on)
     return lost;
 }
 
-uint32_t kmt_broker_client_id(void)
+uint32_t kmt_broker_client_id_on(uint64_t *connection)
 {
     uint64_t deadline_ms;
     uint32_t id = 0;
 
+    *connection = 0;
     pthread_mutex_lock(&call_lock);
     deadline_ms = kmt_broker_now_ms() + timeout_ms();
-    if (conn >= 0 || connect_locked(deadline_ms) == STATUS_SUCCESS)
+    if (conn >= 0 || connect_locked(deadline_ms) == STATUS_SUCCESS) {
         id = my_client_id;
+        *connection = atomic_load_explicit(&kmt_broker_connection_now, memory_order_relaxed);
+    }
     pthread_mutex_unlock(&call_lock);
     return id;
+}
+
+uint32_t kmt_broker_client_id(void)
+{
+    uint64_t connection;
+
+    return kmt_broker_client_id_on(&connection);
 }
 
 void kmt_broker_object_free(struct kmt_broker_object *obj)

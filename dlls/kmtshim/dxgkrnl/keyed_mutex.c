@@ -413,15 +413,16 @@ static inline __attribute__((always_inline)) void took(struct dxgk_keyed_mutex *
 /* The wait in slices of DXGK_SHARE_LINK_CHECK_NS: after each, a look at
  * the broker link.  A holder that dies after the broker died is abandoned
  * by nobody, so a waiter would sleep to its timeout; a waiter whose
- * connection ended ends with STATUS_DEVICE_REMOVED instead. */
+ * connection ended ends with STATUS_DEVICE_REMOVED instead.  The look for
+ * the release is the first slice's alone: one wait looks once. */
 static NTSTATUS acquire_watching_link(struct dxgk_keyed_mutex *km, UINT64 key, bool timed,
                                       const struct timespec *deadline)
 {
-    for (;;) {
+    for (bool first = true;; first = false) {
         struct timespec slice = kmt_timespec_of(kmt_now_ns() + DXGK_SHARE_LINK_CHECK_NS);
         bool last = timed && dxgk_share_deadline_first(deadline, &slice);
         NTSTATUS status = dxgk_km_page_acquire(km->page, km->me, km->handle, key, last ? deadline : &slice,
-                                               &km->look);
+                                               &km->look, first);
 
         if (status != STATUS_TIMEOUT || last)
             return status;

@@ -245,10 +245,13 @@ static inline bool dxgk_km_page_give_idle(struct dxgk_km_page *p, uint32_t me, u
 
 /* Takes the mutex for `owner` of `me` once it is free and released to
  * `key`; looks, then sleeps, until then or until the deadline (NULL:
- * none), which the look counts in.  `look` is the handle's.
+ * none), which the look counts in.  `look` is the handle's.  A wait made
+ * of several calls (slices) passes `first` to its first call alone: the
+ * later ones go straight to sleep, so one wait looks, names its CPU in
+ * wait_cpu and teaches the budget once.
  * STATUS_SUCCESS, STATUS_TIMEOUT or STATUS_ABANDONED. */
 NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
-                              const struct timespec *deadline, struct dxgk_km_look *look);
+                              const struct timespec *deadline, struct dxgk_km_look *look, bool first);
 /* Handle `owner` of `me` goes away: if it owns the mutex, abandoned for
  * good (true). */
 bool dxgk_km_page_abandon(struct dxgk_km_page *p, uint32_t me, uint32_t owner);

@@ -29,9 +29,9 @@
  * held, from the owner's, which take_cpu names when it took the mutex
  * after a wait; free but released to another key (a hand-over under way),
  * from the next owner's, the waiter for that key, which wait_cpu names
- * when it was the last to start waiting.  Both sit in what older pages had
- * reserved (and zeroed): a page shared with a process that never writes
- * them reads "not known", which only skips the look.
+ * when it was the last to start waiting.  0 in either reads "not known",
+ * which only skips the look: a fresh page has both 0, and so has one
+ * shared with a process that never writes them.
  */
 #ifndef KMTSHIM_KEYED_MUTEX_PAGE_H
 #define KMTSHIM_KEYED_MUTEX_PAGE_H

@@ -2,7 +2,8 @@
  * Shared objects whose broker died (SIGKILL) or hung (SIGSTOP): every
  * call on them that needs their session state fails with
  * STATUS_DEVICE_REMOVED within a bounded time, their destroy works, a
- * waiter blocked on one ends, and new objects work with the next broker
+ * waiter blocked on one ends, and new objects work with the next broker;
+ * a call refused for its arguments keeps its own status
  * (docs/architecture.md, "Sharing across processes").
  */
 #define _GNU_SOURCE
@@ -371,6 +372,52 @@ START_TEST(blocked_waiter_ends_when_the_broker_dies)
 }
 END_TEST
 
+/* ---- what never reached the broker -------------------------------------- */
+
+struct refused_share {
+    D3DKMT_HANDLE object;
+    NTSTATUS status;
+};
+
+/* ShareObjects with a name that starts with NUL, which the broker client
+ * refuses before it sends anything. */
+static void *share_with_empty_name(void *arg)
+{
+    struct refused_share *r = arg;
+    WCHAR name[] = { 0, 'x' };
+    UNICODE_STRING us = { sizeof(name), sizeof(name), name };
+    OBJECT_ATTRIBUTES attrs = { .Length = sizeof(attrs), .ObjectName = &us };
+    HANDLE nt = NULL;
+
+    r->status = D3DKMTShareObjects(1, &r->object, &attrs, GENERIC_ALL, &nt);
+    return NULL;
+}
+
+/* A call refused for its arguments before it reaches the broker keeps its
+ * own status, also on a thread that never called the broker (no
+ * connection of its own to compare): the object's connection is up. */
+START_TEST(refused_before_the_broker_keeps_its_status)
+{
+    struct share_test_resource r;
+    D3DKMT_HANDLE fence = create_fence(SHARED_NT, NULL);
+    struct refused_share on[2];
+    pthread_t t;
+
+    ck_assert_status(share_test_create(device, true, NULL, &r), STATUS_SUCCESS);
+    on[0] = (struct refused_share){ r.resource, STATUS_PENDING };
+    on[1] = (struct refused_share){ fence, STATUS_PENDING };
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(pthread_create(&t, NULL, share_with_empty_name, &on[i]), 0);
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        ck_assert_status(on[i].status, STATUS_INVALID_PARAMETER);
+        share_with_empty_name(&on[i]);   /* and on this thread, whose last call ran */
+        ck_assert_status(on[i].status, STATUS_INVALID_PARAMETER);
+    }
+    ck_assert_status(destroy_fence(fence), STATUS_SUCCESS);
+    ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("broker_death");
@@ -385,6 +432,7 @@ static Suite *suite(void)
     tcase_add_test(tc, nt_handle_of_a_hung_broker_works_after_it_goes_on);
     /* _i: a keyed mutex, a shared fence */
     tcase_add_loop_test(tc, blocked_waiter_ends_when_the_broker_dies, 0, 2);
+    tcase_add_test(tc, refused_before_the_broker_keeps_its_status);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;

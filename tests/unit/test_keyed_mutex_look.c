@@ -22,6 +22,7 @@
 #include "dxgkrnl/keyed_mutex.h"
 #include "dxgkrnl/keyed_mutex_page.h"
 #include "dxgkrnl/look.h"
+#include "dxgkrnl/share.h"
 
 #define HOPS 200
 /* the look the hand-over rows ask for: longer than any descheduling */
@@ -250,6 +251,34 @@ START_TEST(timeout_during_the_look_is_on_time)
 }
 END_TEST
 
+/* A wait longer than the slices the link watch cuts it into
+ * (DXGK_SHARE_LINK_CHECK_NS): it looks once, at its start, and the later
+ * slices go straight to sleep, so the budget learns from it once. */
+START_TEST(wait_of_several_slices_looks_once)
+{
+    /* two and a half slices, in 100 ns units */
+    static const LONGLONG slices = -(LONGLONG)(DXGK_SHARE_LINK_CHECK_NS * 5 / 2 / 100);
+    D3DKMT_OPENKEYEDMUTEX o = { 0 };
+    struct dxgk_km_look *look;
+    struct side a, b;
+
+    if (ncpus < 2)
+        return;
+    o.hSharedHandle = hand_over(&a, &b, cpus[0], cpus[1]);   /* a holds it, taken on cpus[0] */
+    ck_assert_status(D3DKMTOpenKeyedMutex(&o), STATUS_SUCCESS);
+    look = dxgk_keyed_mutex_look(o.hKeyedMutex);
+    kmt_test_pin(cpus[1]);
+    ck_assert_status(acquire(o.hKeyedMutex, 1, &slices), STATUS_TIMEOUT);
+    ck_assert_uint_eq(looks(look), 1);
+    ck_assert_uint_ge(sleeps(look), 3);  /* one slice or more each */
+    ck_assert_uint_eq(atomic_load(&look->budget_ns), DXGK_LOOK_MAX_NS / 2);
+    kmt_test_unpin(cpus, ncpus);
+    ck_assert_status(destroy(o.hKeyedMutex), STATUS_SUCCESS);
+    ck_assert_status(destroy(b.h), STATUS_SUCCESS);
+    ck_assert_status(destroy(a.h), STATUS_SUCCESS);
+}
+END_TEST
+
 struct abandon_wait {
     D3DKMT_HANDLE h;
     int cpu;
@@ -313,6 +342,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, release_from_the_same_cpu_is_not_looked_for);
     tcase_add_test(tc, timeout_during_the_look_is_on_time);
     tcase_add_test(tc, abandoned_during_the_look);
+    tcase_add_test(tc, wait_of_several_slices_looks_once);
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

@@ -148,6 +148,10 @@ NTSTATUS kmt_broker_open_name(const char *name, uint32_t kind, uint32_t access, 
  * broker can be reached. */
 uint32_t kmt_broker_client_id(void);
 
+/* The same id with the connection it belongs to (*connection, 0 with id
+ * 0), read together: the pair a keyed mutex's holder word needs. */
+uint32_t kmt_broker_client_id_on(uint64_t *connection);
+
 /* The connection that is up now, without connecting (one atomic load,
  * inline: the uncontended keyed-mutex acquire checks it every call): a
  * number no other connection of this process had (client ids are the
@@ -163,8 +167,11 @@ static inline uint64_t kmt_broker_connection(void)
     return atomic_load_explicit(&kmt_broker_connection_now, memory_order_relaxed);
 }
 
-/* The connection this thread's last call ran on (0 if it failed): the one
- * a reference it took belongs to. */
+/* The connection this thread's last kmt_broker_* call ran on: the one a
+ * reference it took belongs to.  0 when its transport failed;
+ * KMT_BROKER_NOT_SENT when it was refused before reaching the broker (its
+ * arguments), which says nothing of any connection. */
+#define KMT_BROKER_NOT_SENT UINT64_MAX
 uint64_t kmt_broker_call_connection(void);
 
 /* Whether the connection taken_on is over: another is up, or the broker

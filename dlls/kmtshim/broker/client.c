@@ -41,7 +41,7 @@ static int conn = -1;                    /* under call_lock */
 static uint32_t my_client_id;            /* valid while conn >= 0 */
 static uint64_t connections_made;        /* under call_lock */
 _Atomic uint64_t kmt_broker_connection_now; /* written under call_lock; 0 while conn < 0 */
-static __thread uint64_t call_connection; /* the connection this thread's last call ran on */
+static __thread uint64_t call_connection; /* kmt_broker_call_connection() */
 
 struct call {
     uint32_t op;
@@ -375,6 +375,13 @@ uint64_t kmt_broker_call_connection(void)
     return call_connection;
 }
 
+/* At the entry of every call: one refused before broker_call ran leaves
+ * no connection of an earlier call behind (broker.h). */
+static void call_begins(void)
+{
+    call_connection = KMT_BROKER_NOT_SENT;
+}
+
 bool kmt_broker_connection_lost(uint64_t taken_on)
 {
     bool lost;
@@ -393,17 +400,27 @@ bool kmt_broker_connection_lost(uint64_t taken_on)
     return lost;
 }
 
-uint32_t kmt_broker_client_id(void)
+uint32_t kmt_broker_client_id_on(uint64_t *connection)
 {
     uint64_t deadline_ms;
     uint32_t id = 0;
 
+    *connection = 0;
     pthread_mutex_lock(&call_lock);
     deadline_ms = kmt_broker_now_ms() + timeout_ms();
-    if (conn >= 0 || connect_locked(deadline_ms) == STATUS_SUCCESS)
+    if (conn >= 0 || connect_locked(deadline_ms) == STATUS_SUCCESS) {
         id = my_client_id;
+        *connection = atomic_load_explicit(&kmt_broker_connection_now, memory_order_relaxed);
+    }
     pthread_mutex_unlock(&call_lock);
     return id;
+}
+
+uint32_t kmt_broker_client_id(void)
+{
+    uint64_t connection;
+
+    return kmt_broker_client_id_on(&connection);
 }
 
 void kmt_broker_object_free(struct kmt_broker_object *obj)
@@ -426,6 +443,7 @@ NTSTATUS kmt_broker_create(const struct kmt_broker_create *c, uint64_t *id, D3DK
     struct call call = { .op = KMT_BROKER_OP_CREATE, .req_count = 2 };
     NTSTATUS status;
 
+    call_begins();
     if (!c || !id || !valid_kind(c->kind) || c->blob_size > KMT_BROKER_MAX_BLOB
         || (c->blob_size && !c->blob) || c->fd_count > KMT_BROKER_MAX_FDS || (c->fd_count && !c->fds)
         || (c->holder_offset >= 0 && !c->fd_count) || c->holder_offset < -1)
@@ -530,6 +548,7 @@ NTSTATUS kmt_broker_open_global(D3DKMT_HANDLE global, uint32_t kind, bool take_r
     NTSTATUS status;
     unsigned count;
 
+    call_begins();
     if (!out)
         return STATUS_INVALID_PARAMETER;
     if ((status = broker_call(&call)) != STATUS_SUCCESS)
@@ -553,6 +572,7 @@ NTSTATUS kmt_broker_set_blob(uint64_t id, const void *blob, uint32_t blob_size)
     struct call call = { .op = KMT_BROKER_OP_SET_BLOB, .req_count = 2 };
     NTSTATUS status;
 
+    call_begins();
     if (blob_size > KMT_BROKER_MAX_BLOB || (blob_size && !blob))
         return STATUS_INVALID_PARAMETER;
     call.req[0] = (struct iovec){ &req, sizeof(req) };
@@ -593,6 +613,7 @@ NTSTATUS kmt_broker_share_nt(const uint64_t *ids, unsigned count, const char *na
     struct call call = { .op = KMT_BROKER_OP_SHARE_NT, .req_count = 2 };
     NTSTATUS status;
 
+    call_begins();
     if (!ids || !nt_fd || !count || count > KMT_BROKER_MAX_NT_OBJECTS)
         return STATUS_INVALID_PARAMETER;
     if (name && (status = check_name(name, &req.name_size)) != STATUS_SUCCESS)
@@ -629,6 +650,7 @@ NTSTATUS kmt_broker_open_nt(int nt_fd, uint32_t kind, bool take_ref,
                          .fds = &nt_fd, .fd_count = 1 };
     NTSTATUS status;
 
+    call_begins();
     if (nt_fd < 0 || fcntl(nt_fd, F_GETFD) < 0)
         return STATUS_INVALID_HANDLE;
     if (!out || !count || !max)
@@ -646,6 +668,7 @@ NTSTATUS kmt_broker_open_name(const char *name, uint32_t kind, uint32_t access, 
     struct call call = { .op = KMT_BROKER_OP_OPEN_NAME, .req_count = 2 };
     NTSTATUS status;
 
+    call_begins();
     if (!name || !nt_fd)
         return STATUS_INVALID_PARAMETER;
     if ((status = check_name(name, &req.name_size)) != STATUS_SUCCESS)
@@ -663,6 +686,7 @@ NTSTATUS kmt_broker_query_stats(struct kmt_broker_stats *stats)
     struct kmt_broker_stats_reply reply;
     NTSTATUS status;
 
+    call_begins();
     if (!stats)
         return STATUS_INVALID_PARAMETER;
     if ((status = broker_call(&call)) != STATUS_SUCCESS)

@@ -148,12 +148,21 @@ static NTSTATUS keyed_mutex_publish(struct dxgk_keyed_mutex *km, D3DKMT_HANDLE *
     return STATUS_SUCCESS;
 }
 
-/* The client id the holder word names this process by. */
-static NTSTATUS client_id(uint32_t *me, uint64_t *connection)
+/* The client id the holder word names this process by: the id of
+ * km->connection, the one its reference was taken on.  Another thread
+ * may have reconnected since (broker calls reconnect by themselves): then
+ * the reference went with the old connection, and the mutex with it. */
+static NTSTATUS client_id(struct dxgk_keyed_mutex *km)
 {
-    *me = kmt_broker_client_id();
-    *connection = kmt_broker_connection();
-    return *me ? STATUS_SUCCESS : STATUS_PORT_DISCONNECTED;  /* no broker to be reached */
+    uint64_t connection;
+
+    if (!(km->me = kmt_broker_client_id_on(&connection)))
+        return STATUS_PORT_DISCONNECTED;  /* no broker to be reached */
+    if (connection != km->connection) {
+        WARN_(dxgk, "keyed mutex: the broker connection ended as it was made or opened\n");
+        return STATUS_DEVICE_REMOVED;
+    }
+    return STATUS_SUCCESS;
 }
 
 NTSTATUS dxgk_create_keyed_mutex(UINT64 initial_key, const void *runtime, UINT runtime_size,
@@ -201,9 +210,9 @@ NTSTATUS dxgk_create_keyed_mutex(UINT64 initial_key, const void *runtime, UINT r
     c.blob_size = sizeof(*blob) + runtime_size;
     c.fds = &fd;
     c.fd_count = 1;
-    if ((status = kmt_broker_create(&c, &km->broker_id, &global_handle)))
-        goto fail;
-    if ((status = client_id(&km->me, &km->connection)) || (status = keyed_mutex_publish(km, out)))
+    status = kmt_broker_create(&c, &km->broker_id, &global_handle);
+    km->connection = kmt_broker_call_connection();
+    if (status || (status = client_id(km)) || (status = keyed_mutex_publish(km, out)))
         goto fail;
     close(fd);
     free(blob);
@@ -274,8 +283,9 @@ NTSTATUS dxgk_keyed_mutex_open_object(struct kmt_broker_object *obj, const void 
     /* the reference is the object's before its handle is visible: a destroy
      * racing with the publication (process shutdown) releases it with km */
     km->broker_id = obj->id;
+    km->connection = obj->connection;
     obj->id = 0;
-    if ((status = client_id(&km->me, &km->connection)) || (status = keyed_mutex_publish(km, out))) {
+    if ((status = client_id(km)) || (status = keyed_mutex_publish(km, out))) {
         keyed_mutex_put(km);
         return status;
     }
@@ -403,15 +413,16 @@ static inline __attribute__((always_inline)) void took(struct dxgk_keyed_mutex *
 /* The wait in slices of DXGK_SHARE_LINK_CHECK_NS: after each, a look at
  * the broker link.  A holder that dies after the broker died is abandoned
  * by nobody, so a waiter would sleep to its timeout; a waiter whose
- * connection ended ends with STATUS_DEVICE_REMOVED instead. */
+ * connection ended ends with STATUS_DEVICE_REMOVED instead.  The look for
+ * the release is the first slice's alone: one wait looks once. */
 static NTSTATUS acquire_watching_link(struct dxgk_keyed_mutex *km, UINT64 key, bool timed,
                                       const struct timespec *deadline)
 {
-    for (;;) {
+    for (bool first = true;; first = false) {
         struct timespec slice = kmt_timespec_of(kmt_now_ns() + DXGK_SHARE_LINK_CHECK_NS);
         bool last = timed && dxgk_share_deadline_first(deadline, &slice);
         NTSTATUS status = dxgk_km_page_acquire(km->page, km->me, km->handle, key, last ? deadline : &slice,
-                                               &km->look);
+                                               &km->look, first);
 
         if (status != STATUS_TIMEOUT || last)
             return status;

@@ -195,10 +195,10 @@ static uint32_t releaser_cpu(struct dxgk_km_page *p)
 }
 
 NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
-                              const struct timespec *deadline, struct dxgk_km_look *look)
+                              const struct timespec *deadline, struct dxgk_km_look *look, bool first)
 {
-    uint32_t cpu = dxgk_look_cpu();
-    uint32_t from = releaser_cpu(p);
+    uint32_t cpu = first ? dxgk_look_cpu() : 0;
+    uint32_t from = first ? releaser_cpu(p) : 0;
     /* the release we wait for comes from elsewhere: it may come soon */
     bool looks = from && cpu && from != cpu;
     uint64_t start = looks ? kmt_now_ns() : 0;
@@ -207,7 +207,7 @@ NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owne
 
     /* a waiter that comes while the mutex is released to us learns where
      * the release it waits for (ours, once we took it) will come from */
-    if (atomic_load_explicit(&p->wait_cpu, memory_order_relaxed) != cpu)
+    if (first && atomic_load_explicit(&p->wait_cpu, memory_order_relaxed) != cpu)
         atomic_store_explicit(&p->wait_cpu, cpu, memory_order_relaxed);
     if (looks)
         ended = look_for_release(p, key, start, deadline, look);

@@ -29,9 +29,9 @@
  * held, from the owner's, which take_cpu names when it took the mutex
  * after a wait; free but released to another key (a hand-over under way),
  * from the next owner's, the waiter for that key, which wait_cpu names
- * when it was the last to start waiting.  Both sit in what older pages had
- * reserved (and zeroed): a page shared with a process that never writes
- * them reads "not known", which only skips the look.
+ * when it was the last to start waiting.  0 in either reads "not known",
+ * which only skips the look: a fresh page has both 0, and so has one
+ * shared with a process that never writes them.
  */
 #ifndef KMTSHIM_KEYED_MUTEX_PAGE_H
 #define KMTSHIM_KEYED_MUTEX_PAGE_H
@@ -245,10 +245,13 @@ static inline bool dxgk_km_page_give_idle(struct dxgk_km_page *p, uint32_t me, u
 
 /* Takes the mutex for `owner` of `me` once it is free and released to
  * `key`; looks, then sleeps, until then or until the deadline (NULL:
- * none), which the look counts in.  `look` is the handle's.
+ * none), which the look counts in.  `look` is the handle's.  A wait made
+ * of several calls (slices) passes `first` to its first call alone: the
+ * later ones go straight to sleep, so one wait looks, names its CPU in
+ * wait_cpu and teaches the budget once.
  * STATUS_SUCCESS, STATUS_TIMEOUT or STATUS_ABANDONED. */
 NTSTATUS dxgk_km_page_acquire(struct dxgk_km_page *p, uint32_t me, uint32_t owner, uint64_t key,
-                              const struct timespec *deadline, struct dxgk_km_look *look);
+                              const struct timespec *deadline, struct dxgk_km_look *look, bool first);
 /* Handle `owner` of `me` goes away: if it owns the mutex, abandoned for
  * good (true). */
 bool dxgk_km_page_abandon(struct dxgk_km_page *p, uint32_t me, uint32_t owner);

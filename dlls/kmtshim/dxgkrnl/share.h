@@ -37,12 +37,15 @@ static inline bool dxgk_share_deadline_first(const struct timespec *a, const str
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec <= b->tv_nsec);
 }
 
-/* The status of a broker call on such an object: a call that did not run
- * on its connection (the transport failed, or the broker was replaced
- * meanwhile) found its state gone. */
+/* The status of a broker call on such an object, read right after it: a
+ * call that reached the broker on another connection than the object's
+ * (the transport failed, or the broker was replaced meanwhile) found its
+ * state gone; one refused before it was sent keeps its own status. */
 static inline NTSTATUS dxgk_share_call_status(uint64_t connection, NTSTATUS status)
 {
-    return kmt_broker_call_connection() != connection ? STATUS_DEVICE_REMOVED : status;
+    uint64_t ran_on = kmt_broker_call_connection();
+
+    return ran_on != KMT_BROKER_NOT_SENT && ran_on != connection ? STATUS_DEVICE_REMOVED : status;
 }
 
 /* The broker object behind a local handle that ShareObjects may name: a

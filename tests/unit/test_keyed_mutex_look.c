@@ -207,8 +207,8 @@ START_TEST(release_from_the_same_cpu_is_not_looked_for)
 END_TEST
 
 /* An owner on another CPU that never releases: a timeout shorter than the
- * look ends the look on time (the deadline counts from the call), and
- * teaches it nothing; a longer one looks its whole budget, sleeps, times
+ * look ends the look on time (the deadline counts from the call, and a
+ * look set to last long ends with it), and teaches it nothing; a longer one looks its whole budget, sleeps, times
  * out, and halves the next look. */
 START_TEST(timeout_during_the_look_is_on_time)
 {
@@ -224,6 +224,9 @@ START_TEST(timeout_during_the_look_is_on_time)
     ck_assert_status(D3DKMTOpenKeyedMutex(&o), STATUS_SUCCESS);
     look = dxgk_keyed_mutex_look(o.hKeyedMutex);   /* a fresh handle: no look yet */
     ck_assert_uint_eq(atomic_load(&look->budget_ns), 0);
+    /* a long look, so that one ignoring the deadline stands out by far
+     * more than any slowness of the machine or a sanitizer */
+    atomic_store(&look->budget_ns, LONG_LOOK_NS);
     kmt_test_pin(cpus[1]);
     for (int i = 0; i < 20; i++) {
         unsigned before = looks(look);
@@ -235,11 +238,12 @@ START_TEST(timeout_during_the_look_is_on_time)
         fastest = took < fastest ? took : fastest;
         ck_assert_uint_eq(looks(look), before + 1);
     }
-    /* a look that ignored the deadline would last its first budget, 16 us */
-    ck_assert_msg(fastest < DXGK_LOOK_MAX_NS / 2, "a 1 us timeout took %llu ns at best",
+    /* a look that ignored the deadline would last its whole budget */
+    ck_assert_msg(fastest < LONG_LOOK_NS / 10, "a 1 us timeout took %llu ns at best",
                   (unsigned long long)fastest);
-    ck_assert_uint_eq(atomic_load(&look->budget_ns), 0);
+    ck_assert_uint_eq(atomic_load(&look->budget_ns), LONG_LOOK_NS);
     ck_assert_uint_eq(sleeps(look), 0);
+    atomic_store(&look->budget_ns, 0);             /* the first budget again */
     start = kmt_now_ns();
     ck_assert_status(acquire(o.hKeyedMutex, 1, &one_ms), STATUS_TIMEOUT);
     ck_assert_uint_ge(kmt_now_ns() - start, 1000000);

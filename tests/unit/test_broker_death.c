@@ -7,6 +7,7 @@
  * (docs/architecture.md, "Sharing across processes").
  */
 #define _GNU_SOURCE
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -48,6 +49,15 @@ static pid_t break_broker(enum fate fate)
     for (int i = 0; fate == KILLED && i < 10000 && process_exists(pid); i++)
         usleep(1000);
     return pid;
+}
+
+/* The broker's end of an NT handle is closed: its process's main thread
+ * can be a zombie while other threads still hold its descriptors. */
+static void wait_hung_up(int fd)
+{
+    struct pollfd p = { fd, POLLRDHUP, 0 };
+
+    ck_assert_int_eq(poll(&p, 1, 10000), 1);
 }
 
 /* A stopped broker goes on and is then ended: it served nothing since. */
@@ -277,6 +287,8 @@ START_TEST(nt_handle_of_a_dead_broker_fails_device_removed)
     ck_assert_status(share_objects(1, &r.resource, &nt_res), STATUS_SUCCESS);
     ck_assert_status(share_objects(1, &fence, &nt_fence), STATUS_SUCCESS);
     break_broker(KILLED);
+    wait_hung_up((int)(intptr_t)nt_res);
+    wait_hung_up((int)(intptr_t)nt_fence);
     kmt_test_capture_begin();
     ck_assert_status(share_test_open_nt(device, nt_res, &opened), STATUS_DEVICE_REMOVED);
     o.hNtHandle = nt_fence;

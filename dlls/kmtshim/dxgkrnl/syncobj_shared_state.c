@@ -5,6 +5,7 @@
 #include "broker/broker.h"
 #include "shared_fence.h"
 #include "syncobj_shared_state.h"
+#include "base/kmt_debug.h"
 
 static _Atomic uint32_t *holder(struct dxgk_syncobj *obj)
 {
@@ -32,13 +33,25 @@ NTSTATUS dxgk_shared_state_create(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRO
     return STATUS_SUCCESS;
 }
 
-/* The id the holder word names this process by. */
+/* The id the holder word names this process by: the id of
+ * obj->broker_connection, the one its reference was taken on.  Another
+ * thread may have reconnected since (broker calls reconnect by
+ * themselves): then the reference went with the old connection, and the
+ * mutex with it; an id of the new one would name an owner whose end never
+ * frees it. */
 static NTSTATUS learn_me(struct dxgk_syncobj *obj)
 {
+    uint64_t connection;
+
     if (obj->type != D3DDDI_SYNCHRONIZATION_MUTEX)
         return STATUS_SUCCESS;
-    obj->shared_me = kmt_broker_client_id();
-    return obj->shared_me ? STATUS_SUCCESS : STATUS_PORT_DISCONNECTED;
+    if (!(obj->shared_me = kmt_broker_client_id_on(&connection)))
+        return STATUS_PORT_DISCONNECTED;  /* no broker to be reached */
+    if (connection != obj->broker_connection) {
+        WARN_(dxgk, "shared mutex: the broker connection ended as it was made or opened\n");
+        return STATUS_DEVICE_REMOVED;
+    }
+    return STATUS_SUCCESS;
 }
 
 NTSTATUS dxgk_shared_state_registered(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info)

@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "broker_util.h"
+#include "exec_util.h"
 #include "share_resource_util.h"
+#include "shared_state_probe.h"
 
 #define GENERIC_ALL 0x10000000u
 #define SHARED_NT 0x3u                   /* Flags.Shared | Flags.NtSecuritySharing */
@@ -386,6 +388,105 @@ START_TEST(blocked_waiter_ends_when_the_broker_dies)
 }
 END_TEST
 
+/* What the process learns of a stopped broker: a call that times out. */
+static void notice_hung_broker(void)
+{
+    struct kmt_broker_stats stats;
+
+    ck_assert_status(kmt_broker_query_stats(&stats), STATUS_IO_TIMEOUT);
+}
+
+/* An async CPU wait (an eventfd) on a shared fence whose broker died or
+ * hung: nothing may ever signal the fence, so its event is set in bounded
+ * time, and the next call on the fence sees the device removed. */
+START_TEST(async_wait_ends_when_the_broker_dies)
+{
+    enum fate fate = _i;
+    D3DKMT_HANDLE fence = create_fence(SHARED_NT, NULL);
+    int ev = kmt_eventfd();
+    UINT64 start;
+    pid_t pid;
+
+    ck_assert_status(kmt_fence_wait_or_event(device, fence, 1, kmt_event_handle(ev), 0), STATUS_SUCCESS);
+    ck_assert(!kmt_event_wait(ev, 100));
+    kmt_test_capture_begin();
+    pid = break_broker(fate);
+    if (fate == HUNG)
+        notice_hung_broker();
+    start = now_ms();
+    ck_assert_msg(kmt_event_wait(ev, BOUND_MS), "the async wait did not end");
+    ck_assert_uint_lt(now_ms() - start, BOUND_MS);
+    ck_assert_status(wait_fence(fence, 1, 0), STATUS_DEVICE_REMOVED);
+    ck_assert_status(kmt_fence_wait_or_event(device, fence, 1, kmt_event_handle(ev), 0),
+                     STATUS_DEVICE_REMOVED);
+    kmt_test_capture_end();
+    end_broker(fate, pid);
+    close(ev);
+    ck_assert_status(destroy_syncobj(fence), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
+/* A shared object a GPU wait is blocked on: a mutex this process owns, a
+ * semaphore with no count, a monitored or legacy fence below the value. */
+static D3DKMT_HANDLE create_blocking(D3DDDI_SYNCHRONIZATIONOBJECT_TYPE type)
+{
+    D3DDDI_SYNCHRONIZATIONOBJECTINFO2 info = { 0 };
+    D3DKMT_HANDLE h;
+
+    info.Type = type;
+    info.Flags.Shared = 1;
+    if (type == D3DDDI_SEMAPHORE)
+        info.Semaphore.MaxCount = 1;
+    else if (type == D3DDDI_SYNCHRONIZATION_MUTEX)
+        info.SynchronizationMutex.InitialState = TRUE;
+    ck_assert_status(kmt_syncobj_create2(device, &info, &h), STATUS_SUCCESS);
+    return h;
+}
+
+static NTSTATUS gpu_wait(D3DKMT_HANDLE ctx, D3DDDI_SYNCHRONIZATIONOBJECT_TYPE type, D3DKMT_HANDLE h)
+{
+    return type == D3DDDI_MONITORED_FENCE ? kmt_gpu_wait(ctx, h, 1) : kmt_wait2(ctx, h, 1);
+}
+
+static const D3DDDI_SYNCHRONIZATIONOBJECT_TYPE gpu_waited[] = {
+    D3DDDI_SYNCHRONIZATION_MUTEX, D3DDDI_SEMAPHORE, D3DDDI_FENCE, D3DDDI_MONITORED_FENCE,
+};
+
+/* A GPU wait queued on a context and blocked on a shared object whose
+ * broker dies is released, so the context's later work runs; queueing
+ * another wait on the object then fails.  A CPU wait cannot block on a
+ * mutex, semaphore or legacy fence (INVALID_PARAMETER, as on Windows):
+ * a context's wait is the only one there is on them. */
+START_TEST(gpu_wait_ends_when_the_broker_dies)
+{
+    D3DDDI_SYNCHRONIZATIONOBJECT_TYPE type = gpu_waited[_i];
+    D3DKMT_HANDLE ctx = kmt_exec_virtual_context(device), h = create_blocking(type);
+    struct kmt_fence later;
+    UINT64 start;
+
+    ck_assert_status(kmt_fence_create(device, 0, 0, &later), STATUS_SUCCESS);
+    if (type != D3DDDI_MONITORED_FENCE)
+        ck_assert_status(wait_fence(h, 1, 0), STATUS_INVALID_PARAMETER);
+    ck_assert_status(gpu_wait(ctx, type, h), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(ctx, later.handle, 1), STATUS_SUCCESS);
+    ck_assert_msg(kmt_probe_gpu_blocked(h, BOUND_MS), "the GPU wait did not block");
+    ck_assert_status(kmt_fence_wait(device, later.handle, 1, 0), STATUS_TIMEOUT);
+    kmt_test_capture_begin();
+    break_broker(KILLED);
+    start = now_ms();
+    ck_assert_status(kmt_fence_wait(device, later.handle, 1, BOUND_MS), STATUS_SUCCESS);
+    ck_assert_uint_lt(now_ms() - start, BOUND_MS);
+    ck_assert_status(gpu_wait(ctx, type, h), STATUS_DEVICE_REMOVED);
+    if (type != D3DDDI_MONITORED_FENCE)
+        ck_assert_status(wait_fence(h, 1, 0), STATUS_INVALID_PARAMETER);
+    kmt_test_capture_end();
+    ck_assert_status(destroy_syncobj(h), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(later.handle), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
 /* ---- a broker replaced while an object opens ---------------------------- */
 
 /* Linked with --wrap=mmap (broker.mk): the hook runs once, on this thread,
@@ -508,6 +609,9 @@ static Suite *suite(void)
     tcase_add_test(tc, nt_handle_of_a_hung_broker_works_after_it_goes_on);
     /* _i: a keyed mutex, a shared fence */
     tcase_add_loop_test(tc, blocked_waiter_ends_when_the_broker_dies, 0, 2);
+    tcase_add_loop_test(tc, async_wait_ends_when_the_broker_dies, KILLED, HUNG + 1);
+    /* _i: an index in gpu_waited */
+    tcase_add_loop_test(tc, gpu_wait_ends_when_the_broker_dies, 0, 4);
     tcase_add_test(tc, open_across_a_broker_restart_fails_device_removed);
     tcase_add_test(tc, refused_before_the_broker_keeps_its_status);
     tcase_set_timeout(tc, 60);

@@ -2,10 +2,9 @@
  * The one state of a shared mutex, semaphore or legacy fence, in its
  * shared page (syncobj_shared_state.h).
  */
-#include "broker/broker.h"
+#include "share.h"
 #include "shared_fence.h"
 #include "syncobj_shared_state.h"
-#include "base/kmt_debug.h"
 
 static _Atomic uint32_t *holder(struct dxgk_syncobj *obj)
 {
@@ -33,25 +32,12 @@ NTSTATUS dxgk_shared_state_create(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRO
     return STATUS_SUCCESS;
 }
 
-/* The id the holder word names this process by: the id of
- * obj->broker_connection, the one its reference was taken on.  Another
- * thread may have reconnected since (broker calls reconnect by
- * themselves): then the reference went with the old connection, and the
- * mutex with it; an id of the new one would name an owner whose end never
- * frees it. */
+/* The id the holder word names this process by: obj->broker_connection's. */
 static NTSTATUS learn_me(struct dxgk_syncobj *obj)
 {
-    uint64_t connection;
-
     if (obj->type != D3DDDI_SYNCHRONIZATION_MUTEX)
         return STATUS_SUCCESS;
-    if (!(obj->shared_me = kmt_broker_client_id_on(&connection)))
-        return STATUS_PORT_DISCONNECTED;  /* no broker to be reached */
-    if (connection != obj->broker_connection) {
-        WARN_(dxgk, "shared mutex: the broker connection ended as it was made or opened\n");
-        return STATUS_DEVICE_REMOVED;
-    }
-    return STATUS_SUCCESS;
+    return dxgk_share_holder_id(obj->broker_connection, &obj->shared_me, "shared mutex");
 }
 
 NTSTATUS dxgk_shared_state_registered(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info)

@@ -2,8 +2,9 @@
  * Shared objects whose broker died (SIGKILL) or hung (SIGSTOP): every
  * call on them that needs their session state fails with
  * STATUS_DEVICE_REMOVED within a bounded time, their destroy works, a
- * waiter blocked on one ends, and new objects work with the next broker;
- * a call refused for its arguments keeps its own status
+ * waiter blocked on one ends, an open across a broker restart fails, and
+ * new objects work with the next broker; a call refused for its arguments
+ * keeps its own status
  * (docs/architecture.md, "Sharing across processes").
  */
 #define _GNU_SOURCE
@@ -11,10 +12,13 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "broker_util.h"
+#include "exec_util.h"
 #include "share_resource_util.h"
+#include "shared_state_probe.h"
 
 #define GENERIC_ALL 0x10000000u
 #define SHARED_NT 0x3u                   /* Flags.Shared | Flags.NtSecuritySharing */
@@ -94,7 +98,7 @@ static D3DKMT_HANDLE create_fence(UINT flags, D3DKMT_HANDLE *global)
     return cs.hSyncObject;
 }
 
-static NTSTATUS destroy_fence(D3DKMT_HANDLE h)
+static NTSTATUS destroy_syncobj(D3DKMT_HANDLE h)
 {
     D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { h };
 
@@ -192,7 +196,7 @@ static void fresh_objects_work(void)
     ck_assert_status(release(opened, 0), STATUS_SUCCESS);
     ck_assert_status(destroy_mutex(opened), STATUS_SUCCESS);
     ck_assert_status(destroy_mutex(mutex), STATUS_SUCCESS);
-    ck_assert_status(destroy_fence(fence), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(fence), STATUS_SUCCESS);
     ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
     ck_assert_uint_eq(broker_wait_objects(0).objects, 0);
 }
@@ -240,7 +244,7 @@ START_TEST(sync_object_calls_fail_device_removed)
     ck_assert_status(wait_fence(fence, 1, 0), STATUS_DEVICE_REMOVED);
     kmt_test_capture_end();
     end_broker(fate, pid);
-    ck_assert_status(destroy_fence(fence), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(fence), STATUS_SUCCESS);
     fresh_objects_work();
 }
 END_TEST
@@ -270,7 +274,7 @@ START_TEST(keyed_mutex_calls_fail_device_removed)
     end_broker(fate, pid);
     ck_assert_status(destroy_mutex(h), STATUS_SUCCESS);
     ck_assert_status(destroy_mutex(nt_mutex), STATUS_SUCCESS);
-    ck_assert_status(destroy_fence(three[2]), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(three[2]), STATUS_SUCCESS);
     ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
     fresh_objects_work();
 }
@@ -297,7 +301,7 @@ START_TEST(nt_handle_of_a_dead_broker_fails_device_removed)
     kmt_test_capture_end();
     close((int)(intptr_t)nt_res);
     close((int)(intptr_t)nt_fence);
-    ck_assert_status(destroy_fence(fence), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(fence), STATUS_SUCCESS);
     ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
     fresh_objects_work();
 }
@@ -375,11 +379,172 @@ START_TEST(blocked_waiter_ends_when_the_broker_dies)
     kmt_test_capture_end();
     ck_assert_status(w.status, STATUS_DEVICE_REMOVED);
     if (fence) {
-        ck_assert_status(destroy_fence(waited), STATUS_SUCCESS);
+        ck_assert_status(destroy_syncobj(waited), STATUS_SUCCESS);
     } else {
         ck_assert_status(destroy_mutex(waited), STATUS_SUCCESS);
         ck_assert_status(destroy_mutex(holder), STATUS_SUCCESS);
     }
+    fresh_objects_work();
+}
+END_TEST
+
+/* What the process learns of a stopped broker: a call that times out. */
+static void notice_hung_broker(void)
+{
+    struct kmt_broker_stats stats;
+
+    ck_assert_status(kmt_broker_query_stats(&stats), STATUS_IO_TIMEOUT);
+}
+
+/* An async CPU wait (an eventfd) on a shared fence whose broker died or
+ * hung: nothing may ever signal the fence, so its event is set in bounded
+ * time, and the next call on the fence sees the device removed. */
+START_TEST(async_wait_ends_when_the_broker_dies)
+{
+    enum fate fate = _i;
+    D3DKMT_HANDLE fence = create_fence(SHARED_NT, NULL);
+    int ev = kmt_eventfd();
+    UINT64 start;
+    pid_t pid;
+
+    ck_assert_status(kmt_fence_wait_or_event(device, fence, 1, kmt_event_handle(ev), 0), STATUS_SUCCESS);
+    ck_assert(!kmt_event_wait(ev, 100));
+    kmt_test_capture_begin();
+    pid = break_broker(fate);
+    if (fate == HUNG)
+        notice_hung_broker();
+    start = now_ms();
+    ck_assert_msg(kmt_event_wait(ev, BOUND_MS), "the async wait did not end");
+    ck_assert_uint_lt(now_ms() - start, BOUND_MS);
+    ck_assert_status(wait_fence(fence, 1, 0), STATUS_DEVICE_REMOVED);
+    ck_assert_status(kmt_fence_wait_or_event(device, fence, 1, kmt_event_handle(ev), 0),
+                     STATUS_DEVICE_REMOVED);
+    kmt_test_capture_end();
+    end_broker(fate, pid);
+    close(ev);
+    ck_assert_status(destroy_syncobj(fence), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
+/* A shared object a GPU wait is blocked on: a mutex this process owns, a
+ * semaphore with no count, a monitored or legacy fence below the value. */
+static D3DKMT_HANDLE create_blocking(D3DDDI_SYNCHRONIZATIONOBJECT_TYPE type)
+{
+    D3DDDI_SYNCHRONIZATIONOBJECTINFO2 info = { 0 };
+    D3DKMT_HANDLE h;
+
+    info.Type = type;
+    info.Flags.Shared = 1;
+    if (type == D3DDDI_SEMAPHORE)
+        info.Semaphore.MaxCount = 1;
+    else if (type == D3DDDI_SYNCHRONIZATION_MUTEX)
+        info.SynchronizationMutex.InitialState = TRUE;
+    ck_assert_status(kmt_syncobj_create2(device, &info, &h), STATUS_SUCCESS);
+    return h;
+}
+
+static NTSTATUS gpu_wait(D3DKMT_HANDLE ctx, D3DDDI_SYNCHRONIZATIONOBJECT_TYPE type, D3DKMT_HANDLE h)
+{
+    return type == D3DDDI_MONITORED_FENCE ? kmt_gpu_wait(ctx, h, 1) : kmt_wait2(ctx, h, 1);
+}
+
+static const D3DDDI_SYNCHRONIZATIONOBJECT_TYPE gpu_waited[] = {
+    D3DDDI_SYNCHRONIZATION_MUTEX, D3DDDI_SEMAPHORE, D3DDDI_FENCE, D3DDDI_MONITORED_FENCE,
+};
+
+/* A GPU wait queued on a context and blocked on a shared object whose
+ * broker dies is released, so the context's later work runs; queueing
+ * another wait on the object then fails.  A CPU wait cannot block on a
+ * mutex, semaphore or legacy fence (INVALID_PARAMETER, as on Windows):
+ * a context's wait is the only one there is on them. */
+START_TEST(gpu_wait_ends_when_the_broker_dies)
+{
+    D3DDDI_SYNCHRONIZATIONOBJECT_TYPE type = gpu_waited[_i];
+    D3DKMT_HANDLE ctx = kmt_exec_virtual_context(device), h = create_blocking(type);
+    struct kmt_fence later;
+    UINT64 start;
+
+    ck_assert_status(kmt_fence_create(device, 0, 0, &later), STATUS_SUCCESS);
+    if (type != D3DDDI_MONITORED_FENCE)
+        ck_assert_status(wait_fence(h, 1, 0), STATUS_INVALID_PARAMETER);
+    ck_assert_status(gpu_wait(ctx, type, h), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(ctx, later.handle, 1), STATUS_SUCCESS);
+    ck_assert_msg(kmt_probe_gpu_blocked(h, BOUND_MS), "the GPU wait did not block");
+    ck_assert_status(kmt_fence_wait(device, later.handle, 1, 0), STATUS_TIMEOUT);
+    kmt_test_capture_begin();
+    break_broker(KILLED);
+    start = now_ms();
+    ck_assert_status(kmt_fence_wait(device, later.handle, 1, BOUND_MS), STATUS_SUCCESS);
+    ck_assert_uint_lt(now_ms() - start, BOUND_MS);
+    ck_assert_status(gpu_wait(ctx, type, h), STATUS_DEVICE_REMOVED);
+    if (type != D3DDDI_MONITORED_FENCE)
+        ck_assert_status(wait_fence(h, 1, 0), STATUS_INVALID_PARAMETER);
+    kmt_test_capture_end();
+    ck_assert_status(destroy_syncobj(h), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(later.handle), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
+/* ---- a broker replaced while an object opens ---------------------------- */
+
+/* Linked with --wrap=mmap (broker.mk): the hook runs once, on this thread,
+ * at its next read-only shared mapping of a file; an open maps the
+ * object's page that way after its broker call. */
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
+static _Thread_local void (*mmap_hook)(void);
+
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
+{
+    void (*hook)(void) = mmap_hook;
+
+    if (hook && fd >= 0 && prot == PROT_READ && (flags & MAP_SHARED)) {
+        mmap_hook = NULL;
+        hook();
+    }
+    return __real_mmap(addr, len, prot, flags, fd, offset);
+}
+
+static bool replaced;
+
+/* What another thread's broker call would do between the open's broker
+ * call and the rest of it: find the broker dead and start the next. */
+static void replace_broker(void)
+{
+    pid_t old = break_broker(KILLED);
+    struct kmt_broker_stats stats;
+    NTSTATUS status;
+    int tries = 0;
+
+    /* a call that still found the dead broker's socket open fails; the
+     * next one connects to the broker it starts */
+    while ((status = kmt_broker_query_stats(&stats)) && ++tries < 3)
+        continue;
+    replaced = !status && stats.broker_pid != (uint32_t)old;
+}
+
+/* The reference of an open went with its connection: a mutex that then
+ * learned its holder id from the next connection would write an id whose
+ * end never frees it, so the open fails. */
+START_TEST(open_across_a_broker_restart_fails_device_removed)
+{
+    D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
+    D3DKMT_OPENSYNCHRONIZATIONOBJECT o = { 0 };
+
+    cs.hDevice = device;
+    cs.Info.Type = D3DDDI_SYNCHRONIZATION_MUTEX;
+    cs.Info.Flags.Shared = 1;
+    ck_assert_status(D3DKMTCreateSynchronizationObject2(&cs), STATUS_SUCCESS);
+    o.hSharedHandle = cs.Info.SharedHandle;
+    replaced = false;
+    mmap_hook = replace_broker;
+    kmt_test_capture_begin();
+    ck_assert_status(D3DKMTOpenSynchronizationObject(&o), STATUS_DEVICE_REMOVED);
+    kmt_test_capture_end();
+    ck_assert_msg(replaced && !mmap_hook, "the broker was not replaced during the open");
+    ck_assert_status(destroy_syncobj(cs.hSyncObject), STATUS_SUCCESS);
     fresh_objects_work();
 }
 END_TEST
@@ -425,7 +590,7 @@ START_TEST(refused_before_the_broker_keeps_its_status)
         share_with_empty_name(&on[i]);   /* and on this thread, whose last call ran */
         ck_assert_status(on[i].status, STATUS_INVALID_PARAMETER);
     }
-    ck_assert_status(destroy_fence(fence), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(fence), STATUS_SUCCESS);
     ck_assert_status(share_test_destroy(device, r.resource), STATUS_SUCCESS);
 }
 END_TEST
@@ -444,6 +609,10 @@ static Suite *suite(void)
     tcase_add_test(tc, nt_handle_of_a_hung_broker_works_after_it_goes_on);
     /* _i: a keyed mutex, a shared fence */
     tcase_add_loop_test(tc, blocked_waiter_ends_when_the_broker_dies, 0, 2);
+    tcase_add_loop_test(tc, async_wait_ends_when_the_broker_dies, KILLED, HUNG + 1);
+    /* _i: an index in gpu_waited */
+    tcase_add_loop_test(tc, gpu_wait_ends_when_the_broker_dies, 0, 4);
+    tcase_add_test(tc, open_across_a_broker_restart_fails_device_removed);
     tcase_add_test(tc, refused_before_the_broker_keeps_its_status);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);

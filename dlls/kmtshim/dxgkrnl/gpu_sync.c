@@ -9,6 +9,7 @@
 
 #include "vidsch.h"
 #include "sync.h"
+#include "syncobj_share.h"
 #include "base/kmt_debug.h"
 
 #define TYPE_BIT(t) (1u << (t))
@@ -31,6 +32,8 @@ static NTSTATUS lookup_objects(struct dxgk_adapter *adapter, const D3DKMT_HANDLE
             status = STATUS_INVALID_PARAMETER;
         else if (for_signal ? o->flags.NoSignal : o->flags.NoWait)
             status = STATUS_ACCESS_DENIED;
+        else if (dxgk_syncobj_link_gone(o))
+            status = STATUS_DEVICE_REMOVED;
         if (status) {
             if (o)
                 dxgk_syncobj_put(o);

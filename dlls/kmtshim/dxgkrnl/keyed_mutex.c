@@ -148,21 +148,10 @@ static NTSTATUS keyed_mutex_publish(struct dxgk_keyed_mutex *km, D3DKMT_HANDLE *
     return STATUS_SUCCESS;
 }
 
-/* The client id the holder word names this process by: the id of
- * km->connection, the one its reference was taken on.  Another thread
- * may have reconnected since (broker calls reconnect by themselves): then
- * the reference went with the old connection, and the mutex with it. */
+/* The client id the holder word names this process by: km->connection's. */
 static NTSTATUS client_id(struct dxgk_keyed_mutex *km)
 {
-    uint64_t connection;
-
-    if (!(km->me = kmt_broker_client_id_on(&connection)))
-        return STATUS_PORT_DISCONNECTED;  /* no broker to be reached */
-    if (connection != km->connection) {
-        WARN_(dxgk, "keyed mutex: the broker connection ended as it was made or opened\n");
-        return STATUS_DEVICE_REMOVED;
-    }
-    return STATUS_SUCCESS;
+    return dxgk_share_holder_id(km->connection, &km->me, "keyed mutex");
 }
 
 NTSTATUS dxgk_create_keyed_mutex(UINT64 initial_key, const void *runtime, UINT runtime_size,

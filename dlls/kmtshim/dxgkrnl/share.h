@@ -16,6 +16,7 @@
 
 #include "broker/broker.h"
 #include "dxgkrnl.h"
+#include "base/kmt_debug.h"
 
 /* A shared object's session state (its broker reference, the holder word
  * the broker watches, its handles in other processes) lives on the broker
@@ -26,6 +27,25 @@
 static inline bool dxgk_share_lost(uint64_t connection)
 {
     return kmt_broker_connection_lost(connection);
+}
+
+/* The client id a holder word names this process by (*id): the id of
+ * `connection`, the one the object's reference was taken on.  Another
+ * thread may have reconnected since (broker calls reconnect by
+ * themselves): then the reference went with the old connection, and the
+ * object with it; an id of the new one would name an owner whose end
+ * never frees it.  `what` names the object for the WARN line. */
+static inline NTSTATUS dxgk_share_holder_id(uint64_t connection, uint32_t *id, const char *what)
+{
+    uint64_t now;
+
+    if (!(*id = kmt_broker_client_id_on(&now)))
+        return STATUS_PORT_DISCONNECTED;  /* no broker to be reached */
+    if (now != connection) {
+        WARN_(dxgk, "%s: the broker connection ended as it was made or opened\n", what);
+        return STATUS_DEVICE_REMOVED;
+    }
+    return STATUS_SUCCESS;
 }
 
 /* How often a long wait on a shared object looks at the broker link. */

@@ -17,6 +17,13 @@
  *
  * futex_waitv (Linux 5.16) sleeps on every word at once; on older kernels
  * the thread falls back to looking every millisecond.
+ *
+ * While it has armed fences it also wakes every DXGK_SHARE_LINK_CHECK_NS
+ * to look at their broker link (share.h): once it ended, nobody may ever
+ * signal them (a signaller that dies after the broker is noticed by
+ * nobody), so their async waits end, events set, and the scheduler is
+ * kicked, whose GPU waits then pass over them.  With nothing armed it
+ * sleeps without a deadline.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,9 +35,11 @@
 
 #include "shared_fence.h"
 #include "sync.h"
+#include "syncobj_share.h"
 #include "vidsch.h"
 #include "base/kmt_debug.h"
 #include "base/kmt_thread.h"
+#include "base/kmt_time.h"
 
 #define POLL_NS 1000000                  /* past DXGK_WAITV_MAX fences, or without futex_waitv */
 
@@ -63,17 +72,33 @@ static bool has_async_waiters(struct dxgk_syncobj *obj)
     return waiting;
 }
 
+/* Whether obj's broker link ended.  *alive: a connection found up in
+ * this pass, so a pass polls the broker socket once. */
+static bool link_lost(struct dxgk_syncobj *obj, uint64_t *alive)
+{
+    uint64_t connection = obj->broker_connection;
+
+    if (!__atomic_load_n(&obj->broker_id, __ATOMIC_RELAXED) || connection == *alive)
+        return false;
+    if (dxgk_share_lost(connection))
+        return true;
+    *alive = connection;
+    return false;
+}
+
 /* Arms the fences with blocked waits and disarms the others; re-evaluates
- * the ones that moved (or were just armed).  Fills w[] after w[0] with the
- * words to sleep on; returns their count, *overflow if some did not fit. */
-static unsigned look(struct dxgk_waitv *w, bool *overflow)
+ * the ones that moved (or were just armed), and with check_link those
+ * whose broker link ended.  Fills w[] after w[0] with the words to sleep
+ * on; returns their count, *overflow if some did not fit. */
+static unsigned look(struct dxgk_waitv *w, bool *overflow, bool check_link)
 {
     struct dxgk_shared_fence *sf;
+    uint64_t alive = 0;
     unsigned n = 1;
 
     *overflow = false;
     LIST_FOR_EACH_ENTRY(sf, &watched, struct dxgk_shared_fence, entry) {
-        bool gpu = atomic_load(&sf->gpu_blocked), fresh = !sf->armed, moved;
+        bool gpu = atomic_load(&sf->gpu_blocked), fresh = !sf->armed, moved, lost;
         uint32_t seq;
 
         if (!gpu && !has_async_waiters(sf->obj)) {
@@ -101,13 +126,17 @@ static unsigned look(struct dxgk_waitv *w, bool *overflow)
             else
                 *overflow = true;
         }
-        if (moved) {
+        lost = check_link && link_lost(sf->obj, &alive);
+        if (moved || lost) {
             /* A GPU wait still blocked after the kick marks it again; just
-             * armed, it stays marked so the retry does not poke us again. */
-            if (!fresh)
+             * armed, it stays marked so the retry does not poke us again.
+             * One whose link ended is never marked again. */
+            if (!fresh || lost)
                 atomic_store(&sf->gpu_blocked, false);
             pthread_mutex_lock(&sf->obj->lock);
             dxgk_wake_waiters_locked(sf->obj, false);
+            if (lost)
+                dxgk_end_async_waits_locked(sf->obj);
             pthread_mutex_unlock(&sf->obj->lock);
             dxgk_sched_kick(sf->obj->adapter);
         }
@@ -122,11 +151,13 @@ static unsigned look(struct dxgk_waitv *w, bool *overflow)
 static void *watch_main(void *arg)
 {
     static struct dxgk_waitv w[DXGK_WAITV_MAX];
+    uint64_t link_checked = 0;           /* when the links were last looked at */
 
     (void)arg;
     for (;;) {
         struct timespec deadline;
-        bool overflow;
+        uint64_t now = kmt_now_ns();
+        bool overflow, check = now - link_checked >= DXGK_SHARE_LINK_CHECK_NS, armed;
         unsigned n;
 
         w[0] = (struct dxgk_waitv){ .val = atomic_load(&control), .uaddr = (uintptr_t)&control,
@@ -136,17 +167,16 @@ static void *watch_main(void *arg)
             pthread_mutex_unlock(&watch_lock);
             break;
         }
-        n = look(w, &overflow);
+        n = look(w, &overflow, check);
         pthread_mutex_unlock(&watch_lock);
         dxgk_reap_async_waits();
+        if (check)
+            link_checked = now;
 
-        clock_gettime(CLOCK_MONOTONIC, &deadline);
-        deadline.tv_nsec += POLL_NS;
-        if (deadline.tv_nsec >= 1000000000) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000;
-        }
-        if (!dxgk_futex_waitv(w, n, overflow ? &deadline : NULL)) {
+        /* armed fences: the next look at their links is due then */
+        armed = overflow || n > 1;
+        deadline = kmt_timespec_of(overflow ? now + POLL_NS : link_checked + DXGK_SHARE_LINK_CHECK_NS);
+        if (!dxgk_futex_waitv(w, n, armed ? &deadline : NULL)) {
             struct timespec rel = { 0, POLL_NS };
             syscall(SYS_futex, &control, FUTEX_WAIT_PRIVATE, (uint32_t)w[0].val, &rel, NULL, 0);
         }

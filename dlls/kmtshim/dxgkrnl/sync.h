@@ -171,6 +171,10 @@ NTSTATUS dxgk_wait_from_cpu(D3DKMT_HANDLE hDevice, const D3DKMT_HANDLE *handles,
                             int timeout_ms);
 /* Re-evaluates an object's CPU waiters; called with obj->lock held. */
 void dxgk_wake_waiters_locked(struct dxgk_syncobj *obj, bool abandoned);
+/* The object's broker link ended (shared_fence_watch.c): its async waits
+ * end, their events set, as if it were destroyed; blocking waits look at
+ * the link themselves.  obj->lock held. */
+void dxgk_end_async_waits_locked(struct dxgk_syncobj *obj);
 void dxgk_process_cancel_async_waits(void);
 /* Frees async waits that completed under an object lock; call with no
  * sync-object lock held. */

@@ -537,17 +537,18 @@ void dxgk_syncobj_signal(struct dxgk_syncobj *obj, UINT64 value, bool allow_rewi
     dxgk_sched_kick(obj->adapter);
 }
 
-/* Takes what a satisfied GPU wait takes.  Another process may take a
- * shared object between the look and the take: then what was taken is
- * given back and the wait stays blocked. */
-static bool take_all(struct dxgk_syncobj **objs, UINT count, struct dxgk_context *ctx)
+/* Takes what a satisfied GPU wait takes, nothing of the objects that are
+ * gone.  Another process may take a shared object between the look and
+ * the take: then what was taken is given back and the wait stays
+ * blocked. */
+static bool take_all(struct dxgk_syncobj **objs, const bool *gone, UINT count, struct dxgk_context *ctx)
 {
     UINT i;
 
     for (i = 0; i < count; i++) {
         struct dxgk_syncobj *o = objs[i];
 
-        if (o->destroyed)
+        if (gone[i])
             continue;
         if (has_shared_state(o) && !dxgk_shared_state_take(o))
             break;
@@ -563,7 +564,7 @@ static bool take_all(struct dxgk_syncobj **objs, UINT count, struct dxgk_context
     while (i-- > 0) {
         struct dxgk_syncobj *o = objs[i];
 
-        if (o->destroyed)
+        if (gone[i])
             continue;
         if (has_shared_state(o))
             dxgk_shared_state_untake(o);
@@ -589,6 +590,7 @@ bool dxgk_syncobj_try_wait(struct dxgk_syncobj **objs, const UINT64 *values, UIN
                            struct dxgk_context *ctx)
 {
     struct dxgk_syncobj *sorted[D3DDDI_MAX_OBJECT_WAITED_ON];
+    bool gone[D3DDDI_MAX_OBJECT_WAITED_ON];
     UINT n = 0;
     bool ok = true;
 
@@ -600,12 +602,16 @@ bool dxgk_syncobj_try_wait(struct dxgk_syncobj **objs, const UINT64 *values, UIN
     for (UINT i = 0; i < n; i++)
         pthread_mutex_lock(&sorted[i]->lock);
 
+    /* Destroyed, or shared and its broker link ended: abandoned, never
+     * blocks forever (read once: the take and its undo skip the same). */
+    for (UINT i = 0; i < count; i++)
+        gone[i] = objs[i]->destroyed || dxgk_syncobj_link_gone(objs[i]);
     for (UINT i = 0; i < count && ok; i++) {
         struct dxgk_syncobj *o = objs[i];
         UINT uses = 0;
 
-        if (o->destroyed)
-            continue;                       /* abandoned: never blocks forever */
+        if (gone[i])
+            continue;
         for (UINT j = 0; j < count; j++)
             uses += objs[j] == o;
         switch (has_shared_state(o) ? DXGK_SHARED_STATE : (int)o->type) {
@@ -618,12 +624,12 @@ bool dxgk_syncobj_try_wait(struct dxgk_syncobj **objs, const UINT64 *values, UIN
         }
     }
     if (ok)
-        ok = take_all(objs, count, ctx);
+        ok = take_all(objs, gone, count, ctx);
     for (UINT i = n; i-- > 0;)
         pthread_mutex_unlock(&sorted[i]->lock);
     if (!ok)
         for (UINT i = 0; i < n; i++)
-            if (sorted[i]->shared_fence)
+            if (sorted[i]->shared_fence && !dxgk_syncobj_link_gone(sorted[i]))
                 dxgk_shared_fence_gpu_blocked(sorted[i]->shared_fence);  /* another process may signal it */
     return ok;
 }

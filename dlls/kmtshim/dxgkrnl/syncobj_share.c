@@ -178,6 +178,7 @@ static NTSTATUS open_object(D3DKMT_HANDLE hDevice, const D3DDDI_SYNCHRONIZATIONO
         goto out;
     }
     obj->v2 = true;
+    obj->broker_connection = bo->connection;   /* the mutex's holder id is this one's */
     switch (blob.type) {
     case D3DDDI_SEMAPHORE:
         obj->semaphore.max = blob.semaphore_max;
@@ -205,7 +206,6 @@ static NTSTATUS open_object(D3DKMT_HANDLE hDevice, const D3DDDI_SYNCHRONIZATIONO
     }
     }
     obj->broker_id = bo->id;             /* before the handle exists: its destroy drops it */
-    obj->broker_connection = bo->connection;
     if (!status)
         status = dxgk_syncobj_publish(obj, &out->handle);
     if (status) {

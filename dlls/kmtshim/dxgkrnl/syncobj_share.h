@@ -5,7 +5,18 @@
 #ifndef KMTSHIM_SYNCOBJ_SHARE_H
 #define KMTSHIM_SYNCOBJ_SHARE_H
 
+#include "share.h"
 #include "sync.h"
+
+/* A shared object whose broker connection ended (share.h) is gone for
+ * this process: its CPU and GPU waits and signals fail with
+ * STATUS_DEVICE_REMOVED, and a GPU wait already queued passes over it.
+ * One load, no system call: it sees the end once some call of the
+ * process noticed it. */
+static inline bool dxgk_syncobj_link_gone(const struct dxgk_syncobj *obj)
+{
+    return __atomic_load_n(&obj->broker_id, __ATOMIC_RELAXED) && obj->broker_connection != kmt_broker_connection();
+}
 
 /* Registers a new object made with Flags.Shared with the broker: sets
  * obj->broker_id and, without NtSecuritySharing, obj->global_handle.

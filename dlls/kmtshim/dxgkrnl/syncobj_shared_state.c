@@ -2,7 +2,7 @@
  * The one state of a shared mutex, semaphore or legacy fence, in its
  * shared page (syncobj_shared_state.h).
  */
-#include "broker/broker.h"
+#include "share.h"
 #include "shared_fence.h"
 #include "syncobj_shared_state.h"
 
@@ -32,13 +32,12 @@ NTSTATUS dxgk_shared_state_create(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRO
     return STATUS_SUCCESS;
 }
 
-/* The id the holder word names this process by. */
+/* The id the holder word names this process by: obj->broker_connection's. */
 static NTSTATUS learn_me(struct dxgk_syncobj *obj)
 {
     if (obj->type != D3DDDI_SYNCHRONIZATION_MUTEX)
         return STATUS_SUCCESS;
-    obj->shared_me = kmt_broker_client_id();
-    return obj->shared_me ? STATUS_SUCCESS : STATUS_PORT_DISCONNECTED;
+    return dxgk_share_holder_id(obj->broker_connection, &obj->shared_me, "shared mutex");
 }
 
 NTSTATUS dxgk_shared_state_registered(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info)

@@ -24,10 +24,12 @@
  * broker. */
 NTSTATUS dxgk_shared_state_create(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info,
                                   int *fd);
-/* Registered with the broker: a mutex learns this process's id and, made
- * with InitialState TRUE, becomes this process's. */
+/* Registered with the broker: a mutex learns this process's id on
+ * obj->broker_connection and, made with InitialState TRUE, becomes this
+ * process's.  STATUS_DEVICE_REMOVED if that connection ended meanwhile. */
 NTSTATUS dxgk_shared_state_registered(struct dxgk_syncobj *obj, const D3DDDI_SYNCHRONIZATIONOBJECTINFO2 *info);
-/* Maps the page another process made (fd is not consumed). */
+/* Maps the page another process made (fd is not consumed); a mutex
+ * learns its id as above (obj->broker_connection set first). */
 NTSTATUS dxgk_shared_state_map(struct dxgk_syncobj *obj, int fd);
 
 /* Whether a GPU wait for `value`, naming the object `uses` times, would

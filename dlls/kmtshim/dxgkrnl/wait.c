@@ -23,6 +23,7 @@
 #include "share.h"
 #include "shared_fence.h"
 #include "sync.h"
+#include "syncobj_share.h"
 #include "vidsch.h"
 #include "base/kmt_debug.h"
 #include "base/kmt_time.h"
@@ -109,18 +110,30 @@ static void async_finished(struct dxgk_cpu_wait *w)
         queue_reap(w);
 }
 
-void dxgk_wake_waiters_locked(struct dxgk_syncobj *obj, bool abandoned)
+/* Completes the object's waits that are satisfied, or all of them
+ * (abandoned); async_only leaves the blocking ones alone. */
+static void wake_locked(struct dxgk_syncobj *obj, bool abandoned, bool async_only)
 {
     struct dxgk_wait_link *link;
 
     LIST_FOR_EACH_ENTRY(link, &obj->waiters, struct dxgk_wait_link, entry) {
         struct dxgk_cpu_wait *w = link->wait;
 
-        if (!abandoned && !wait_satisfied(w))
+        if ((async_only && !w->async_event) || (!abandoned && !wait_satisfied(w)))
             continue;
         if (wait_complete(w, abandoned ? DXGK_WAIT_ABANDONED : DXGK_WAIT_SATISFIED) && w->async_event)
             async_finished(w);
     }
+}
+
+void dxgk_wake_waiters_locked(struct dxgk_syncobj *obj, bool abandoned)
+{
+    wake_locked(obj, abandoned, false);
+}
+
+void dxgk_end_async_waits_locked(struct dxgk_syncobj *obj)
+{
+    wake_locked(obj, true, true);
 }
 
 static void wait_unlink(struct dxgk_cpu_wait *w)
@@ -200,9 +213,7 @@ static NTSTATUS lookup_fences(struct dxgk_device *device, const D3DKMT_HANDLE *h
             status = STATUS_ACCESS_DENIED;
             break;
         }
-        /* one load: a shared fence whose broker connection ended (share.h) */
-        if (__atomic_load_n(&objs[i]->broker_id, __ATOMIC_RELAXED) &&
-            objs[i]->broker_connection != kmt_broker_connection()) {
+        if (dxgk_syncobj_link_gone(objs[i])) {
             status = STATUS_DEVICE_REMOVED;
             break;
         }
@@ -287,7 +298,9 @@ static bool spin_until_satisfied(struct dxgk_cpu_wait *w, struct dxgk_shared_fen
 }
 
 /* Whether a fence of the wait lost its broker connection (share.h): a
- * signaller that dies after the broker is noticed by nobody. */
+ * signaller that dies after the broker is noticed by nobody.  A look at
+ * the link, not dxgk_syncobj_link_gone: this waiter may be the first to
+ * notice. */
 static bool link_lost(const struct dxgk_cpu_wait *w)
 {
     for (UINT i = 0; i < w->count; i++)

@@ -1,12 +1,17 @@
 #!/bin/sh
 # Runs the Windows-side suite's 32-bit programs (the nested i386 build in
 # wine32/, see dlls/kmtshim/wine/wine32.mk) under wine and speaks TAP: the
-# i686 kmtshim.dll with its i386 kmtshim.so, the 32-bit gdi32 proxy in
-# syswow64, and the 32-bit kmtdemo.exe, in a 64-bit prefix as a user has
-# one (classic WoW64: Wine's 32-bit loader).  SKIP where configure built
-# no 32-bit half or no 32-bit Wine is installed.
+# i686 kmtshim.dll with its i386 kmtshim.so, the 32-bit gdi32 proxy, the
+# run's session broker for the sharing rows, and the 32-bit kmtdemo.exe.
+# The prefix is the one the Wine starts 32-bit programs in: before Wine 10
+# a 64-bit prefix as a user has one (classic WoW64: the files in its
+# syswow64); from Wine 10 on a 32-bit prefix (WINEARCH=win32, the files in
+# its system32, Wine's 32-bit loader), since Debian 13's Wine 10.0 starts
+# no 32-bit program in a 64-bit one.  SKIP where configure built no 32-bit
+# half, no 32-bit Wine is installed or the kernel runs no 32-bit programs.
 #
-# Environment: as run-wine-tests.sh.
+# Environment: as run-wine-tests.sh; KMTSHIM_WINE32_PREFIX=win32|win64
+# chooses the prefix instead of Wine's version.
 
 builddir=${KMTSHIM_TEST_BUILDDIR:-$(pwd)}
 . "$(dirname "$0")/wine-harness.sh"
@@ -23,6 +28,7 @@ fi
 # start: a kernel without IA-32 emulation (or a sandbox such as gVisor)
 # refuses every 32-bit ELF program with "Exec format error".
 loader32=$(dirname "$WINE")/wine
+[ -x "$loader32" ] || loader32=$(command -v wine || echo "$loader32")
 if [ -x "$loader32" ] && ! "$loader32" --version >/dev/null 2>&1; then
     echo "1..0 # SKIP $loader32 does not start: this kernel runs no 32-bit programs (IA-32 emulation off?)"
     exit 0
@@ -30,11 +36,31 @@ fi
 tests=$KMT_WINE32_BUILDDIR/tests/wine
 harness_env "$builddir/tests/wine/run32"
 
-syswow64=$WINEPREFIX/drive_c/windows/syswow64
-harness_prefix "put the i686 kmtshim.dll and the 32-bit proxy into syswow64" \
-    'cmp -s "$syswow64/kmtshim.dll" "$tree/i386-windows/kmtshim.dll" &&
-     cmp -s "$syswow64/gdi32.dll" "$builddir/dlls/gdi32/proxy/i386/gdi32.dll" &&
-     [ "$(readlink "$syswow64/gdi32_orig.dll")" = "$WINE32_DLLDIR/gdi32.dll" ]' \
+arch=${KMTSHIM_WINE32_PREFIX:-}
+if [ -z "$arch" ]; then
+    major=$("$WINE" --version 2>/dev/null | sed -n 's/^wine-\([0-9]*\).*/\1/p')
+    if [ "${major:-0}" -ge 10 ]; then arch=win32; else arch=win64; fi
+fi
+case $arch in
+win32)
+    export WINEARCH=win32
+    WINE=$loader32
+    dir32=$WINEPREFIX/drive_c/windows/system32 ;;
+win64)
+    dir32=$WINEPREFIX/drive_c/windows/syswow64 ;;
+*)
+    echo "not ok 1 - KMTSHIM_WINE32_PREFIX=$arch: not win32 or win64"
+    echo "1..1"
+    exit 1 ;;
+esac
+# The sharing rows start tests/wine/broker_stats, a Linux program, from the
+# test program's own directory.
+ln -sf "$builddir/tests/wine/broker_stats" "$tests/broker_stats"
+
+harness_prefix "put the i686 kmtshim.dll and the 32-bit proxy into the $arch prefix's ${dir32##*/}" \
+    'cmp -s "$dir32/kmtshim.dll" "$tree/i386-windows/kmtshim.dll" &&
+     cmp -s "$dir32/gdi32.dll" "$builddir/dlls/gdi32/proxy/i386/gdi32.dll" &&
+     [ "$(readlink "$dir32/gdi32_orig.dll")" = "$WINE32_DLLDIR/gdi32.dll" ]' \
     --wine32-dlldir "$WINE32_DLLDIR"
 
 # ---- the harness sees 32-bit failures and crashes too -------------------------------------

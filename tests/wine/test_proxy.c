@@ -239,7 +239,8 @@ static DWORD export_ordinal(HMODULE module, const char *name)
     return 0;
 }
 
-/* `jmp *disp32(%rip)`: where the thunk's import slot points. */
+/* `jmp *disp32(%rip)` on x86_64, `jmp *abs32` on i386 (the same opcode,
+ * ff 25): where the thunk's import slot points. */
 static void *thunk_target(const void *code)
 {
     const BYTE *p = code;
@@ -248,7 +249,11 @@ static void *thunk_target(const void *code)
     if (p[0] != 0xff || p[1] != 0x25)
         return NULL;
     memcpy(&disp, p + 2, sizeof(disp));
+#ifdef _WIN64
     return *(void *const *)(p + 6 + disp);
+#else
+    return *(void *const *)(ULONG_PTR)(UINT32)disp;
+#endif
 }
 
 static void test_import_thunks(void)

@@ -87,6 +87,7 @@ struct dxgk_flips {
     pthread_mutex_t lock;                /* ranks below vblank.lock */
     pthread_cond_t retired;              /* a flip left a queue */
     struct dxgk_flip_source source[DXGK_MAX_VIDPN_SOURCES]; /* under lock */
+    unsigned queued;                     /* flips queued on every source, under lock */
     bool joined;                         /* holds a vsync-interrupt join, under lock */
     bool stopped;                        /* process teardown, under lock */
     UINT64 devices_gone;                 /* DestroyDevice calls seen, under lock */

@@ -54,10 +54,11 @@ void dxgk_flips_init(struct dxgk_adapter *adapter)
         list_init(&f->source[i].pending);
 }
 
-static void cancel_locked(struct dxgk_flip_source *s, struct dxgk_flip *flip)
+static void cancel_locked(struct dxgk_flips *f, struct dxgk_flip_source *s, struct dxgk_flip *flip)
 {
     list_remove(&flip->entry);
     s->queued--;
+    f->queued--;
     s->cancelled++;
     free(flip);
 }
@@ -69,7 +70,7 @@ static void drop_all_locked(struct dxgk_flips *f)
         struct dxgk_flip *flip, *next;
 
         LIST_FOR_EACH_ENTRY_SAFE(flip, next, &s->pending, struct dxgk_flip, entry)
-            cancel_locked(s, flip);
+            cancel_locked(f, s, flip);
     }
 }
 
@@ -82,18 +83,10 @@ void dxgk_flips_fini(struct dxgk_adapter *adapter)
     pthread_mutex_destroy(&f->lock);
 }
 
-static bool any_queued_locked(const struct dxgk_flips *f)
-{
-    for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++)
-        if (f->source[i].queued)
-            return true;
-    return false;
-}
-
 /* The join is held with nothing left to wait for. */
 static bool join_idle_locked(const struct dxgk_flips *f)
 {
-    return f->joined && !any_queued_locked(f);
+    return f->joined && !f->queued;
 }
 
 void dxgk_flip_settle(struct dxgk_adapter *adapter)
@@ -185,7 +178,7 @@ NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UIN
         /* immediate: shown now, superseding whatever waits */
         pthread_mutex_lock(&f->lock);
         LIST_FOR_EACH_ENTRY_SAFE(old, next, &s->pending, struct dxgk_flip, entry)
-            cancel_locked(s, old);
+            cancel_locked(f, s, old);
         s->frames++;
         s->scanned_out = allocation;
         pthread_cond_broadcast(&f->retired);
@@ -237,6 +230,7 @@ NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UIN
     flip->target += interval;
     list_add_tail(&s->pending, &flip->entry);
     s->queued++;
+    f->queued++;
     rejoin = !f->joined;
     pthread_mutex_unlock(&f->lock);
     pthread_mutex_unlock(&adapter->vblank.lock);
@@ -263,6 +257,7 @@ void dxgk_flip_vblank_locked(struct dxgk_adapter *adapter, UINT source, UINT64 c
         (flip = LIST_ENTRY(s->pending.next, struct dxgk_flip, entry))->target <= count) {
         list_remove(&flip->entry);
         s->queued--;
+        f->queued--;
         s->frames++;
         s->scanned_out = flip->allocation;
         free(flip);
@@ -292,7 +287,7 @@ void dxgk_flip_unplugged_locked(struct dxgk_adapter *adapter, UINT source)
 
     pthread_mutex_lock(&f->lock);
     LIST_FOR_EACH_ENTRY_SAFE(flip, next, &f->source[source].pending, struct dxgk_flip, entry)
-        cancel_locked(&f->source[source], flip);
+        cancel_locked(f, &f->source[source], flip);
     pthread_cond_broadcast(&f->retired);
     emptied = join_idle_locked(f);
     pthread_mutex_unlock(&f->lock);
@@ -313,13 +308,19 @@ void dxgk_flip_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
 
     pthread_mutex_lock(&f->lock);
     f->devices_gone++;
+    /* no flip queued and no join held: nothing to cancel, nobody waits
+     * for room (a wait needs a flip queued), nothing to settle */
+    if (!f->queued && !f->joined) {
+        pthread_mutex_unlock(&f->lock);
+        return;
+    }
     for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++) {
         struct dxgk_flip_source *s = &f->source[i];
         struct dxgk_flip *flip, *next;
 
         LIST_FOR_EACH_ENTRY_SAFE(flip, next, &s->pending, struct dxgk_flip, entry)
             if (flip->device == device)
-                cancel_locked(s, flip);
+                cancel_locked(f, s, flip);
     }
     pthread_cond_broadcast(&f->retired);
     pthread_mutex_unlock(&f->lock);

@@ -6,7 +6,7 @@
 
 #include "dxgkrnl.h"
 #include "vidsch.h"
-#include "base/kmt_alloc.h"
+#include "base/kmt_spare.h"
 #include "base/kmt_debug.h"
 #include "ddi.h"
 
@@ -18,7 +18,7 @@ static void device_release(struct kmt_object *obj)
     kmt_mutex_destroy(&device->list_lock);
     kmt_cond_destroy(&device->children_gone);
     dxgk_adapter_put(device->adapter);
-    free(device);
+    kmt_spare_free(KMT_SPARE_DEVICE, device);
     dxgk_count_object(-1);
 }
 
@@ -33,12 +33,12 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
 
     if (!adapter)
         return STATUS_INVALID_PARAMETER;
-    if (!(device = kmt_zalloc(sizeof(*device)))) {
+    if (!(device = kmt_spare_zalloc(KMT_SPARE_DEVICE, sizeof(*device)))) {
         dxgk_adapter_put(adapter);
         return STATUS_NO_MEMORY;
     }
     if (!(h = hmgr_alloc(&dxgk_process.handles))) {
-        free(device);
+        kmt_spare_free(KMT_SPARE_DEVICE, device);
         dxgk_adapter_put(adapter);
         return STATUS_NO_MEMORY;
     }

@@ -11,6 +11,7 @@
 #include "miracast.h"
 #include "keyed_mutex.h"
 #include "base/kmt_debug.h"
+#include "base/kmt_spare.h"
 
 struct dxgk_process dxgk_process = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -106,6 +107,7 @@ void dxgk_process_shutdown(void)
     dxgk_shared_fence_watch_stop();   /* no shared fence is left to watch */
     dxgk_stop_adapters();           /* closes the remaining adapter handles too */
     dxgk_unload_miniports();
+    kmt_spare_drain();                /* this thread's; other threads' at their exit */
 
     pthread_mutex_lock(&dxgk_process.lock);
     if (hmgr_live_count(&dxgk_process.handles) || hmgr_live_count(&dxgk_process.global_handles))

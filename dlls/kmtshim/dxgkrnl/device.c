@@ -56,13 +56,13 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
     dxgk_count_object(+1);
 
     /* on the process list first: the DDI may make context allocations */
-    pthread_mutex_lock(&dxgk_process.lock);
+    kmt_mutex_lock(&dxgk_process.devices_lock);
     list_add_tail(&dxgk_process.devices, &device->entry);
-    pthread_mutex_unlock(&dxgk_process.lock);
+    kmt_mutex_unlock(&dxgk_process.devices_lock);
     if ((status = dxgk_ddi_create_device(device, &info))) {
-        pthread_mutex_lock(&dxgk_process.lock);
+        kmt_mutex_lock(&dxgk_process.devices_lock);
         list_remove(&device->entry);
-        pthread_mutex_unlock(&dxgk_process.lock);
+        kmt_mutex_unlock(&dxgk_process.devices_lock);
         dxgk_free_context_allocations(adapter, device, NULL);
         hmgr_cancel(&dxgk_process.handles, h);
         device_release(&device->obj);
@@ -91,9 +91,9 @@ NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
     /* Wait for the calls in flight on the device, then keep them out. */
     kmt_rwlock_wrlock(&device->rwlock);
     device->destroyed = true;
-    pthread_mutex_lock(&dxgk_process.lock);
+    kmt_mutex_lock(&dxgk_process.devices_lock);
     list_remove(&device->entry);
-    pthread_mutex_unlock(&dxgk_process.lock);
+    kmt_mutex_unlock(&dxgk_process.devices_lock);
     /* Its VidPn sources are free again, as when Windows destroys an owner. */
     dxgk_vidpn_release_device(device);
 

@@ -234,11 +234,12 @@ struct dxgk_reclaim_wait {
 /* ---- the process ---------------------------------------------------------------- */
 
 struct dxgk_process {
-    pthread_mutex_t lock;                /* adapter & device lists, init */
+    pthread_mutex_t lock;                /* adapter lists, init */
     bool initialized;
     NTSTATUS init_status;
     struct list miniports;
     struct list adapters;                /* started adapters, enumeration order */
+    struct kmt_mutex devices_lock;       /* devices; a leaf: held for list work only */
     struct list devices;
     struct list adapter_handles;
     struct list syncobjs;                /* adapter-level sync objects (outlive devices) */

@@ -41,6 +41,7 @@ NTSTATUS dxgk_process_init_slow(void)
     if (!dxgk_process.initialized) {
         list_init(&dxgk_process.miniports);
         list_init(&dxgk_process.adapters);
+        kmt_mutex_init(&dxgk_process.devices_lock);
         list_init(&dxgk_process.devices);
         list_init(&dxgk_process.adapter_handles);
         list_init(&dxgk_process.syncobjs);
@@ -87,18 +88,18 @@ void dxgk_process_shutdown(void)
     for (;;) {
         D3DKMT_HANDLE h = 0;
 
-        pthread_mutex_lock(&dxgk_process.lock);
+        kmt_mutex_lock(&dxgk_process.devices_lock);
         if (!list_empty(&dxgk_process.devices)) {
             device = LIST_ENTRY(dxgk_process.devices.next, struct dxgk_device, entry);
             h = device->handle;
         }
-        pthread_mutex_unlock(&dxgk_process.lock);
+        kmt_mutex_unlock(&dxgk_process.devices_lock);
         if (!h)
             break;
         if (dxgk_destroy_device(h)) {
             /* lost a race with a DestroyDevice call: wait for it to unlink */
-            pthread_mutex_lock(&dxgk_process.lock);
-            pthread_mutex_unlock(&dxgk_process.lock);
+            kmt_mutex_lock(&dxgk_process.devices_lock);
+            kmt_mutex_unlock(&dxgk_process.devices_lock);
         }
     }
     dxgk_process_cancel_async_waits();

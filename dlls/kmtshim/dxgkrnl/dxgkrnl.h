@@ -87,10 +87,12 @@ struct dxgk_flips {
     pthread_mutex_t lock;                /* ranks below vblank.lock */
     pthread_cond_t retired;              /* a flip left a queue */
     struct dxgk_flip_source source[DXGK_MAX_VIDPN_SOURCES]; /* under lock */
-    unsigned queued;                     /* flips queued on every source, under lock */
-    bool joined;                         /* holds a vsync-interrupt join, under lock */
+    /* flips queued on every source; changed under lock, read without it
+     * by DestroyDevice (present_flip.c) */
+    atomic_uint queued;
+    atomic_bool joined;                  /* holds a vsync-interrupt join; as queued */
     bool stopped;                        /* process teardown, under lock */
-    UINT64 devices_gone;                 /* DestroyDevice calls seen, under lock */
+    _Atomic UINT64 devices_gone;         /* DestroyDevice calls seen, bumped without lock */
 };
 
 struct dxgk_adapter {

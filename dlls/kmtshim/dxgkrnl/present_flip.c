@@ -29,8 +29,13 @@
  * STATUS_DEVICE_REMOVED, as a vblank wait there does, and an unplug
  * cancels the flips queued on the source.
  * A flip is queued only while its device lives: DestroyDevice bumps
- * `devices_gone` under the flips lock, and a present that sees it moved
- * since it last saw its device acquired looks again before queueing.
+ * `devices_gone`, and a present that sees it moved since it last saw its
+ * device acquired looks again before queueing.  DestroyDevice takes the
+ * flips lock only when a flip is queued (or the join held): the present
+ * counts its flip in `queued` before it reads `devices_gone`, and the
+ * destroy bumps `devices_gone` before it reads `queued`, both
+ * sequentially consistent, so either the destroy sees the flip and
+ * cancels it under the lock, or the present sees the bump.
  */
 #include <stdlib.h>
 
@@ -202,10 +207,14 @@ NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UIN
 
         pthread_mutex_lock(&adapter->vblank.lock);
         pthread_mutex_lock(&f->lock);
-        gone = f->devices_gone;
+        /* counted before the look at devices_gone (see the top); the
+         * count becomes the flip's, or goes before the lock does */
+        atomic_fetch_add(&f->queued, 1);
+        gone = atomic_load(&f->devices_gone);
         unplugged = source < adapter->num_children && !dxgk_child_connected(adapter, source);
         if (!f->stopped && !unplugged && gone == gone_seen && queued_by(s, device) < limit)
             break;
+        atomic_fetch_sub(&f->queued, 1);
         pthread_mutex_unlock(&adapter->vblank.lock);
         if (f->stopped || unplugged)
             status = STATUS_DEVICE_REMOVED;
@@ -229,8 +238,7 @@ NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UIN
     }
     flip->target += interval;
     list_add_tail(&s->pending, &flip->entry);
-    s->queued++;
-    f->queued++;
+    s->queued++;                         /* f->queued counts it already */
     rejoin = !f->joined;
     pthread_mutex_unlock(&f->lock);
     pthread_mutex_unlock(&adapter->vblank.lock);
@@ -271,12 +279,7 @@ void dxgk_flip_vblank_locked(struct dxgk_adapter *adapter, UINT source, UINT64 c
 
 UINT64 dxgk_flip_devices_gone(struct dxgk_adapter *adapter)
 {
-    UINT64 n;
-
-    pthread_mutex_lock(&adapter->flips.lock);
-    n = adapter->flips.devices_gone;
-    pthread_mutex_unlock(&adapter->flips.lock);
-    return n;
+    return atomic_load(&adapter->flips.devices_gone);
 }
 
 void dxgk_flip_unplugged_locked(struct dxgk_adapter *adapter, UINT source)
@@ -306,14 +309,13 @@ void dxgk_flip_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
 {
     struct dxgk_flips *f = &adapter->flips;
 
-    pthread_mutex_lock(&f->lock);
-    f->devices_gone++;
     /* no flip queued and no join held: nothing to cancel, nobody waits
-     * for room (a wait needs a flip queued), nothing to settle */
-    if (!f->queued && !f->joined) {
-        pthread_mutex_unlock(&f->lock);
+     * for room (a wait needs a flip queued), nothing to settle, and a
+     * present still on its way sees the bump (see the top) */
+    atomic_fetch_add(&f->devices_gone, 1);
+    if (!atomic_load(&f->queued) && !atomic_load_explicit(&f->joined, memory_order_relaxed))
         return;
-    }
+    pthread_mutex_lock(&f->lock);
     for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++) {
         struct dxgk_flip_source *s = &f->source[i];
         struct dxgk_flip *flip, *next;

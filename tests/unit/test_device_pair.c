@@ -2,15 +2,18 @@
  * CreateDevice + DestroyDevice, the pair a runtime makes per device: after
  * a thread's first pair, a pair asks the kernel nothing (no lock sleeps,
  * no memory mapping, no thread), and pairs on several threads at once
- * leave nothing behind.
+ * leave nothing behind.  The per-thread spare blocks the pair reuses come
+ * back zeroed and go when their thread does.
  */
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/syscall.h>
 
 #include "syscall_trap.h"
 #include "test_util.h"
+#include "base/kmt_spare.h"
 
 static D3DKMT_HANDLE adapter;
 
@@ -99,6 +102,56 @@ START_TEST(pairs_on_threads_leave_nothing)
 }
 END_TEST
 
+/* A freed block comes back from the thread's next create of its kind,
+ * zeroed; a second one freed while the slot is taken is freed. */
+START_TEST(spare_comes_back_zeroed)
+{
+    unsigned char *p = kmt_spare_zalloc(KMT_SPARE_DEVICE, 96), *q, *r;
+
+    ck_assert_ptr_nonnull(p);
+    memset(p, 0xab, 96);
+    q = kmt_spare_zalloc(KMT_SPARE_DEVICE, 96);
+    ck_assert_ptr_nonnull(q);
+    kmt_spare_free(KMT_SPARE_DEVICE, p);
+    kmt_spare_free(KMT_SPARE_DEVICE, q);      /* the slot holds p: q is freed */
+    r = kmt_spare_zalloc(KMT_SPARE_DEVICE, 96);
+#if !defined(__SANITIZE_ADDRESS__)
+    ck_assert_ptr_eq(r, p);
+#endif
+    for (unsigned i = 0; i < 96; i++)
+        ck_assert_uint_eq(r[i], 0);
+    kmt_spare_free(KMT_SPARE_DEVICE, r);
+    kmt_spare_drain();
+}
+END_TEST
+
+/* mallinfo2() counts glibc's blocks: not under a sanitizer's allocator */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define BIG_SPARE (8u << 20)             /* above malloc's mmap threshold */
+
+static void *keep_big_spare(void *arg)
+{
+    size_t *mapped_while_kept = arg;
+
+    kmt_spare_free(KMT_SPARE_SOFT_DEVICE, kmt_spare_zalloc(KMT_SPARE_SOFT_DEVICE, BIG_SPARE));
+    *mapped_while_kept = mallinfo2().hblkhd;
+    return NULL;
+}
+
+/* A thread's spare is freed when the thread exits. */
+START_TEST(spare_goes_with_its_thread)
+{
+    size_t before = mallinfo2().hblkhd, kept = 0;
+    pthread_t thread;
+
+    ck_assert_int_eq(pthread_create(&thread, NULL, keep_big_spare, &kept), 0);
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    ck_assert_uint_ge(kept, before + BIG_SPARE);
+    ck_assert_uint_le(mallinfo2().hblkhd, before);
+}
+END_TEST
+#endif
+
 int main(void)
 {
     Suite *s = suite_create("device_pair");
@@ -109,6 +162,10 @@ int main(void)
     tcase_add_test(tc, pair_makes_no_system_call);
 #endif
     tcase_add_test(tc, pairs_on_threads_leave_nothing);
+    tcase_add_test(tc, spare_comes_back_zeroed);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    tcase_add_test(tc, spare_goes_with_its_thread);
+#endif
     suite_add_tcase(s, tc);
     return kmt_test_run(s);
 }

@@ -26,6 +26,7 @@ static const char *const class_names[] = { "err", "warn", "fixme", "trace" };
 
 /* Bumped by kmt_debug_reset() so channels re-parse lazily. */
 unsigned char kmt_debug_generation = 1;
+unsigned char kmt_debug_quiet;
 
 /* Applies one "[class]+channel" / "[class]-channel" item to `flags` if it
  * names this channel (or "all", or the umbrella "kmtshim"). */
@@ -78,6 +79,23 @@ static unsigned parse_spec(const char *spec, const char *channel, unsigned flags
     return flags;
 }
 
+/* Sets kmt_debug_quiet when no channel traces under the settings of
+ * generation `gen`.  The channels of both halves, by name (the unix
+ * half's "kmtshim" is also the umbrella). */
+static void settle_quiet(unsigned gen)
+{
+    static const char *const names[] = { "d3dkmt", "dxgk", "hmgr", "softgpu", "drm", "broker", "kmtshim" };
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (parse_spec(getenv("KMTSHIM_DEBUG"), names[i], parse_spec(getenv("WINEDEBUG"), names[i], DEFAULT_FLAGS)) &
+            (1u << KMT_DBG_TRACE))
+            return;
+    __atomic_store_n(&kmt_debug_quiet, 1, __ATOMIC_SEQ_CST);
+    /* a reset in between: its clear may have come before our set */
+    if (__atomic_load_n(&kmt_debug_generation, __ATOMIC_SEQ_CST) != gen)
+        __atomic_store_n(&kmt_debug_quiet, 0, __ATOMIC_SEQ_CST);
+}
+
 unsigned kmt_debug_channel_flags(struct kmt_debug_channel *ch)
 {
     /* flags byte: low nibble classes, high nibble generation tag */
@@ -86,6 +104,8 @@ unsigned kmt_debug_channel_flags(struct kmt_debug_channel *ch)
 
     if (cur != 0xff && (cur >> 4) == gen)
         return cur & 0xf;
+    if (!__atomic_load_n(&kmt_debug_quiet, __ATOMIC_RELAXED))
+        settle_quiet(__atomic_load_n(&kmt_debug_generation, __ATOMIC_SEQ_CST));
     cur = DEFAULT_FLAGS;
     cur = parse_spec(getenv("WINEDEBUG"), ch->name, cur);
     cur = parse_spec(getenv("KMTSHIM_DEBUG"), ch->name, cur);
@@ -98,6 +118,7 @@ void kmt_debug_reset(void)
     unsigned gen = __atomic_load_n(&kmt_debug_generation, __ATOMIC_SEQ_CST);
     /* generation tags are 4 bits and never 0xf (which 0xff would alias) */
     __atomic_store_n(&kmt_debug_generation, (unsigned char)(gen % 14 + 1), __ATOMIC_SEQ_CST);
+    __atomic_store_n(&kmt_debug_quiet, 0, __ATOMIC_SEQ_CST);
 }
 
 void kmt_debug_log(struct kmt_debug_channel *ch, enum kmt_debug_class cls,

@@ -52,14 +52,17 @@ static inline bool kmt_debug_on(struct kmt_debug_channel *ch, enum kmt_debug_cla
         cur = kmt_debug_channel_flags(ch);
     return cur & (1u << cls);
 }
-/* kmt_debug_on() false, known without parsing: false also when the flags
- * are not parsed for this generation yet (no call: for a caller whose
- * other way is a path that calls kmt_debug_on()). */
-static inline bool kmt_debug_surely_off(struct kmt_debug_channel *ch, enum kmt_debug_class cls)
-{
-    unsigned cur = __atomic_load_n(&ch->flags, __ATOMIC_RELAXED);
+/* Nonzero while no channel of kmtshim traces under the current settings
+ * (computed when a channel is parsed, cleared by kmt_debug_reset()): the
+ * trace checks of the hot paths are then one load, and a zero only means
+ * "ask the channel". */
+extern unsigned char kmt_debug_quiet;
 
-    return (cur >> 4) == __atomic_load_n(&kmt_debug_generation, __ATOMIC_RELAXED) && !(cur & (1u << cls));
+static inline bool kmt_trace_on(struct kmt_debug_channel *ch)
+{
+    if (__builtin_expect(__atomic_load_n(&kmt_debug_quiet, __ATOMIC_RELAXED), 1))
+        return false;
+    return kmt_debug_on(ch, KMT_DBG_TRACE);
 }
 void kmt_debug_log(struct kmt_debug_channel *ch, enum kmt_debug_class cls,
                    const char *func, const char *fmt, ...)
@@ -68,10 +71,10 @@ void kmt_debug_log(struct kmt_debug_channel *ch, enum kmt_debug_class cls,
 void kmt_debug_reset(void);
 
 #define KMT_LOG(ch, cls, ...) \
-    do { if (kmt_debug_on(&kmt_dbch_##ch, cls)) \
+    do { if ((cls) == KMT_DBG_TRACE ? kmt_trace_on(&kmt_dbch_##ch) : kmt_debug_on(&kmt_dbch_##ch, cls)) \
              kmt_debug_log(&kmt_dbch_##ch, cls, __func__, __VA_ARGS__); } while (0)
 
-#define KMT_TRACE_ON(ch) kmt_debug_on(&kmt_dbch_##ch, KMT_DBG_TRACE)
+#define KMT_TRACE_ON(ch) kmt_trace_on(&kmt_dbch_##ch)
 #define TRACE_(ch, ...) KMT_LOG(ch, KMT_DBG_TRACE, __VA_ARGS__)
 #define WARN_(ch, ...)  KMT_LOG(ch, KMT_DBG_WARN, __VA_ARGS__)
 #define FIXME_(ch, ...) KMT_LOG(ch, KMT_DBG_FIXME, __VA_ARGS__)

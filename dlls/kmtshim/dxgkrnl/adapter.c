@@ -268,17 +268,22 @@ NTSTATUS dxgk_open_adapter(struct dxgk_adapter *adapter, D3DKMT_HANDLE *out)
     return STATUS_SUCCESS;
 }
 
+static void take_adapter(const struct kmt_object *obj, void *out)
+{
+    struct dxgk_adapter *adapter = ((const struct dxgk_adapter_handle *)obj)->adapter;
+
+    kmt_object_get(&adapter->obj);
+    *(struct dxgk_adapter **)out = adapter;
+}
+
+/* Under the handle's slot lock, which keeps the handle object (and its
+ * reference on the adapter) alive: the adapter's reference is the only
+ * one taken. */
 struct dxgk_adapter *dxgk_adapter_from_handle(D3DKMT_HANDLE h)
 {
-    struct dxgk_adapter_handle *ah =
-        (struct dxgk_adapter_handle *)hmgr_lookup(&dxgk_process.handles, h, HMGR_TYPE_ADAPTER);
-    struct dxgk_adapter *adapter;
+    struct dxgk_adapter *adapter = NULL;
 
-    if (!ah)
-        return NULL;
-    adapter = ah->adapter;
-    kmt_object_get(&adapter->obj);
-    kmt_object_put(&ah->obj);
+    hmgr_peek(&dxgk_process.handles, h, HMGR_TYPE_ADAPTER, take_adapter, &adapter);
     return adapter;
 }
 

@@ -321,11 +321,11 @@ static struct dxgk_device *device_of(struct dxgk_adapter *adapter, HANDLE p)
 {
     struct dxgk_device *d, *found = NULL;
 
-    pthread_mutex_lock(&dxgk_process.lock);
+    kmt_mutex_lock(&dxgk_process.devices_lock);
     LIST_FOR_EACH_ENTRY(d, &dxgk_process.devices, struct dxgk_device, entry)
         if ((HANDLE)d == p && d->adapter == adapter)
             found = d;
-    pthread_mutex_unlock(&dxgk_process.lock);
+    kmt_mutex_unlock(&dxgk_process.devices_lock);
     /* a device being destroyed is off the process list but may still
      * create context state from DdiDestroyContext: refuse that */
     return found;

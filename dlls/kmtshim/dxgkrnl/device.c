@@ -6,7 +6,7 @@
 
 #include "dxgkrnl.h"
 #include "vidsch.h"
-#include "base/kmt_alloc.h"
+#include "base/kmt_spare.h"
 #include "base/kmt_debug.h"
 #include "ddi.h"
 
@@ -18,7 +18,7 @@ static void device_release(struct kmt_object *obj)
     kmt_mutex_destroy(&device->list_lock);
     kmt_cond_destroy(&device->children_gone);
     dxgk_adapter_put(device->adapter);
-    free(device);
+    kmt_spare_free(KMT_SPARE_DEVICE, device);
     dxgk_count_object(-1);
 }
 
@@ -33,12 +33,12 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
 
     if (!adapter)
         return STATUS_INVALID_PARAMETER;
-    if (!(device = kmt_zalloc(sizeof(*device)))) {
+    if (!(device = kmt_spare_zalloc(KMT_SPARE_DEVICE, sizeof(*device)))) {
         dxgk_adapter_put(adapter);
         return STATUS_NO_MEMORY;
     }
     if (!(h = hmgr_alloc(&dxgk_process.handles))) {
-        free(device);
+        kmt_spare_free(KMT_SPARE_DEVICE, device);
         dxgk_adapter_put(adapter);
         return STATUS_NO_MEMORY;
     }
@@ -56,13 +56,13 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
     dxgk_count_object(+1);
 
     /* on the process list first: the DDI may make context allocations */
-    pthread_mutex_lock(&dxgk_process.lock);
+    kmt_mutex_lock(&dxgk_process.devices_lock);
     list_add_tail(&dxgk_process.devices, &device->entry);
-    pthread_mutex_unlock(&dxgk_process.lock);
+    kmt_mutex_unlock(&dxgk_process.devices_lock);
     if ((status = dxgk_ddi_create_device(device, &info))) {
-        pthread_mutex_lock(&dxgk_process.lock);
+        kmt_mutex_lock(&dxgk_process.devices_lock);
         list_remove(&device->entry);
-        pthread_mutex_unlock(&dxgk_process.lock);
+        kmt_mutex_unlock(&dxgk_process.devices_lock);
         dxgk_free_context_allocations(adapter, device, NULL);
         hmgr_cancel(&dxgk_process.handles, h);
         device_release(&device->obj);
@@ -91,9 +91,9 @@ NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
     /* Wait for the calls in flight on the device, then keep them out. */
     kmt_rwlock_wrlock(&device->rwlock);
     device->destroyed = true;
-    pthread_mutex_lock(&dxgk_process.lock);
+    kmt_mutex_lock(&dxgk_process.devices_lock);
     list_remove(&device->entry);
-    pthread_mutex_unlock(&dxgk_process.lock);
+    kmt_mutex_unlock(&dxgk_process.devices_lock);
     /* Its VidPn sources are free again, as when Windows destroys an owner. */
     dxgk_vidpn_release_device(device);
 

@@ -87,9 +87,12 @@ struct dxgk_flips {
     pthread_mutex_t lock;                /* ranks below vblank.lock */
     pthread_cond_t retired;              /* a flip left a queue */
     struct dxgk_flip_source source[DXGK_MAX_VIDPN_SOURCES]; /* under lock */
-    bool joined;                         /* holds a vsync-interrupt join, under lock */
+    /* flips queued on every source; changed under lock, read without it
+     * by DestroyDevice (present_flip.c) */
+    atomic_uint queued;
+    atomic_bool joined;                  /* holds a vsync-interrupt join; as queued */
     bool stopped;                        /* process teardown, under lock */
-    UINT64 devices_gone;                 /* DestroyDevice calls seen, under lock */
+    _Atomic UINT64 devices_gone;         /* DestroyDevice calls seen, bumped without lock */
 };
 
 struct dxgk_adapter {
@@ -233,11 +236,12 @@ struct dxgk_reclaim_wait {
 /* ---- the process ---------------------------------------------------------------- */
 
 struct dxgk_process {
-    pthread_mutex_t lock;                /* adapter & device lists, init */
+    pthread_mutex_t lock;                /* adapter lists, init */
     bool initialized;
     NTSTATUS init_status;
     struct list miniports;
     struct list adapters;                /* started adapters, enumeration order */
+    struct kmt_mutex devices_lock;       /* devices; a leaf: held for list work only */
     struct list devices;
     struct list adapter_handles;
     struct list syncobjs;                /* adapter-level sync objects (outlive devices) */

@@ -29,8 +29,13 @@
  * STATUS_DEVICE_REMOVED, as a vblank wait there does, and an unplug
  * cancels the flips queued on the source.
  * A flip is queued only while its device lives: DestroyDevice bumps
- * `devices_gone` under the flips lock, and a present that sees it moved
- * since it last saw its device acquired looks again before queueing.
+ * `devices_gone`, and a present that sees it moved since it last saw its
+ * device acquired looks again before queueing.  DestroyDevice takes the
+ * flips lock only when a flip is queued (or the join held): the present
+ * counts its flip in `queued` before it reads `devices_gone`, and the
+ * destroy bumps `devices_gone` before it reads `queued`, both
+ * sequentially consistent, so either the destroy sees the flip and
+ * cancels it under the lock, or the present sees the bump.
  */
 #include <stdlib.h>
 
@@ -54,10 +59,11 @@ void dxgk_flips_init(struct dxgk_adapter *adapter)
         list_init(&f->source[i].pending);
 }
 
-static void cancel_locked(struct dxgk_flip_source *s, struct dxgk_flip *flip)
+static void cancel_locked(struct dxgk_flips *f, struct dxgk_flip_source *s, struct dxgk_flip *flip)
 {
     list_remove(&flip->entry);
     s->queued--;
+    f->queued--;
     s->cancelled++;
     free(flip);
 }
@@ -69,7 +75,7 @@ static void drop_all_locked(struct dxgk_flips *f)
         struct dxgk_flip *flip, *next;
 
         LIST_FOR_EACH_ENTRY_SAFE(flip, next, &s->pending, struct dxgk_flip, entry)
-            cancel_locked(s, flip);
+            cancel_locked(f, s, flip);
     }
 }
 
@@ -82,18 +88,10 @@ void dxgk_flips_fini(struct dxgk_adapter *adapter)
     pthread_mutex_destroy(&f->lock);
 }
 
-static bool any_queued_locked(const struct dxgk_flips *f)
-{
-    for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++)
-        if (f->source[i].queued)
-            return true;
-    return false;
-}
-
 /* The join is held with nothing left to wait for. */
 static bool join_idle_locked(const struct dxgk_flips *f)
 {
-    return f->joined && !any_queued_locked(f);
+    return f->joined && !f->queued;
 }
 
 void dxgk_flip_settle(struct dxgk_adapter *adapter)
@@ -185,7 +183,7 @@ NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UIN
         /* immediate: shown now, superseding whatever waits */
         pthread_mutex_lock(&f->lock);
         LIST_FOR_EACH_ENTRY_SAFE(old, next, &s->pending, struct dxgk_flip, entry)
-            cancel_locked(s, old);
+            cancel_locked(f, s, old);
         s->frames++;
         s->scanned_out = allocation;
         pthread_cond_broadcast(&f->retired);
@@ -209,10 +207,14 @@ NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UIN
 
         pthread_mutex_lock(&adapter->vblank.lock);
         pthread_mutex_lock(&f->lock);
-        gone = f->devices_gone;
+        /* counted before the look at devices_gone (see the top); the
+         * count becomes the flip's, or goes before the lock does */
+        atomic_fetch_add(&f->queued, 1);
+        gone = atomic_load(&f->devices_gone);
         unplugged = source < adapter->num_children && !dxgk_child_connected(adapter, source);
         if (!f->stopped && !unplugged && gone == gone_seen && queued_by(s, device) < limit)
             break;
+        atomic_fetch_sub(&f->queued, 1);
         pthread_mutex_unlock(&adapter->vblank.lock);
         if (f->stopped || unplugged)
             status = STATUS_DEVICE_REMOVED;
@@ -236,7 +238,7 @@ NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UIN
     }
     flip->target += interval;
     list_add_tail(&s->pending, &flip->entry);
-    s->queued++;
+    s->queued++;                         /* f->queued counts it already */
     rejoin = !f->joined;
     pthread_mutex_unlock(&f->lock);
     pthread_mutex_unlock(&adapter->vblank.lock);
@@ -263,6 +265,7 @@ void dxgk_flip_vblank_locked(struct dxgk_adapter *adapter, UINT source, UINT64 c
         (flip = LIST_ENTRY(s->pending.next, struct dxgk_flip, entry))->target <= count) {
         list_remove(&flip->entry);
         s->queued--;
+        f->queued--;
         s->frames++;
         s->scanned_out = flip->allocation;
         free(flip);
@@ -276,12 +279,7 @@ void dxgk_flip_vblank_locked(struct dxgk_adapter *adapter, UINT source, UINT64 c
 
 UINT64 dxgk_flip_devices_gone(struct dxgk_adapter *adapter)
 {
-    UINT64 n;
-
-    pthread_mutex_lock(&adapter->flips.lock);
-    n = adapter->flips.devices_gone;
-    pthread_mutex_unlock(&adapter->flips.lock);
-    return n;
+    return atomic_load(&adapter->flips.devices_gone);
 }
 
 void dxgk_flip_unplugged_locked(struct dxgk_adapter *adapter, UINT source)
@@ -292,7 +290,7 @@ void dxgk_flip_unplugged_locked(struct dxgk_adapter *adapter, UINT source)
 
     pthread_mutex_lock(&f->lock);
     LIST_FOR_EACH_ENTRY_SAFE(flip, next, &f->source[source].pending, struct dxgk_flip, entry)
-        cancel_locked(&f->source[source], flip);
+        cancel_locked(f, &f->source[source], flip);
     pthread_cond_broadcast(&f->retired);
     emptied = join_idle_locked(f);
     pthread_mutex_unlock(&f->lock);
@@ -311,15 +309,20 @@ void dxgk_flip_device_gone(struct dxgk_adapter *adapter, D3DKMT_HANDLE device)
 {
     struct dxgk_flips *f = &adapter->flips;
 
+    /* no flip queued and no join held: nothing to cancel, nobody waits
+     * for room (a wait needs a flip queued), nothing to settle, and a
+     * present still on its way sees the bump (see the top) */
+    atomic_fetch_add(&f->devices_gone, 1);
+    if (!atomic_load(&f->queued) && !atomic_load_explicit(&f->joined, memory_order_relaxed))
+        return;
     pthread_mutex_lock(&f->lock);
-    f->devices_gone++;
     for (UINT i = 0; i < DXGK_MAX_VIDPN_SOURCES; i++) {
         struct dxgk_flip_source *s = &f->source[i];
         struct dxgk_flip *flip, *next;
 
         LIST_FOR_EACH_ENTRY_SAFE(flip, next, &s->pending, struct dxgk_flip, entry)
             if (flip->device == device)
-                cancel_locked(s, flip);
+                cancel_locked(f, s, flip);
     }
     pthread_cond_broadcast(&f->retired);
     pthread_mutex_unlock(&f->lock);

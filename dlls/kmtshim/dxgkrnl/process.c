@@ -11,6 +11,7 @@
 #include "miracast.h"
 #include "keyed_mutex.h"
 #include "base/kmt_debug.h"
+#include "base/kmt_spare.h"
 
 struct dxgk_process dxgk_process = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -40,6 +41,7 @@ NTSTATUS dxgk_process_init_slow(void)
     if (!dxgk_process.initialized) {
         list_init(&dxgk_process.miniports);
         list_init(&dxgk_process.adapters);
+        kmt_mutex_init(&dxgk_process.devices_lock);
         list_init(&dxgk_process.devices);
         list_init(&dxgk_process.adapter_handles);
         list_init(&dxgk_process.syncobjs);
@@ -86,18 +88,18 @@ void dxgk_process_shutdown(void)
     for (;;) {
         D3DKMT_HANDLE h = 0;
 
-        pthread_mutex_lock(&dxgk_process.lock);
+        kmt_mutex_lock(&dxgk_process.devices_lock);
         if (!list_empty(&dxgk_process.devices)) {
             device = LIST_ENTRY(dxgk_process.devices.next, struct dxgk_device, entry);
             h = device->handle;
         }
-        pthread_mutex_unlock(&dxgk_process.lock);
+        kmt_mutex_unlock(&dxgk_process.devices_lock);
         if (!h)
             break;
         if (dxgk_destroy_device(h)) {
             /* lost a race with a DestroyDevice call: wait for it to unlink */
-            pthread_mutex_lock(&dxgk_process.lock);
-            pthread_mutex_unlock(&dxgk_process.lock);
+            kmt_mutex_lock(&dxgk_process.devices_lock);
+            kmt_mutex_unlock(&dxgk_process.devices_lock);
         }
     }
     dxgk_process_cancel_async_waits();
@@ -106,6 +108,7 @@ void dxgk_process_shutdown(void)
     dxgk_shared_fence_watch_stop();   /* no shared fence is left to watch */
     dxgk_stop_adapters();           /* closes the remaining adapter handles too */
     dxgk_unload_miniports();
+    kmt_spare_drain();                /* this thread's; other threads' at their exit */
 
     pthread_mutex_lock(&dxgk_process.lock);
     if (hmgr_live_count(&dxgk_process.handles) || hmgr_live_count(&dxgk_process.global_handles))

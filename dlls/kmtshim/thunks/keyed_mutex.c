@@ -115,14 +115,15 @@ NTSTATUS APIENTRY D3DKMTDestroyKeyedMutex(const D3DKMT_DESTROYKEYEDMUTEX *desc)
 
 /* The uncontended Acquire + Release pair is the hottest path of the API.
  * Its plain thunks first try the uncontended call inline, with no call
- * and no frame (dxgkrnl/keyed_mutex_fast.h): with the process up and the
- * d3dkmt channel off, one check stands for THUNK_ENTER's and every
- * step's trace checks.  Anything else is a tail call to the full thunk,
- * which starts over from the descriptor and costs what every thunk costs. */
+ * and no frame (dxgkrnl/keyed_mutex_fast.h): with no channel tracing,
+ * one check stands for every step's trace checks.  THUNK_ENTER needs no
+ * stand-in: a process that is not up (never started, torn down, a fork()
+ * child) has an empty handle table, where the inline lookup finds
+ * nothing.  Anything else is a tail call to the full thunk, which starts
+ * over from the descriptor and costs what every thunk costs. */
 static inline __attribute__((always_inline)) bool hot_untraced(void)
 {
-    return __builtin_expect(__atomic_load_n(&dxgk_process.initialized, __ATOMIC_ACQUIRE), 1) &&
-           __builtin_expect(kmt_debug_surely_off(&kmt_dbch_d3dkmt, KMT_DBG_TRACE), 1);
+    return __builtin_expect(__atomic_load_n(&kmt_debug_quiet, __ATOMIC_RELAXED), 1);
 }
 
 /* The shared part of both full acquires; *fence is written back unless

@@ -7,7 +7,7 @@
 #include <sys/sysinfo.h>
 
 #include "soft.h"
-#include "base/kmt_alloc.h"
+#include "base/kmt_spare.h"
 #include "base/kmt_time.h"
 #include "miniports/builtin.h"
 
@@ -205,7 +205,7 @@ static NTSTATUS APIENTRY soft_query_adapter_info(HANDLE hAdapter, const DXGKARG_
 static NTSTATUS APIENTRY soft_create_device(HANDLE hAdapter, DXGKARG_CREATEDEVICE *args)
 {
     struct soft_adapter *a = hAdapter;
-    struct soft_device *d = kmt_zalloc(sizeof(*d));
+    struct soft_device *d = kmt_spare_zalloc(KMT_SPARE_SOFT_DEVICE, sizeof(*d));
 
     if (!d)
         return STATUS_NO_MEMORY;
@@ -223,7 +223,7 @@ static NTSTATUS APIENTRY soft_destroy_device(HANDLE hDevice)
     struct soft_device *d = hDevice;
 
     atomic_fetch_sub(&d->adapter->devices, 1);
-    free(d);
+    kmt_spare_free(KMT_SPARE_SOFT_DEVICE, d);
     return STATUS_SUCCESS;
 }
 

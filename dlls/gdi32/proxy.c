@@ -148,6 +148,15 @@ static inline BOOL not_shims_nt(NTSTATUS status)
            status == (NTSTATUS)STATUS_OBJECT_NAME_NOT_FOUND;
 }
 
+/* Wine's answer after kmtshim said the handle or name is not its own, or
+ * kmtshim's where Wine only has the name: Wine 10.0's gdi32 exports the
+ * sharing calls, and its win32u answers some with STATUS_NOT_IMPLEMENTED,
+ * where Windows (and kmtshim) say what is wrong with the handle. */
+static inline NTSTATUS wine_answer(NTSTATUS wine, NTSTATUS shim)
+{
+    return wine == (NTSTATUS)STATUS_NOT_IMPLEMENTED ? shim : wine;
+}
+
 /* kmtshim has the adapter whose LUID is at `offset` (it opens it and
  * closes it again); a bad descriptor is kmtshim's to answer. */
 static BOOL shim_knows_luid(const void *desc, unsigned offset)
@@ -293,7 +302,7 @@ typedef NTSTATUS (APIENTRY *d3dkmt_fn2)(void *arg0, void *arg1);
         NTSTATUS status = call_shim("D3DKMT" #name, &fn, desc);             \
         if (!(to_wine))                                                     \
             return status;                                                  \
-        return px_D3DKMT##name(desc);                                       \
+        return wine_answer(px_D3DKMT##name(desc), status);                  \
     }
 
 /* Wine when kmtshim does not succeed on a readable descriptor (a LUID,
@@ -327,7 +336,7 @@ typedef NTSTATUS (APIENTRY *d3dkmt_fn2)(void *arg0, void *arg1);
         status = call_shim("D3DKMT" #name, &fn, desc);                      \
         if (!not_shims_nt(status) || !desc_ok(desc, (offset) + sizeof(HANDLE))) \
             return status;                                                  \
-        return px_D3DKMT##name(desc);                                       \
+        return wine_answer(px_D3DKMT##name(desc), status);                  \
     }
 
 /* ShareObjects (routing.txt "objects"): five arguments; the first object

@@ -148,20 +148,13 @@ static inline BOOL not_shims_nt(NTSTATUS status)
            status == (NTSTATUS)STATUS_OBJECT_NAME_NOT_FOUND;
 }
 
-/* The answer for an NT handle or name kmtshim refused: Wine's, unless
- * Wine's function is a stub (Wine 10.0's opens from NT handles answer
- * STATUS_NOT_IMPLEMENTED to anything); kmtshim's refusal is then what
- * Windows answers. */
-static inline NTSTATUS nt_answer(NTSTATUS shims, NTSTATUS wines)
+/* Wine's answer after kmtshim said the handle or name is not its own, or
+ * kmtshim's where Wine only has the name: Wine 10.0's gdi32 exports the
+ * sharing calls, and its win32u answers some with STATUS_NOT_IMPLEMENTED,
+ * where Windows (and kmtshim) say what is wrong with the handle. */
+static inline NTSTATUS wine_answer(NTSTATUS wine, NTSTATUS shim)
 {
-    return wines == (NTSTATUS)STATUS_NOT_IMPLEMENTED ? shims : wines;
-}
-
-/* Wine's answer as it is. */
-static inline NTSTATUS wine_answer(NTSTATUS shims, NTSTATUS wines)
-{
-    (void)shims;
-    return wines;
+    return wine == (NTSTATUS)STATUS_NOT_IMPLEMENTED ? shim : wine;
 }
 
 /* kmtshim has the adapter whose LUID is at `offset` (it opens it and
@@ -299,9 +292,8 @@ typedef NTSTATUS (APIENTRY *d3dkmt_fn2)(void *arg0, void *arg1);
 #define KMT_ROUTE_LUID_AT(name, offset) KMT_ROUTE_BY(name, shim_knows_luid(desc, offset))
 
 /* Both have it: kmtshim first; Wine answers when `to_wine` holds for
- * kmtshim's `status` (the rules below say when), and `answer` picks
- * between the two answers. */
-#define KMT_ROUTE_SHIM_FIRST(name, to_wine, answer)                         \
+ * kmtshim's `status` (the rules below say when). */
+#define KMT_ROUTE_SHIM_FIRST(name, to_wine)                                 \
     NTSTATUS APIENTRY px_D3DKMT##name(void *desc);                          \
     NTSTATUS APIENTRY route_D3DKMT##name(void *desc);                       \
     NTSTATUS APIENTRY route_D3DKMT##name(void *desc)                        \
@@ -310,14 +302,14 @@ typedef NTSTATUS (APIENTRY *d3dkmt_fn2)(void *arg0, void *arg1);
         NTSTATUS status = call_shim("D3DKMT" #name, &fn, desc);             \
         if (!(to_wine))                                                     \
             return status;                                                  \
-        return answer(status, px_D3DKMT##name(desc));                       \
+        return wine_answer(px_D3DKMT##name(desc), status);                  \
     }
 
 /* Wine when kmtshim does not succeed on a readable descriptor (a LUID,
  * display, DC or path kmtshim maps to none of its adapters).  A bad
  * descriptor keeps kmtshim's answer. */
 #define KMT_ROUTE_FIRST(name) \
-    KMT_ROUTE_SHIM_FIRST(name, status && desc_ok(desc, sizeof(LUID)), wine_answer)
+    KMT_ROUTE_SHIM_FIRST(name, status && desc_ok(desc, sizeof(LUID)))
 
 /* Opens by a global handle (routing.txt "global@N"): the global handle's
  * index decides, as for local handles (both sides use Windows' layout with
@@ -327,7 +319,7 @@ typedef NTSTATUS (APIENTRY *d3dkmt_fn2)(void *arg0, void *arg1);
 /* An NT name (routing.txt "nt"): Wine when kmtshim says the name is not
  * one of its own. */
 #define KMT_ROUTE_NT(name) \
-    KMT_ROUTE_SHIM_FIRST(name, not_shims_nt(status) && desc_ok(desc, sizeof(HANDLE)), nt_answer)
+    KMT_ROUTE_SHIM_FIRST(name, not_shims_nt(status) && desc_ok(desc, sizeof(HANDLE)))
 
 /* An NT handle at `offset` (routing.txt "nthandle@N"): a wineserver D3DKMT
  * share (Wine 10.15 on) goes to Wine; any other handle to kmtshim first, and
@@ -344,7 +336,7 @@ typedef NTSTATUS (APIENTRY *d3dkmt_fn2)(void *arg0, void *arg1);
         status = call_shim("D3DKMT" #name, &fn, desc);                      \
         if (!not_shims_nt(status) || !desc_ok(desc, (offset) + sizeof(HANDLE))) \
             return status;                                                  \
-        return nt_answer(status, px_D3DKMT##name(desc));                    \
+        return wine_answer(px_D3DKMT##name(desc), status);                  \
     }
 
 /* ShareObjects (routing.txt "objects"): five arguments; the first object

@@ -139,6 +139,12 @@ else
 fi
 
 # ---- the proxy's routing of names a newer Wine may have ----------------------------------------
+# wine_exports NAME: the installed gdi32 exports D3DKMT<NAME> (winedump's
+# line for it ends with the name, or with "(-> win32u.X)" where Wine 10's
+# gdi32 forwards it)
+wine_exports() {
+    awk -v n="D3DKMT$1" '$3 == n { found = 1 } END { exit !found }' "$builddir/dlls/gdi32/gdi32-exports.txt"
+}
 # gen_routes NAME D3DKMT-NAMES...: the proxy generated for the installed
 # gdi32 plus those of the names it lacks (ordinals from 9001; Wine 10 has
 # some of them already), in $run/NAME, and compiled (not
@@ -151,7 +157,7 @@ gen_routes() {
     { cat "$builddir/dlls/gdi32/gdi32-exports.txt"
       ord=9000
       for name in "$@"; do
-          grep -q " D3DKMT$name\$" "$builddir/dlls/gdi32/gdi32-exports.txt" && continue
+          wine_exports "$name" && continue
           ord=$((ord + 1)); echo "  00001000  $ord D3DKMT$name"
       done; } >"$gen/exports.txt"
     AWK=${AWK:-awk} sh "$KMT_SRCDIR/dlls/gdi32/gen-proxy.sh" "$gen/exports.txt" \
@@ -179,7 +185,7 @@ fi
 # them, routing.txt's rules (device, global handle, NT handle or name,
 # object array); ShareObjects' five arguments also when Wine lacks it, so
 # this build's own proxy has the form for the installed Wine.
-if grep -q " D3DKMTShareObjects\$" "$builddir/dlls/gdi32/gdi32-exports.txt"; then
+if wine_exports ShareObjects; then
     own_share="KMT_ROUTE_OBJECTS(ShareObjects)"
 else
     own_share="KMT_PROXY_SHIM_OBJECTS(ShareObjects)"
@@ -208,6 +214,12 @@ fi
 # The 32-bit proxy: i386 thunks, routing.txt's i386 offsets where a pointer
 # or HANDLE comes before the deciding handle, two-argument forwarders only
 # where the function takes two (stdcall: the callee pops its arguments).
+# CreateAllocation is kmtshim's alone under Wine 8 and routed under Wine 10.
+if wine_exports CreateAllocation; then
+    create_alloc="KMT_ROUTE_HANDLE(CreateAllocation, 0)"
+else
+    create_alloc="KMT_PROXY_SHIM(CreateAllocation)"
+fi
 gen_arch=i386
 if gen_routes gen-proxy-i386 SubmitCommand SignalSynchronizationObjectFromGpu2 \
         OpenSyncObjectFromNtHandle2 SetProcessSchedulingPriorityClass &&
@@ -217,10 +229,10 @@ if gen_routes gen-proxy-i386 SubmitCommand SignalSynchronizationObjectFromGpu2 \
    grep -qx "KMT_ROUTE_HANDLE(OpenSyncObjectFromNtHandle2, 4)" "$gen/routes.h" &&
    grep -qx "KMT_PROXY_SHIM2(SetProcessSchedulingPriorityClass)" "$gen/routes.h" &&
    grep -qx "KMT_PROXY_SHIM2(GetProcessSchedulingPriorityClass)" "$gen/routes.h" &&
-   grep -qx "KMT_PROXY_SHIM(CreateAllocation)" "$gen/routes.h" &&
+   grep -qx "$create_alloc" "$gen/routes.h" &&
    grep -qx "_px_AbortDoc:" "$gen/thunks.S" && grep -q "jmp \*__imp__AbortDoc\$" "$gen/thunks.S" &&
    grep -qx "KMT_ROUTE_HANDLE(QueryVideoMemoryInfo, 8)" "$builddir/dlls/gdi32/gen/routes.h"; then
-    tap_ok "gdi32 proxy for i386: i386 thunks, i386 offsets (QueryVideoMemoryInfo 4, FromGpu2 16), exact argument counts"
+    tap_ok "gdi32 proxy for i386: i386 thunks, i386 offsets (QueryVideoMemoryInfo 4, FromGpu2 16), exact argument counts, $create_alloc"
 else
     tap_not_ok "gdi32 proxy for i386, see $glog and $gen"
     diag "$glog"

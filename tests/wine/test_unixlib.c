@@ -579,13 +579,17 @@ static void (*fake_fail_next)(NTSTATUS status);
 static unsigned (*fake_live)(void);
 
 /* Loads the stand-in where kmtshim.so looks for ntdll.so (by soname, in the
- * global scope), before kmtshim.so's first NT-handle call. */
+ * global scope), before kmtshim.so's first NT-handle call: Wine 8.0's
+ * (tests/wine/fake), or the one KMT_FAKE_NTDLL names (fake10: Wine 10.0's,
+ * test_unixlib_wine10.sh). */
 static int load_fake_ntdll(const char *builddir)
 {
+    const char *dir = getenv("KMT_FAKE_NTDLL");
     char path[4096];
     void *so;
 
-    snprintf(path, sizeof(path), "%s/tests/wine/fake/.libs/ntdll.so", builddir ? builddir : ".");
+    snprintf(path, sizeof(path), "%s/tests/wine/%s/.libs/ntdll.so", builddir ? builddir : ".",
+             dir && *dir ? dir : "fake");
     so = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     tap(so != NULL, "dlopen %s (the stand-in for Wine's ntdll.so)%s%s", path, so ? "" : ": ",
         so ? "" : dlerror());
@@ -715,21 +719,20 @@ static NTSTATUS open_keyed_mutex_from(HANDLE nt, D3DKMT_OPENKEYEDMUTEXFROMNTHAND
  * handles that are not NT shares get the native path's statuses. */
 static void test_nt_handles_in(void)
 {
-    NTSTATUS (__attribute__((ms_abi)) *fd_to_handle)(int, unsigned, unsigned, HANDLE *);
+    NTSTATUS (*make_handle)(int, unsigned, HANDLE *);
     D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE o;
     HANDLE file = NULL;
     unsigned fds;
     int pipe_fds[2];
     NTSTATUS status;
 
-    fd_to_handle = (NTSTATUS (__attribute__((ms_abi)) *)(int, unsigned, unsigned, HANDLE *))dlsym(
-        RTLD_DEFAULT, "wine_server_fd_to_handle");
-    if (!fd_to_handle || pipe(pipe_fds)) {
-        tap(0, "nt handles: no wine_server_fd_to_handle or pipe");
+    make_handle = (NTSTATUS (*)(int, unsigned, HANDLE *))dlsym(RTLD_DEFAULT, "fake_ntdll_make_handle");
+    if (!make_handle || pipe(pipe_fds)) {
+        tap(0, "nt handles: no fake_ntdll_make_handle or pipe");
         return;
     }
     /* a handle of a file that is no NT share: the broker says so */
-    status = fd_to_handle(pipe_fds[0], 0x1f01ff, 0, &file);
+    status = make_handle(pipe_fds[0], 0x1f01ff, &file);
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     tap(!status && fake_live() == 1, "nt handles: a Wine handle of a pipe (%#x)", (unsigned)status);

@@ -16,8 +16,18 @@
 
 /* the build hides symbols by default */
 #define EXPORT __attribute__((visibility("default")))
-/* Wine's CDECL is the Windows x64 convention, in ntdll.so too */
+/* Wine 8.0's ntdll.so builds CDECL as the Windows x64 convention; Wine
+ * 10.0's as System V, and it exports __wine_unix_call_dispatcher, by which
+ * kmtshim.so tells the two apart (FAKE_NTDLL_SYSV: tests/wine/fake10) */
+#ifdef FAKE_NTDLL_SYSV
+#define WINE_CDECL
+EXPORT void __wine_unix_call_dispatcher(void);
+EXPORT void __wine_unix_call_dispatcher(void)
+{
+}
+#else
 #define WINE_CDECL __attribute__((ms_abi))
+#endif
 
 #define SLOTS 64
 /* a handle of another type (an event, say) */
@@ -38,6 +48,7 @@ EXPORT int fake_ntdll_info(HANDLE handle, unsigned *access, unsigned *attributes
 EXPORT int fake_ntdll_close(HANDLE handle);
 EXPORT unsigned fake_ntdll_live(void);
 EXPORT void fake_ntdll_fail_next(NTSTATUS status);
+EXPORT NTSTATUS fake_ntdll_make_handle(int fd, unsigned access, HANDLE *handle);
 
 static void init(void)
 {
@@ -133,4 +144,11 @@ EXPORT unsigned fake_ntdll_live(void)
 EXPORT void fake_ntdll_fail_next(NTSTATUS status)
 {
     fail_next = status;
+}
+
+/* A program's own Wine handle of `fd` (a file, no NT share), in the
+ * test's calling convention whichever the server calls use. */
+EXPORT NTSTATUS fake_ntdll_make_handle(int fd, unsigned access, HANDLE *handle)
+{
+    return wine_server_fd_to_handle(fd, access, 0, handle);
 }

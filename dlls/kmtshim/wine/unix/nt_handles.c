@@ -51,8 +51,14 @@ typedef NTSTATUS (*fd_to_handle_sysv_fn)(int fd, unsigned int access, unsigned i
 typedef NTSTATUS (*handle_to_fd_sysv_fn)(HANDLE handle, unsigned int access, int *unix_fd, unsigned int *options);
 
 static pthread_once_t server_once = PTHREAD_ONCE_INIT;
-static void *server_fd_to_handle, *server_handle_to_fd;
-static bool server_sysv;
+/* One pair is set, by the convention of the ntdll.so that runs.  Two
+ * pointers, not one pointer and a flag: GCC (12 and 14 at -O2) merges
+ * two indirect calls through one pointer that differ only in their
+ * calling convention, and would call System V functions the Windows way. */
+static fd_to_handle_ms_fn ms_fd_to_handle;
+static handle_to_fd_ms_fn ms_handle_to_fd;
+static fd_to_handle_sysv_fn sysv_fd_to_handle;
+static handle_to_fd_sysv_fn sysv_handle_to_fd;
 
 /* Whether `ntdll` (an ntdll.so handle) builds CDECL as System V.  No
  * symbol says so directly; of the two Wines tested, 10.0's ntdll.so (System
@@ -64,44 +70,51 @@ static bool server_calls_sysv(void *ntdll)
 
 static void find_server_calls(void)
 {
-    void *ntdll = dlopen("ntdll.so", RTLD_NOW | RTLD_NOLOAD);
+    void *ntdll = dlopen("ntdll.so", RTLD_NOW | RTLD_NOLOAD), *fd_to_handle, *handle_to_fd;
+    bool sysv;
 
     if (!ntdll) {
         TRACE_(kmtshim, "no ntdll.so in this process: NT handles are file descriptors\n");
         return;
     }
-    server_fd_to_handle = dlsym(ntdll, "wine_server_fd_to_handle");
-    server_handle_to_fd = dlsym(ntdll, "wine_server_handle_to_fd");
-    server_sysv = server_calls_sysv(ntdll);
-    if (!server_fd_to_handle || !server_handle_to_fd) {
-        ERR_(kmtshim, "ntdll.so lacks wine_server_fd_to_handle/handle_to_fd: NT handles cannot be shared\n");
-        server_fd_to_handle = NULL;
-        server_handle_to_fd = NULL;
-    }
-    TRACE_(kmtshim, "ntdll.so's server calls use the %s convention\n", server_sysv ? "System V" : "Windows x64");
+    fd_to_handle = dlsym(ntdll, "wine_server_fd_to_handle");
+    handle_to_fd = dlsym(ntdll, "wine_server_handle_to_fd");
+    sysv = server_calls_sysv(ntdll);
     /* the reference keeps nothing alive that Wine would unload: ntdll.so
      * stays for the life of the process */
     dlclose(ntdll);
+    if (!fd_to_handle || !handle_to_fd) {
+        ERR_(kmtshim, "ntdll.so lacks wine_server_fd_to_handle/handle_to_fd: NT handles cannot be shared\n");
+        return;
+    }
+    TRACE_(kmtshim, "ntdll.so's server calls use the %s convention\n", sysv ? "System V" : "Windows x64");
+    if (sysv) {
+        sysv_fd_to_handle = (fd_to_handle_sysv_fn)fd_to_handle;
+        sysv_handle_to_fd = (handle_to_fd_sysv_fn)handle_to_fd;
+    } else {
+        ms_fd_to_handle = (fd_to_handle_ms_fn)fd_to_handle;
+        ms_handle_to_fd = (handle_to_fd_ms_fn)handle_to_fd;
+    }
 }
 
 static NTSTATUS call_fd_to_handle(int fd, unsigned int access, unsigned int attributes, HANDLE *handle)
 {
-    if (server_sysv)
-        return ((fd_to_handle_sysv_fn)server_fd_to_handle)(fd, access, attributes, handle);
-    return ((fd_to_handle_ms_fn)server_fd_to_handle)(fd, access, attributes, handle);
+    if (sysv_fd_to_handle)
+        return sysv_fd_to_handle(fd, access, attributes, handle);
+    return ms_fd_to_handle(fd, access, attributes, handle);
 }
 
 static NTSTATUS call_handle_to_fd(HANDLE handle, unsigned int access, int *unix_fd, unsigned int *options)
 {
-    if (server_sysv)
-        return ((handle_to_fd_sysv_fn)server_handle_to_fd)(handle, access, unix_fd, options);
-    return ((handle_to_fd_ms_fn)server_handle_to_fd)(handle, access, unix_fd, options);
+    if (sysv_handle_to_fd)
+        return sysv_handle_to_fd(handle, access, unix_fd, options);
+    return ms_handle_to_fd(handle, access, unix_fd, options);
 }
 
 static bool have_server(void)
 {
     pthread_once(&server_once, find_server_calls);
-    return server_handle_to_fd != NULL;
+    return sysv_handle_to_fd || ms_handle_to_fd;
 }
 
 HANDLE kmt_nt_handle_in(HANDLE handle, int *fd)

@@ -3,18 +3,19 @@
 # wine32/, see dlls/kmtshim/wine/wine32.mk) under wine and speaks TAP: the
 # i686 kmtshim.dll with its i386 kmtshim.so, the 32-bit gdi32 proxy, the
 # run's session broker for the sharing rows, and the 32-bit kmtdemo.exe.
-# The prefix is the one the Wine starts 32-bit programs in: before Wine 10
-# a 64-bit prefix as a user has one (classic WoW64: the files in its
-# syswow64); from Wine 10 on a 32-bit prefix (WINEARCH=win32, the files in
-# its system32, Wine's 32-bit loader), since Debian 13's Wine 10.0 starts
-# no 32-bit program in a 64-bit one.  SKIP where configure built no 32-bit
-# half, no 32-bit Wine is installed or the kernel runs no 32-bit programs.
+# The prefix is the one this Wine starts 32-bit programs in, told by its
+# loaders (wine32-prefix.sh): a 32-bit prefix where a separate i386 loader
+# sits beside wine64 (WINEARCH=win32, the files in its system32, run by
+# that loader), a 64-bit prefix where one loader runs both (the files in
+# its syswow64).  SKIP where configure built no 32-bit half, no 32-bit Wine
+# is installed or the kernel runs no 32-bit programs.
 #
 # Environment: as run-wine-tests.sh; KMTSHIM_WINE32_PREFIX=win32|win64
-# chooses the prefix instead of Wine's version.
+# chooses the prefix instead of the loaders.
 
 builddir=${KMTSHIM_TEST_BUILDDIR:-$(pwd)}
 . "$(dirname "$0")/wine-harness.sh"
+. "$(dirname "$0")/wine32-prefix.sh"
 harness_load "$builddir/tests/wine/wine-tests.env" "tests/wine/test_unixlib covers the Linux half"
 if [ "$KMT_HAVE_WINE32" != yes ]; then
     echo "1..0 # SKIP no 32-bit half: $KMT_WINE32_WHY"
@@ -36,11 +37,7 @@ fi
 tests=$KMT_WINE32_BUILDDIR/tests/wine
 harness_env "$builddir/tests/wine/run32"
 
-arch=${KMTSHIM_WINE32_PREFIX:-}
-if [ -z "$arch" ]; then
-    major=$("$WINE" --version 2>/dev/null | sed -n 's/^wine-\([0-9]*\).*/\1/p')
-    if [ "${major:-0}" -ge 10 ]; then arch=win32; else arch=win64; fi
-fi
+arch=${KMTSHIM_WINE32_PREFIX:-$(wine32_prefix_arch "$WINE" "$loader32")}
 case $arch in
 win32)
     export WINEARCH=win32

@@ -465,11 +465,49 @@ static void test_nt(void)
     expect(close_adapter(FALSE, sa), STATUS_SUCCESS);
 }
 
+/* Wine 10.0's opens from NT handles are stubs (STATUS_NOT_IMPLEMENTED to
+ * anything): for a handle kmtshim refuses, the proxy asks that stub, and
+ * kmtshim's refusal is the answer, as Windows gives it. */
+static void test_nt_stub(void)
+{
+    void (WINAPI *stub_nt_opens)(BOOL) = (void (WINAPI *)(BOOL))(void *)GetProcAddress(fake, "FakeWineStubNtOpens");
+    D3DKMT_OPENSYNCOBJECTFROMNTHANDLE os = { 0 };
+    D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE om = { 0 };
+    HANDLE event = CreateEventA(NULL, FALSE, FALSE, NULL);
+    HANDLE bogus = (HANDLE)(ULONG_PTR)0xdead0;
+
+    if (!ready())
+        return;
+    ok(stub_nt_opens != NULL && event != NULL, "FakeWineStubNtOpens %p, event %p\n",
+       (void *)stub_nt_opens, event);
+    if (!stub_nt_opens || !event)
+        return;
+    /* the fake as Wine 11: its own answer for a handle it does not know */
+    os.hNtHandle = event;
+    expect(on_wine(OpenSyncObjectFromNtHandle, &os), STATUS_INVALID_PARAMETER);
+    om.hNtHandle = event;
+    expect(on_wine(OpenKeyedMutexFromNtHandle, &om), STATUS_INVALID_PARAMETER);
+
+    stub_nt_opens(TRUE);
+    /* a handle of another type, and one that is no handle */
+    expect(on_wine(OpenSyncObjectFromNtHandle, &os), STATUS_OBJECT_TYPE_MISMATCH);
+    expect(on_wine(OpenKeyedMutexFromNtHandle, &om), STATUS_OBJECT_TYPE_MISMATCH);
+    os.hNtHandle = bogus;
+    expect(on_wine(OpenSyncObjectFromNtHandle, &os), STATUS_INVALID_HANDLE);
+    om.hNtHandle = bogus;
+    expect(on_wine(OpenKeyedMutexFromNtHandle, &om), STATUS_INVALID_HANDLE);
+    ok(!os.hSyncObject && !om.hKeyedMutex, "refused opens returned %#x %#x\n", os.hSyncObject,
+       om.hKeyedMutex);
+    stub_nt_opens(FALSE);
+    CloseHandle(event);
+}
+
 static const struct kmtw_test tests[] = {
     { "setup", test_setup },
     { "local", test_local },
     { "global", test_global },
     { "nt", test_nt },
+    { "nt_stub", test_nt_stub },
 };
 
 int main(int argc, char **argv)

@@ -5,14 +5,23 @@
  * call it serves is counted (FakeWineCalls, FakeWineLastCall), so the test
  * sees which calls the proxy sent here; a handle it never issued, or
  * issued and freed, is STATUS_INVALID_PARAMETER, as in Wine.
+ * FakeWineStubNtOpens(TRUE) turns its two opens from NT handles into
+ * stubs answering STATUS_NOT_IMPLEMENTED, as Wine 10.0's are.
  */
 #include "wine11.h"
 
 static volatile LONG calls;
 static const char *volatile last_call;
+static volatile LONG stub_nt_opens;
 
 LONG WINAPI FakeWineCalls(void);
 const char *WINAPI FakeWineLastCall(void);
+void WINAPI FakeWineStubNtOpens(BOOL on);
+
+void WINAPI FakeWineStubNtOpens(BOOL on)
+{
+    InterlockedExchange(&stub_nt_opens, on != 0);
+}
 
 LONG WINAPI FakeWineCalls(void)
 {
@@ -179,9 +188,11 @@ static struct fake_global *nt_object(HANDLE handle, enum fake_type type)
 
 FAKE_FUNCTION(OpenSyncObjectFromNtHandle, D3DKMT_OPENSYNCOBJECTFROMNTHANDLE)
 {
-    struct fake_global *global = nt_object(desc->hNtHandle, FAKE_SYNC);
+    struct fake_global *global;
 
-    if (!global)
+    if (stub_nt_opens)
+        return STATUS_NOT_IMPLEMENTED;
+    if (!(global = nt_object(desc->hNtHandle, FAKE_SYNC)))
         return STATUS_INVALID_PARAMETER;
     return open_local(FAKE_SYNC, 0, global, &desc->hSyncObject);
 }
@@ -289,9 +300,11 @@ FAKE_FUNCTION(OpenKeyedMutex, D3DKMT_OPENKEYEDMUTEX)
 
 FAKE_FUNCTION(OpenKeyedMutexFromNtHandle, D3DKMT_OPENKEYEDMUTEXFROMNTHANDLE)
 {
-    struct fake_global *global = nt_object(desc->hNtHandle, FAKE_MUTEX);
+    struct fake_global *global;
 
-    if (!global)
+    if (stub_nt_opens)
+        return STATUS_NOT_IMPLEMENTED;
+    if (!(global = nt_object(desc->hNtHandle, FAKE_MUTEX)))
         return STATUS_INVALID_PARAMETER;
     return open_local(FAKE_MUTEX, 0, global, &desc->hKeyedMutex);
 }

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -487,6 +488,74 @@ START_TEST(gpu_wait_ends_when_the_broker_dies)
 }
 END_TEST
 
+/* ---- a link that ends as a GPU wait is judged ------------------------------- */
+
+/* Linked with --wrap=dxgk_shared_state_ready (broker.mk): the scheduler
+ * calls it for a shared mutex after it judged which objects of a wait are
+ * gone.  The hook runs once there. */
+struct dxgk_syncobj;
+bool __real_dxgk_shared_state_ready(struct dxgk_syncobj *obj, UINT64 wanted, UINT uses);
+bool __wrap_dxgk_shared_state_ready(struct dxgk_syncobj *obj, UINT64 wanted, UINT uses);
+static void (*_Atomic ready_hook)(void);
+
+bool __wrap_dxgk_shared_state_ready(struct dxgk_syncobj *obj, UINT64 wanted, UINT uses)
+{
+    void (*hook)(void) = atomic_exchange(&ready_hook, NULL);
+
+    if (hook)
+        hook();
+    return __real_dxgk_shared_state_ready(obj, wanted, uses);
+}
+
+static pid_t doomed;                     /* the broker drop_link kills */
+static _Atomic bool link_dropped;
+
+/* What a broker call of another thread would do right then: find the
+ * broker dead and drop the connection (no asserts: the scheduler's thread). */
+static void drop_link(void)
+{
+    uint64_t connection = kmt_broker_connection();
+
+    kill(doomed, SIGKILL);
+    for (int i = 0; i < 10000 && (process_exists(doomed) || !kmt_broker_connection_lost(connection)); i++)
+        usleep(1000);
+    atomic_store(&link_dropped, kmt_broker_connection() != connection);
+}
+
+/* The link ends after the scheduler judged a blocked wait's object not
+ * gone and before it marked the wait blocked for the watcher: the wait
+ * is still marked, the watcher finds the ended link, and the context's
+ * later work runs.  The judgement is the one after another process took
+ * the mutex over: the watcher cleared the mark then, and nothing else
+ * kicks the scheduler after it. */
+START_TEST(gpu_wait_ends_when_the_link_ends_as_it_is_judged)
+{
+    D3DKMT_HANDLE ctx = kmt_exec_virtual_context(device);
+    D3DKMT_HANDLE h = create_blocking(D3DDDI_SYNCHRONIZATION_MUTEX);
+    struct dxgk_shared_fence_page *page = kmt_probe_page(h);
+    struct kmt_fence later;
+
+    ck_assert_ptr_nonnull(page);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &later), STATUS_SUCCESS);
+    ck_assert_status(kmt_wait2(ctx, h, 0), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(ctx, later.handle, 1), STATUS_SUCCESS);
+    ck_assert_msg(kmt_probe_gpu_blocked(h, BOUND_MS), "the GPU wait did not block");
+    doomed = broker_stats().broker_pid;
+    atomic_store(&link_dropped, false);
+    atomic_store(&ready_hook, drop_link);
+    kmt_test_capture_begin();
+    kmt_probe_store_holder(h, atomic_load(&page->holder) + 1);
+    ck_assert_status(kmt_fence_wait(device, later.handle, 1, BOUND_MS), STATUS_SUCCESS);
+    ck_assert_msg(atomic_load(&link_dropped) && !atomic_load(&ready_hook),
+                  "the link did not end as the wait was judged");
+    ck_assert_status(kmt_wait2(ctx, h, 0), STATUS_DEVICE_REMOVED);
+    kmt_test_capture_end();
+    ck_assert_status(destroy_syncobj(h), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(later.handle), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
 /* ---- a broker replaced while an object opens ---------------------------- */
 
 /* Linked with --wrap=mmap (broker.mk): the hook runs once, on this thread,
@@ -612,6 +681,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, async_wait_ends_when_the_broker_dies, KILLED, HUNG + 1);
     /* _i: an index in gpu_waited */
     tcase_add_loop_test(tc, gpu_wait_ends_when_the_broker_dies, 0, 4);
+    tcase_add_test(tc, gpu_wait_ends_when_the_link_ends_as_it_is_judged);
     tcase_add_test(tc, open_across_a_broker_restart_fails_device_removed);
     tcase_add_test(tc, refused_before_the_broker_keeps_its_status);
     tcase_set_timeout(tc, 60);

@@ -12,12 +12,14 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "broker_util.h"
 #include "exec_util.h"
+#include "peer_util.h"
 #include "share_resource_util.h"
 #include "shared_state_probe.h"
 
@@ -488,6 +490,62 @@ START_TEST(gpu_wait_ends_when_the_broker_dies)
 }
 END_TEST
 
+/* A shared mutex another process (legacy_sync_peer) holds. */
+static D3DKMT_HANDLE create_held_elsewhere(struct kmt_test_peer *p)
+{
+    D3DDDI_SYNCHRONIZATIONOBJECTINFO2 info = { 0 };
+    const char *args[] = { NULL, NULL };
+    D3DKMT_HANDLE h;
+    char global[32];
+
+    info.Type = D3DDDI_SYNCHRONIZATION_MUTEX;
+    info.Flags.Shared = 1;
+    ck_assert_status(kmt_syncobj_create2(device, &info, &h), STATUS_SUCCESS);
+    snprintf(global, sizeof(global), "%#x", info.SharedHandle);
+    args[0] = global;
+    kmt_test_peer_start(p, "legacy_sync_peer", NULL, 0, args);
+    ck_assert_str_eq(kmt_test_peer_line(p, "opened "), "0");
+    ck_assert_int_eq(write(p->in, "wait 0\nprogress 1\n", 18), 18);
+    ck_assert_str_eq(kmt_test_peer_line(p, "queued "), "1 0");
+    ck_assert_str_eq(kmt_test_peer_line(p, "progress "), "0 1");
+    return h;
+}
+
+/* wait(M), signal(M) on a context, M held by another process: once the
+ * broker died the wait passes over M and takes nothing, so the signal
+ * after it must not free the other process's hold. */
+START_TEST(gpu_signal_after_a_passed_over_wait_keeps_another_hold)
+{
+    D3DKMT_HANDLE ctx = kmt_exec_virtual_context(device), h;
+    struct dxgk_shared_fence_page *page;
+    struct kmt_test_peer p;
+    struct kmt_fence later;
+    uint32_t held, now_held;
+
+    h = create_held_elsewhere(&p);
+    page = kmt_probe_page(h);
+    ck_assert_ptr_nonnull(page);
+    held = atomic_load(&page->holder);
+    ck_assert_uint_ne(held, 0);
+    ck_assert_uint_ne(held, kmt_broker_client_id());
+    ck_assert_status(kmt_fence_create(device, 0, 0, &later), STATUS_SUCCESS);
+    ck_assert_status(kmt_wait2(ctx, h, 0), STATUS_SUCCESS);
+    ck_assert_status(kmt_signal2(ctx, h, 0), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(ctx, later.handle, 1), STATUS_SUCCESS);
+    ck_assert_msg(kmt_probe_gpu_blocked(h, BOUND_MS), "the GPU wait did not block");
+    kmt_test_capture_begin();
+    break_broker(KILLED);
+    ck_assert_status(kmt_fence_wait(device, later.handle, 1, BOUND_MS), STATUS_SUCCESS);
+    now_held = atomic_load(&page->holder);
+    kmt_test_capture_end();
+    ck_assert_uint_eq(now_held, held);
+    ck_assert_int_eq(kmt_test_peer_end(&p), 0);
+    ck_assert_status(destroy_syncobj(h), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(later.handle), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
 /* ---- a link that ends as a GPU wait is judged ------------------------------- */
 
 /* Linked with --wrap=dxgk_shared_state_ready (broker.mk): the scheduler
@@ -681,6 +739,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, async_wait_ends_when_the_broker_dies, KILLED, HUNG + 1);
     /* _i: an index in gpu_waited */
     tcase_add_loop_test(tc, gpu_wait_ends_when_the_broker_dies, 0, 4);
+    tcase_add_test(tc, gpu_signal_after_a_passed_over_wait_keeps_another_hold);
     tcase_add_test(tc, gpu_wait_ends_when_the_link_ends_as_it_is_judged);
     tcase_add_test(tc, open_across_a_broker_restart_fails_device_removed);
     tcase_add_test(tc, refused_before_the_broker_keeps_its_status);

@@ -503,7 +503,14 @@ void dxgk_syncobj_signal(struct dxgk_syncobj *obj, UINT64 value, bool allow_rewi
         obj->mutex.owner = NULL;
     switch (has_shared_state(obj) ? DXGK_SHARED_STATE : (int)obj->type) {
     case DXGK_SHARED_STATE:
-        dxgk_shared_state_signal(obj, value);
+        /* Link ended: a GPU wait passed over the object and took nothing,
+         * so the signal gives the other processes nothing (it would free
+         * another's hold, add a count never taken); it only frees a hold
+         * of this process's. */
+        if (!dxgk_syncobj_link_gone(obj))
+            dxgk_shared_state_signal(obj, value);
+        else if (obj->type == D3DDDI_SYNCHRONIZATION_MUTEX)
+            dxgk_shared_state_disown(obj);
         break;
     case D3DDDI_SYNCHRONIZATION_MUTEX:
         obj->mutex.owned = false;

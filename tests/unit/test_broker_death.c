@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -676,6 +677,47 @@ START_TEST(open_across_a_broker_restart_fails_device_removed)
 }
 END_TEST
 
+static bool ended;
+
+/* The same, with no next broker to start (its program is not there): the
+ * broker is found dead and the connection dropped. */
+static void end_broker_for_good(void)
+{
+    uint64_t connection = kmt_broker_connection();
+
+    break_broker(KILLED);
+    setenv("KMTSHIM_BROKER", "/nonexistent/kmtshim-broker", 1);
+    for (int i = 0; i < 10000 && !kmt_broker_connection_lost(connection); i++)
+        usleep(1000);
+    ended = !kmt_broker_connection();
+}
+
+/* The open's connection is over and no broker can be reached: the object
+ * went with the connection, as above, not "no broker". */
+START_TEST(open_after_the_last_broker_died_fails_device_removed)
+{
+    D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
+    D3DKMT_OPENSYNCHRONIZATIONOBJECT o = { 0 };
+    char *broker = strdup(getenv("KMTSHIM_BROKER"));
+
+    cs.hDevice = device;
+    cs.Info.Type = D3DDDI_SYNCHRONIZATION_MUTEX;
+    cs.Info.Flags.Shared = 1;
+    ck_assert_status(D3DKMTCreateSynchronizationObject2(&cs), STATUS_SUCCESS);
+    o.hSharedHandle = cs.Info.SharedHandle;
+    ended = false;
+    mmap_hook = end_broker_for_good;
+    kmt_test_capture_begin();
+    ck_assert_status(D3DKMTOpenSynchronizationObject(&o), STATUS_DEVICE_REMOVED);
+    kmt_test_capture_end();
+    setenv("KMTSHIM_BROKER", broker, 1);
+    free(broker);
+    ck_assert_msg(ended && !mmap_hook, "the broker did not end during the open");
+    ck_assert_status(destroy_syncobj(cs.hSyncObject), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
 /* ---- what never reached the broker -------------------------------------- */
 
 struct refused_share {
@@ -742,6 +784,7 @@ static Suite *suite(void)
     tcase_add_test(tc, gpu_signal_after_a_passed_over_wait_keeps_another_hold);
     tcase_add_test(tc, gpu_wait_ends_when_the_link_ends_as_it_is_judged);
     tcase_add_test(tc, open_across_a_broker_restart_fails_device_removed);
+    tcase_add_test(tc, open_after_the_last_broker_died_fails_device_removed);
     tcase_add_test(tc, refused_before_the_broker_keeps_its_status);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);

@@ -653,10 +653,10 @@ static void replace_broker(void)
     replaced = !status && stats.broker_pid != (uint32_t)old;
 }
 
-/* The reference of an open went with its connection: a mutex that then
- * learned its holder id from the next connection would write an id whose
- * end never frees it, so the open fails. */
-START_TEST(open_across_a_broker_restart_fails_device_removed)
+/* Makes a shared mutex and opens it with `hook` run in the open after its
+ * broker call; the open must fail with STATUS_DEVICE_REMOVED.  Returns
+ * the mutex made. */
+static D3DKMT_HANDLE open_while(void (*hook)(void))
 {
     D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
     D3DKMT_OPENSYNCHRONIZATIONOBJECT o = { 0 };
@@ -666,13 +666,24 @@ START_TEST(open_across_a_broker_restart_fails_device_removed)
     cs.Info.Flags.Shared = 1;
     ck_assert_status(D3DKMTCreateSynchronizationObject2(&cs), STATUS_SUCCESS);
     o.hSharedHandle = cs.Info.SharedHandle;
-    replaced = false;
-    mmap_hook = replace_broker;
+    mmap_hook = hook;
     kmt_test_capture_begin();
     ck_assert_status(D3DKMTOpenSynchronizationObject(&o), STATUS_DEVICE_REMOVED);
     kmt_test_capture_end();
+    return cs.hSyncObject;
+}
+
+/* The reference of an open went with its connection: a mutex that then
+ * learned its holder id from the next connection would write an id whose
+ * end never frees it, so the open fails. */
+START_TEST(open_across_a_broker_restart_fails_device_removed)
+{
+    D3DKMT_HANDLE h;
+
+    replaced = false;
+    h = open_while(replace_broker);
     ck_assert_msg(replaced && !mmap_hook, "the broker was not replaced during the open");
-    ck_assert_status(destroy_syncobj(cs.hSyncObject), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(h), STATUS_SUCCESS);
     fresh_objects_work();
 }
 END_TEST
@@ -696,24 +707,15 @@ static void end_broker_for_good(void)
  * went with the connection, as above, not "no broker". */
 START_TEST(open_after_the_last_broker_died_fails_device_removed)
 {
-    D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
-    D3DKMT_OPENSYNCHRONIZATIONOBJECT o = { 0 };
     char *broker = strdup(getenv("KMTSHIM_BROKER"));
+    D3DKMT_HANDLE h;
 
-    cs.hDevice = device;
-    cs.Info.Type = D3DDDI_SYNCHRONIZATION_MUTEX;
-    cs.Info.Flags.Shared = 1;
-    ck_assert_status(D3DKMTCreateSynchronizationObject2(&cs), STATUS_SUCCESS);
-    o.hSharedHandle = cs.Info.SharedHandle;
     ended = false;
-    mmap_hook = end_broker_for_good;
-    kmt_test_capture_begin();
-    ck_assert_status(D3DKMTOpenSynchronizationObject(&o), STATUS_DEVICE_REMOVED);
-    kmt_test_capture_end();
+    h = open_while(end_broker_for_good);
     setenv("KMTSHIM_BROKER", broker, 1);
     free(broker);
     ck_assert_msg(ended && !mmap_hook, "the broker did not end during the open");
-    ck_assert_status(destroy_syncobj(cs.hSyncObject), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(h), STATUS_SUCCESS);
     fresh_objects_work();
 }
 END_TEST

@@ -23,6 +23,7 @@
 #include "peer_util.h"
 #include "share_resource_util.h"
 #include "shared_state_probe.h"
+#include "dxgkrnl/sync.h"
 
 #define GENERIC_ALL 0x10000000u
 #define SHARED_NT 0x3u                   /* Flags.Shared | Flags.NtSecuritySharing */
@@ -551,17 +552,18 @@ END_TEST
 
 /* Linked with --wrap=dxgk_shared_state_ready (broker.mk): the scheduler
  * calls it for a shared mutex after it judged which objects of a wait are
- * gone.  The hook runs once there. */
-struct dxgk_syncobj;
+ * gone.  The hook runs once there, in a judgement of a wait not marked
+ * blocked (the watcher looks at a marked one's link anyway). */
 bool __real_dxgk_shared_state_ready(struct dxgk_syncobj *obj, UINT64 wanted, UINT uses);
 bool __wrap_dxgk_shared_state_ready(struct dxgk_syncobj *obj, UINT64 wanted, UINT uses);
 static void (*_Atomic ready_hook)(void);
 
 bool __wrap_dxgk_shared_state_ready(struct dxgk_syncobj *obj, UINT64 wanted, UINT uses)
 {
-    void (*hook)(void) = atomic_exchange(&ready_hook, NULL);
+    void (*hook)(void);
 
-    if (hook)
+    if (atomic_load(&ready_hook) && !atomic_load(&obj->shared_fence->gpu_blocked) &&
+        (hook = atomic_exchange(&ready_hook, NULL)))
         hook();
     return __real_dxgk_shared_state_ready(obj, wanted, uses);
 }
@@ -593,17 +595,25 @@ START_TEST(gpu_wait_ends_when_the_link_ends_as_it_is_judged)
     D3DKMT_HANDLE h = create_blocking(D3DDDI_SYNCHRONIZATION_MUTEX);
     struct dxgk_shared_fence_page *page = kmt_probe_page(h);
     struct kmt_fence later;
+    uint32_t me;
 
     ck_assert_ptr_nonnull(page);
     ck_assert_status(kmt_fence_create(device, 0, 0, &later), STATUS_SUCCESS);
     ck_assert_status(kmt_wait2(ctx, h, 0), STATUS_SUCCESS);
     ck_assert_status(kmt_gpu_signal(ctx, later.handle, 1), STATUS_SUCCESS);
     ck_assert_msg(kmt_probe_gpu_blocked(h, BOUND_MS), "the GPU wait did not block");
+    me = atomic_load(&page->holder);
     doomed = broker_stats().broker_pid;
     atomic_store(&link_dropped, false);
     atomic_store(&ready_hook, drop_link);
     kmt_test_capture_begin();
-    kmt_probe_store_holder(h, atomic_load(&page->holder) + 1);
+    /* the watcher sees the move, clears the mark and has the wait judged
+     * again; once more if the look that armed it saw the move first */
+    for (uint32_t k = 1; atomic_load(&ready_hook) && k < 100; k++) {
+        kmt_probe_store_holder(h, me + k);
+        for (int ms = 0; atomic_load(&ready_hook) && ms < 100; ms++)
+            usleep(1000);
+    }
     ck_assert_status(kmt_fence_wait(device, later.handle, 1, BOUND_MS), STATUS_SUCCESS);
     ck_assert_msg(atomic_load(&link_dropped) && !atomic_load(&ready_hook),
                   "the link did not end as the wait was judged");

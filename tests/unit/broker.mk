@@ -33,8 +33,10 @@ tests_unit_test_broker_death_SOURCES = tests/unit/test_broker_death.c $(KMT_BROK
 	$(KMT_SHARE_RESOURCE_UTIL) $(KMT_EXEC_UTIL) $(KMT_SHARED_STATE_PROBE)
 tests_unit_test_broker_death_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_broker_death_LDADD = $(KMT_UNIT_LDADD)
-# a hook in the library's mapping of a shared page (test_broker_death.c)
-tests_unit_test_broker_death_LDFLAGS = -Wl,--wrap=mmap
+# hooks in the library's mapping of a shared page and its look at a
+# shared sync object's state (test_broker_death.c); its peer program is
+# legacy_sync_peer (share_legacy_sync.mk)
+tests_unit_test_broker_death_LDFLAGS = -Wl,--wrap=mmap -Wl,--wrap=dxgk_shared_state_ready
 
 tests_unit_broker_peer_SOURCES = tests/unit/broker_peer.c
 tests_unit_broker_peer_LDADD = libkmtcore.la $(PTHREAD_LIBS)

@@ -40,6 +40,16 @@ bool kmt_probe_gpu_blocked(D3DKMT_HANDLE h, unsigned bound_ms)
     return false;
 }
 
+void kmt_probe_store_holder(D3DKMT_HANDLE h, uint32_t holder)
+{
+    struct dxgk_shared_fence *sf = shared_of(h);
+
+    if (sf) {
+        atomic_store(&sf->rw->holder, holder);
+        dxgk_shared_fence_stored(sf);
+    }
+}
+
 unsigned kmt_probe_spin_ns(D3DKMT_HANDLE h)
 {
     struct dxgk_shared_fence *sf = shared_of(h);

@@ -17,6 +17,10 @@ struct dxgk_shared_fence_page *kmt_probe_page(D3DKMT_HANDLE h);
  * scheduler is blocked on `h`; false if none was. */
 bool kmt_probe_gpu_blocked(D3DKMT_HANDLE h, unsigned bound_ms);
 
+/* Stores `holder` in the mutex `h`'s holder word and announces it, as
+ * another process taking the mutex over would. */
+void kmt_probe_store_holder(D3DKMT_HANDLE h, uint32_t holder);
+
 /* How long this process's next blocking wait on `h` looks at the value
  * before it sleeps, in ns (wait.c); 0 before its first look. */
 unsigned kmt_probe_spin_ns(D3DKMT_HANDLE h);

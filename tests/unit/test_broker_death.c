@@ -11,14 +11,19 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "broker_util.h"
 #include "exec_util.h"
+#include "peer_util.h"
 #include "share_resource_util.h"
 #include "shared_state_probe.h"
+#include "dxgkrnl/sync.h"
 
 #define GENERIC_ALL 0x10000000u
 #define SHARED_NT 0x3u                   /* Flags.Shared | Flags.NtSecuritySharing */
@@ -487,6 +492,139 @@ START_TEST(gpu_wait_ends_when_the_broker_dies)
 }
 END_TEST
 
+/* A shared mutex another process (legacy_sync_peer) holds. */
+static D3DKMT_HANDLE create_held_elsewhere(struct kmt_test_peer *p)
+{
+    D3DDDI_SYNCHRONIZATIONOBJECTINFO2 info = { 0 };
+    const char *args[] = { NULL, NULL };
+    D3DKMT_HANDLE h;
+    char global[32];
+
+    info.Type = D3DDDI_SYNCHRONIZATION_MUTEX;
+    info.Flags.Shared = 1;
+    ck_assert_status(kmt_syncobj_create2(device, &info, &h), STATUS_SUCCESS);
+    snprintf(global, sizeof(global), "%#x", info.SharedHandle);
+    args[0] = global;
+    kmt_test_peer_start(p, "legacy_sync_peer", NULL, 0, args);
+    ck_assert_str_eq(kmt_test_peer_line(p, "opened "), "0");
+    ck_assert_int_eq(write(p->in, "wait 0\nprogress 1\n", 18), 18);
+    ck_assert_str_eq(kmt_test_peer_line(p, "queued "), "1 0");
+    ck_assert_str_eq(kmt_test_peer_line(p, "progress "), "0 1");
+    return h;
+}
+
+/* wait(M), signal(M) on a context, M held by another process: once the
+ * broker died the wait passes over M and takes nothing, so the signal
+ * after it must not free the other process's hold. */
+START_TEST(gpu_signal_after_a_passed_over_wait_keeps_another_hold)
+{
+    D3DKMT_HANDLE ctx = kmt_exec_virtual_context(device), h;
+    struct dxgk_shared_fence_page *page;
+    struct kmt_test_peer p;
+    struct kmt_fence later;
+    uint32_t held, now_held;
+
+    h = create_held_elsewhere(&p);
+    page = kmt_probe_page(h);
+    ck_assert_ptr_nonnull(page);
+    held = atomic_load(&page->holder);
+    ck_assert_uint_ne(held, 0);
+    ck_assert_uint_ne(held, kmt_broker_client_id());
+    ck_assert_status(kmt_fence_create(device, 0, 0, &later), STATUS_SUCCESS);
+    ck_assert_status(kmt_wait2(ctx, h, 0), STATUS_SUCCESS);
+    ck_assert_status(kmt_signal2(ctx, h, 0), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(ctx, later.handle, 1), STATUS_SUCCESS);
+    ck_assert_msg(kmt_probe_gpu_blocked(h, BOUND_MS), "the GPU wait did not block");
+    kmt_test_capture_begin();
+    break_broker(KILLED);
+    ck_assert_status(kmt_fence_wait(device, later.handle, 1, BOUND_MS), STATUS_SUCCESS);
+    now_held = atomic_load(&page->holder);
+    kmt_test_capture_end();
+    ck_assert_uint_eq(now_held, held);
+    ck_assert_int_eq(kmt_test_peer_end(&p), 0);
+    ck_assert_status(destroy_syncobj(h), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(later.handle), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
+/* ---- a link that ends as a GPU wait is judged ------------------------------- */
+
+/* Linked with --wrap=dxgk_shared_state_ready (broker.mk): the scheduler
+ * calls it for a shared mutex after it judged which objects of a wait are
+ * gone.  The hook runs once there, in a judgement of a wait not marked
+ * blocked (the watcher looks at a marked one's link anyway). */
+bool __real_dxgk_shared_state_ready(struct dxgk_syncobj *obj, UINT64 wanted, UINT uses);
+bool __wrap_dxgk_shared_state_ready(struct dxgk_syncobj *obj, UINT64 wanted, UINT uses);
+static void (*_Atomic ready_hook)(void);
+
+bool __wrap_dxgk_shared_state_ready(struct dxgk_syncobj *obj, UINT64 wanted, UINT uses)
+{
+    void (*hook)(void);
+
+    if (atomic_load(&ready_hook) && !atomic_load(&obj->shared_fence->gpu_blocked) &&
+        (hook = atomic_exchange(&ready_hook, NULL)))
+        hook();
+    return __real_dxgk_shared_state_ready(obj, wanted, uses);
+}
+
+static pid_t doomed;                     /* the broker drop_link kills */
+static _Atomic bool link_dropped;
+
+/* What a broker call of another thread would do right then: find the
+ * broker dead and drop the connection (no asserts: the scheduler's thread). */
+static void drop_link(void)
+{
+    uint64_t connection = kmt_broker_connection();
+
+    kill(doomed, SIGKILL);
+    for (int i = 0; i < 10000 && (process_exists(doomed) || !kmt_broker_connection_lost(connection)); i++)
+        usleep(1000);
+    atomic_store(&link_dropped, kmt_broker_connection() != connection);
+}
+
+/* The link ends after the scheduler judged a blocked wait's object not
+ * gone and before it marked the wait blocked for the watcher: the wait
+ * is still marked, the watcher finds the ended link, and the context's
+ * later work runs.  The judgement is the one after another process took
+ * the mutex over: the watcher cleared the mark then, and nothing else
+ * kicks the scheduler after it. */
+START_TEST(gpu_wait_ends_when_the_link_ends_as_it_is_judged)
+{
+    D3DKMT_HANDLE ctx = kmt_exec_virtual_context(device);
+    D3DKMT_HANDLE h = create_blocking(D3DDDI_SYNCHRONIZATION_MUTEX);
+    struct dxgk_shared_fence_page *page = kmt_probe_page(h);
+    struct kmt_fence later;
+    uint32_t me;
+
+    ck_assert_ptr_nonnull(page);
+    ck_assert_status(kmt_fence_create(device, 0, 0, &later), STATUS_SUCCESS);
+    ck_assert_status(kmt_wait2(ctx, h, 0), STATUS_SUCCESS);
+    ck_assert_status(kmt_gpu_signal(ctx, later.handle, 1), STATUS_SUCCESS);
+    ck_assert_msg(kmt_probe_gpu_blocked(h, BOUND_MS), "the GPU wait did not block");
+    me = atomic_load(&page->holder);
+    doomed = broker_stats().broker_pid;
+    atomic_store(&link_dropped, false);
+    atomic_store(&ready_hook, drop_link);
+    kmt_test_capture_begin();
+    /* the watcher sees the move, clears the mark and has the wait judged
+     * again; once more if the look that armed it saw the move first */
+    for (uint32_t k = 1; atomic_load(&ready_hook) && k < 100; k++) {
+        kmt_probe_store_holder(h, me + k);
+        for (int ms = 0; atomic_load(&ready_hook) && ms < 100; ms++)
+            usleep(1000);
+    }
+    ck_assert_status(kmt_fence_wait(device, later.handle, 1, BOUND_MS), STATUS_SUCCESS);
+    ck_assert_msg(atomic_load(&link_dropped) && !atomic_load(&ready_hook),
+                  "the link did not end as the wait was judged");
+    ck_assert_status(kmt_wait2(ctx, h, 0), STATUS_DEVICE_REMOVED);
+    kmt_test_capture_end();
+    ck_assert_status(destroy_syncobj(h), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(later.handle), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
 /* ---- a broker replaced while an object opens ---------------------------- */
 
 /* Linked with --wrap=mmap (broker.mk): the hook runs once, on this thread,
@@ -525,10 +663,10 @@ static void replace_broker(void)
     replaced = !status && stats.broker_pid != (uint32_t)old;
 }
 
-/* The reference of an open went with its connection: a mutex that then
- * learned its holder id from the next connection would write an id whose
- * end never frees it, so the open fails. */
-START_TEST(open_across_a_broker_restart_fails_device_removed)
+/* Makes a shared mutex and opens it with `hook` run in the open after its
+ * broker call; the open must fail with STATUS_DEVICE_REMOVED.  Returns
+ * the mutex made. */
+static D3DKMT_HANDLE open_while(void (*hook)(void))
 {
     D3DKMT_CREATESYNCHRONIZATIONOBJECT2 cs = { 0 };
     D3DKMT_OPENSYNCHRONIZATIONOBJECT o = { 0 };
@@ -538,13 +676,56 @@ START_TEST(open_across_a_broker_restart_fails_device_removed)
     cs.Info.Flags.Shared = 1;
     ck_assert_status(D3DKMTCreateSynchronizationObject2(&cs), STATUS_SUCCESS);
     o.hSharedHandle = cs.Info.SharedHandle;
-    replaced = false;
-    mmap_hook = replace_broker;
+    mmap_hook = hook;
     kmt_test_capture_begin();
     ck_assert_status(D3DKMTOpenSynchronizationObject(&o), STATUS_DEVICE_REMOVED);
     kmt_test_capture_end();
+    return cs.hSyncObject;
+}
+
+/* The reference of an open went with its connection: a mutex that then
+ * learned its holder id from the next connection would write an id whose
+ * end never frees it, so the open fails. */
+START_TEST(open_across_a_broker_restart_fails_device_removed)
+{
+    D3DKMT_HANDLE h;
+
+    replaced = false;
+    h = open_while(replace_broker);
     ck_assert_msg(replaced && !mmap_hook, "the broker was not replaced during the open");
-    ck_assert_status(destroy_syncobj(cs.hSyncObject), STATUS_SUCCESS);
+    ck_assert_status(destroy_syncobj(h), STATUS_SUCCESS);
+    fresh_objects_work();
+}
+END_TEST
+
+static bool ended;
+
+/* The same, with no next broker to start (its program is not there): the
+ * broker is found dead and the connection dropped. */
+static void end_broker_for_good(void)
+{
+    uint64_t connection = kmt_broker_connection();
+
+    break_broker(KILLED);
+    setenv("KMTSHIM_BROKER", "/nonexistent/kmtshim-broker", 1);
+    for (int i = 0; i < 10000 && !kmt_broker_connection_lost(connection); i++)
+        usleep(1000);
+    ended = !kmt_broker_connection();
+}
+
+/* The open's connection is over and no broker can be reached: the object
+ * went with the connection, as above, not "no broker". */
+START_TEST(open_after_the_last_broker_died_fails_device_removed)
+{
+    char *broker = strdup(getenv("KMTSHIM_BROKER"));
+    D3DKMT_HANDLE h;
+
+    ended = false;
+    h = open_while(end_broker_for_good);
+    setenv("KMTSHIM_BROKER", broker, 1);
+    free(broker);
+    ck_assert_msg(ended && !mmap_hook, "the broker did not end during the open");
+    ck_assert_status(destroy_syncobj(h), STATUS_SUCCESS);
     fresh_objects_work();
 }
 END_TEST
@@ -612,7 +793,10 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, async_wait_ends_when_the_broker_dies, KILLED, HUNG + 1);
     /* _i: an index in gpu_waited */
     tcase_add_loop_test(tc, gpu_wait_ends_when_the_broker_dies, 0, 4);
+    tcase_add_test(tc, gpu_signal_after_a_passed_over_wait_keeps_another_hold);
+    tcase_add_test(tc, gpu_wait_ends_when_the_link_ends_as_it_is_judged);
     tcase_add_test(tc, open_across_a_broker_restart_fails_device_removed);
+    tcase_add_test(tc, open_after_the_last_broker_died_fails_device_removed);
     tcase_add_test(tc, refused_before_the_broker_keeps_its_status);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);

@@ -30,19 +30,24 @@ static inline bool dxgk_share_lost(uint64_t connection)
 }
 
 /* The client id a holder word names this process by (*id): the id of
- * `connection`, the one the object's reference was taken on.  Another
- * thread may have reconnected since (broker calls reconnect by
- * themselves): then the reference went with the old connection, and the
- * object with it; an id of the new one would name an owner whose end
- * never frees it.  `what` names the object for the WARN line. */
+ * `connection`, the one the object's reference was taken on.  Once that
+ * connection ended (another thread's broker call dropped it, or
+ * reconnected: they reconnect by themselves) the reference went with it,
+ * and the object with it: STATUS_DEVICE_REMOVED, whether a broker is up
+ * now or not; an id of a new connection would name an owner whose end
+ * never frees it.  A connection already over is refused before anything
+ * connects, or starts a broker.  `what` names the object for the WARN
+ * line. */
 static inline NTSTATUS dxgk_share_holder_id(uint64_t connection, uint32_t *id, const char *what)
 {
-    uint64_t now;
+    uint64_t now = kmt_broker_connection();
 
-    if (!(*id = kmt_broker_client_id_on(&now)))
-        return STATUS_PORT_DISCONNECTED;  /* no broker to be reached */
-    if (now != connection) {
+    *id = 0;
+    if (now == connection)
+        *id = kmt_broker_client_id_on(&now);
+    if (!*id || now != connection) {
         WARN_(dxgk, "%s: the broker connection ended as it was made or opened\n", what);
+        *id = 0;
         return STATUS_DEVICE_REMOVED;
     }
     return STATUS_SUCCESS;

@@ -23,7 +23,8 @@
  * signal them (a signaller that dies after the broker is noticed by
  * nobody), so their async waits end, events set, and the scheduler is
  * kicked, whose GPU waits then pass over them.  With nothing armed it
- * sleeps without a deadline.
+ * sleeps without a deadline, but for the millisecond looks of the
+ * fallback above.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -503,7 +503,14 @@ void dxgk_syncobj_signal(struct dxgk_syncobj *obj, UINT64 value, bool allow_rewi
         obj->mutex.owner = NULL;
     switch (has_shared_state(obj) ? DXGK_SHARED_STATE : (int)obj->type) {
     case DXGK_SHARED_STATE:
-        dxgk_shared_state_signal(obj, value);
+        /* Link ended: a GPU wait passed over the object and took nothing,
+         * so the signal gives the other processes nothing (it would free
+         * another's hold, add a count never taken); it only frees a hold
+         * of this process's. */
+        if (!dxgk_syncobj_link_gone(obj))
+            dxgk_shared_state_signal(obj, value);
+        else if (obj->type == D3DDDI_SYNCHRONIZATION_MUTEX)
+            dxgk_shared_state_disown(obj);
         break;
     case D3DDDI_SYNCHRONIZATION_MUTEX:
         obj->mutex.owned = false;
@@ -591,6 +598,7 @@ bool dxgk_syncobj_try_wait(struct dxgk_syncobj **objs, const UINT64 *values, UIN
 {
     struct dxgk_syncobj *sorted[D3DDDI_MAX_OBJECT_WAITED_ON];
     bool gone[D3DDDI_MAX_OBJECT_WAITED_ON];
+    uint64_t connection;
     UINT n = 0;
     bool ok = true;
 
@@ -603,9 +611,11 @@ bool dxgk_syncobj_try_wait(struct dxgk_syncobj **objs, const UINT64 *values, UIN
         pthread_mutex_lock(&sorted[i]->lock);
 
     /* Destroyed, or shared and its broker link ended: abandoned, never
-     * blocks forever (read once: the take and its undo skip the same). */
+     * blocks forever.  Judged once, on one reading of the connection: the
+     * take, its undo and the marks below go by the same judgement. */
+    connection = kmt_broker_connection();
     for (UINT i = 0; i < count; i++)
-        gone[i] = objs[i]->destroyed || dxgk_syncobj_link_gone(objs[i]);
+        gone[i] = objs[i]->destroyed || dxgk_syncobj_link_gone_on(objs[i], connection);
     for (UINT i = 0; i < count && ok; i++) {
         struct dxgk_syncobj *o = objs[i];
         UINT uses = 0;
@@ -627,10 +637,13 @@ bool dxgk_syncobj_try_wait(struct dxgk_syncobj **objs, const UINT64 *values, UIN
         ok = take_all(objs, gone, count, ctx);
     for (UINT i = n; i-- > 0;)
         pthread_mutex_unlock(&sorted[i]->lock);
+    /* Another process may signal it.  A link that ends from here on is
+     * the watcher's to find (it looks at a marked object's link): one
+     * judged alive and not marked would never be looked at again. */
     if (!ok)
-        for (UINT i = 0; i < n; i++)
-            if (sorted[i]->shared_fence && !dxgk_syncobj_link_gone(sorted[i]))
-                dxgk_shared_fence_gpu_blocked(sorted[i]->shared_fence);  /* another process may signal it */
+        for (UINT i = 0; i < count; i++)
+            if (objs[i]->shared_fence && !gone[i])
+                dxgk_shared_fence_gpu_blocked(objs[i]->shared_fence);
     return ok;
 }
 

@@ -12,10 +12,15 @@
  * this process: its CPU and GPU waits and signals fail with
  * STATUS_DEVICE_REMOVED, and a GPU wait already queued passes over it.
  * One load, no system call: it sees the end once some call of the
- * process noticed it. */
+ * process noticed it.  _on: against `connection`, one load for many. */
+static inline bool dxgk_syncobj_link_gone_on(const struct dxgk_syncobj *obj, uint64_t connection)
+{
+    return __atomic_load_n(&obj->broker_id, __ATOMIC_RELAXED) && obj->broker_connection != connection;
+}
+
 static inline bool dxgk_syncobj_link_gone(const struct dxgk_syncobj *obj)
 {
-    return __atomic_load_n(&obj->broker_id, __ATOMIC_RELAXED) && obj->broker_connection != kmt_broker_connection();
+    return dxgk_syncobj_link_gone_on(obj, kmt_broker_connection());
 }
 
 /* Registers a new object made with Flags.Shared with the broker: sets

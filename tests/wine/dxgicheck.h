@@ -27,21 +27,21 @@ static inline HRESULT dxgicheck_swap_chain(IDXGIFactory *factory, IUnknown *devi
 
 /* IDXGIAdapter3's budget (wined3d's QueryVideoMemoryInfo): the values are
  * a note, the rule they must follow a compared step.  The rule is a budget
- * > 0 with usage and available reservation not above it (kmtshim's answer,
- * and wined3d's own estimate where Wine's gdi32 fails the call), or, with
- * KMT_WINE_BUDGET=zero in the environment, all three 0: the answer the
- * runner expects from a Wine whose QueryVideoMemoryInfo succeeds with
- * nothing to report (wined3d-proxy.sh says which Wine). */
+ * > 0 with usage and available reservation not above it (kmtshim's
+ * answer).  With KMT_WINE_BUDGET=wine in the environment (Wine's own
+ * answer, without the proxy) all three 0 pass too: a Wine whose
+ * QueryVideoMemoryInfo succeeds reports 0 where it has no Vulkan driver
+ * to ask, one whose gdi32 fails it leaves wined3d's own estimate (> 0). */
 static inline void dxgicheck_budget(IDXGIAdapter *adapter)
 {
     DXGI_QUERY_VIDEO_MEMORY_INFO info;
     IDXGIAdapter3 *adapter3 = NULL;
     char rule[8] = "";
-    BOOL zero;
+    BOOL wine, zero;
     HRESULT hr;
 
     GetEnvironmentVariableA("KMT_WINE_BUDGET", rule, sizeof(rule));
-    zero = !strcmp(rule, "zero");
+    wine = !strcmp(rule, "wine");
 
     hr = IDXGIAdapter_QueryInterface(adapter, &IID_IDXGIAdapter3, (void **)&adapter3);
     if (!step_hr("IDXGIAdapter3", hr))
@@ -52,15 +52,13 @@ static inline void dxgicheck_budget(IDXGIAdapter *adapter)
         note("budget %llu MiB, usage %llu KiB, available for reservation %llu MiB",
              (unsigned long long)info.Budget >> 20, (unsigned long long)info.CurrentUsage >> 10,
              (unsigned long long)info.AvailableForReservation >> 20);
-        note("budget rule: %s", zero ? "budget, usage and available reservation 0"
-                                         : "budget > 0, usage and available reservation <= budget");
-        if (zero)
-            step_pred("budget follows the rule",
-                      !info.Budget && !info.CurrentUsage && !info.AvailableForReservation);
-        else
-            step_pred("budget follows the rule",
-                      info.Budget > 0 && info.CurrentUsage <= info.Budget &&
-                      info.AvailableForReservation <= info.Budget);
+        note("budget rule: %s",
+             wine ? "all 0, or budget > 0 with usage and available reservation <= budget"
+                  : "budget > 0, usage and available reservation <= budget");
+        zero = !info.Budget && !info.CurrentUsage && !info.AvailableForReservation;
+        step_pred("budget follows the rule",
+                  (wine && zero) || (info.Budget > 0 && info.CurrentUsage <= info.Budget &&
+                                     info.AvailableForReservation <= info.Budget));
     }
     hr = IDXGIAdapter3_QueryVideoMemoryInfo(adapter3, 0, DXGI_MEMORY_SEGMENT_GROUP_NON_LOCAL, &info);
     if (step_hr("QueryVideoMemoryInfo non-local", hr))

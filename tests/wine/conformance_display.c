@@ -186,15 +186,21 @@ void kmtc_vblank(void)
     D3DKMT_HANDLE adapter, device;
     D3DKMT_GETSCANLINE sl;
     HANDLE event, set;
-    DWORD start;
+    LARGE_INTEGER freq, start, end;
+    double ms;
 
     if (!open_display(&adapter, &device))
         return;
-    /* ten waits cross ten blanks of a 60 Hz output: at least nine frames */
-    start = GetTickCount();
+    /* ten waits cross ten blanks of a 60 Hz output: at least nine frames,
+     * 150 ms.  Timed with the performance counter: Wine's GetTickCount
+     * moves in steps, which can eat the margin below that. */
+    QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&start);
     for (unsigned i = 0; i < 10; i++)
         expect_status(wait_vblank(adapter, i % 2 ? device : 0, 0), STATUS_SUCCESS);
-    ok(GetTickCount() - start >= 140, "ten blanks took %lu ms\n", (unsigned long)(GetTickCount() - start));
+    QueryPerformanceCounter(&end);
+    ms = (double)(end.QuadPart - start.QuadPart) * 1000.0 / (double)freq.QuadPart;
+    ok(ms >= 140.0, "ten blanks took %.1f ms\n", ms);
 
     memset(&w2, 0, sizeof(w2));
     w2.hAdapter = adapter;

@@ -30,7 +30,7 @@ static void thread_exit(void *arg)
 
 static void init(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#if KMT_SPARES_OFF
     usable = false;
 #else
     usable = !pthread_key_create(&exit_key, thread_exit);

@@ -7,8 +7,9 @@
  * thread's spares are freed when it exits, and the calling thread's by
  * kmt_spare_drain() (process teardown).
  *
- * Off under AddressSanitizer: a reused block would hide a use after free
- * from it.
+ * Off under AddressSanitizer and ThreadSanitizer: a reused block would
+ * hide a use after free from the one, and keep the old object's clocks
+ * for the other, hiding a race on the new one.
  */
 #ifndef KMTSHIM_BASE_KMT_SPARE_H
 #define KMTSHIM_BASE_KMT_SPARE_H
@@ -18,6 +19,17 @@
 #include <string.h>
 
 #include "kmt_alloc.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+# define KMT_SPARES_OFF 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#  define KMT_SPARES_OFF 1
+# endif
+#endif
+#ifndef KMT_SPARES_OFF
+# define KMT_SPARES_OFF 0
+#endif
 
 enum kmt_spare_kind {
     KMT_SPARE_DEVICE,                    /* struct dxgk_device */

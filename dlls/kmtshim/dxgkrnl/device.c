@@ -83,6 +83,7 @@ NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
     device = (struct dxgk_device *)hmgr_remove(&dxgk_process.handles, h, HMGR_TYPE_DEVICE);
     if (!device)
         return STATUS_INVALID_PARAMETER;
+    atomic_store(&device->handle_gone, true);  /* before the bump below (present_flip.c) */
     /* its vblank waits and queued flips hold no reference: they end now,
      * before the wait for the calls in flight */
     dxgk_vblank_device_gone(device->adapter, h);

@@ -3,6 +3,7 @@
 KMT_API_TESTS = \
 	tests/unit/test_kmt_lock \
 	tests/unit/test_kmt_rcu \
+	tests/unit/test_debug \
 	tests/unit/test_hmgr \
 	tests/unit/test_adapter \
 	tests/unit/test_query \
@@ -25,6 +26,10 @@ tests_unit_test_kmt_lock_LDADD = $(KMT_UNIT_LDADD)
 tests_unit_test_kmt_rcu_SOURCES = tests/unit/test_kmt_rcu.c
 tests_unit_test_kmt_rcu_CFLAGS = $(KMT_UNIT_CFLAGS)
 tests_unit_test_kmt_rcu_LDADD = $(KMT_UNIT_LDADD)
+
+tests_unit_test_debug_SOURCES = tests/unit/test_debug.c
+tests_unit_test_debug_CFLAGS = $(KMT_UNIT_CFLAGS)
+tests_unit_test_debug_LDADD = $(KMT_UNIT_LDADD)
 
 tests_unit_test_hmgr_SOURCES = tests/unit/test_hmgr.c
 tests_unit_test_hmgr_CFLAGS = $(KMT_UNIT_CFLAGS)

@@ -102,25 +102,37 @@ START_TEST(pairs_on_threads_leave_nothing)
 }
 END_TEST
 
-/* A freed block comes back from the thread's next create of its kind,
- * zeroed; a second one freed while the slot is taken is freed. */
+/* A freed block comes back from the thread's next create of its kind
+ * and size, zeroed; a create of another size gets a block of its own; a
+ * second block freed while the slot is taken is freed.  Under
+ * AddressSanitizer or ThreadSanitizer no block is kept. */
 START_TEST(spare_comes_back_zeroed)
 {
-    unsigned char *p = kmt_spare_zalloc(KMT_SPARE_DEVICE, 96), *q, *r;
+    unsigned char *p = kmt_spare_zalloc(KMT_SPARE_DEVICE, 96), *q, *r, *big;
 
     ck_assert_ptr_nonnull(p);
     memset(p, 0xab, 96);
     q = kmt_spare_zalloc(KMT_SPARE_DEVICE, 96);
     ck_assert_ptr_nonnull(q);
-    kmt_spare_free(KMT_SPARE_DEVICE, p);
-    kmt_spare_free(KMT_SPARE_DEVICE, q);      /* the slot holds p: q is freed */
+    kmt_spare_free(KMT_SPARE_DEVICE, p, 96);
+    /* kept, but under a sanitizer (which a reused block would blind) */
+    ck_assert_ptr_eq(kmt_spares_self.slot[KMT_SPARE_DEVICE].block, KMT_SPARES_OFF ? NULL : p);
+    /* larger than the spare: never the spare, all of it zeroed */
+    big = kmt_spare_zalloc(KMT_SPARE_DEVICE, 4096);
+    ck_assert_ptr_nonnull(big);
+    ck_assert_ptr_ne(big, p);
+    for (unsigned i = 0; i < 4096; i++)
+        ck_assert_uint_eq(big[i], 0);
+    ck_assert_ptr_eq(kmt_spares_self.slot[KMT_SPARE_DEVICE].block, KMT_SPARES_OFF ? NULL : p);
+    kmt_spare_free(KMT_SPARE_DEVICE, q, 96);  /* the slot holds p: q is freed */
+    kmt_spare_free(KMT_SPARE_DEVICE, big, 4096);
     r = kmt_spare_zalloc(KMT_SPARE_DEVICE, 96);
-#if !defined(__SANITIZE_ADDRESS__)
+#if !KMT_SPARES_OFF
     ck_assert_ptr_eq(r, p);
 #endif
     for (unsigned i = 0; i < 96; i++)
         ck_assert_uint_eq(r[i], 0);
-    kmt_spare_free(KMT_SPARE_DEVICE, r);
+    kmt_spare_free(KMT_SPARE_DEVICE, r, 96);
     kmt_spare_drain();
 }
 END_TEST
@@ -133,7 +145,7 @@ static void *keep_big_spare(void *arg)
 {
     size_t *mapped_while_kept = arg;
 
-    kmt_spare_free(KMT_SPARE_SOFT_DEVICE, kmt_spare_zalloc(KMT_SPARE_SOFT_DEVICE, BIG_SPARE));
+    kmt_spare_free(KMT_SPARE_SOFT_DEVICE, kmt_spare_zalloc(KMT_SPARE_SOFT_DEVICE, BIG_SPARE), BIG_SPARE);
     *mapped_while_kept = mallinfo2().hblkhd;
     return NULL;
 }

@@ -9,6 +9,7 @@
 
 #include "test_util.h"
 #include "base/kmt_debug.h"
+#include "base/kmt_rcu.h"
 #include "hmgr/hmgr.h"
 
 #define FIRST_HANDLE (0x40000000u | HMGR_INDEX_BASE << 6)   /* 0x60000000 */
@@ -769,6 +770,62 @@ START_TEST(concurrent_cancels_never_hand_a_value_out_twice)
 }
 END_TEST
 
+/* A reader of the lock-free lookup (the keyed mutex's inline path, which
+ * does not look whether the process is up) while the table is destroyed
+ * and set up again, as KmtProcessShutdown and the next start do: it finds
+ * the object or nothing, and (under ThreadSanitizer) the restart writes
+ * nothing it reads with a plain store. */
+struct restart_reader {
+    struct hmgr_table *t;
+    struct kmt_object *obj;
+    atomic_bool stop;
+    unsigned found, wrong;
+};
+
+static void *restart_reader_thread(void *arg)
+{
+    struct restart_reader *r = arg;
+
+    while (!atomic_load(&r->stop)) {
+        struct kmt_rcu_reader *rcu = kmt_rcu_read_lock();
+        struct kmt_object *obj = hmgr_find_rcu(r->t, HMGR_INSTANCE_LOCAL, FIRST_HANDLE, HMGR_TYPE_KEYEDMUTEX);
+
+        if (obj == r->obj)
+            r->found++;
+        else if (obj)
+            r->wrong++;
+        kmt_rcu_read_unlock(rcu);
+    }
+    return NULL;
+}
+
+START_TEST(lock_free_lookup_across_a_table_restart)
+{
+    struct hmgr_table *t = table_new(HMGR_INSTANCE_LOCAL);
+    struct restart_reader r = { .t = t };
+    int released = 0;
+    struct tobj o;
+    pthread_t thread;
+
+    kmt_rcu_init();
+    tobj_init(&o, HMGR_TYPE_KEYEDMUTEX, &released);
+    r.obj = &o.obj;
+    ck_assert_uint_eq(add(t, &o.obj), FIRST_HANDLE);
+    ck_assert_int_eq(pthread_create(&thread, NULL, restart_reader_thread, &r), 0);
+    for (unsigned i = 0; i < 2000; i++) {
+        ck_assert_ptr_eq(hmgr_remove(t, FIRST_HANDLE, HMGR_TYPE_KEYEDMUTEX), &o.obj);
+        hmgr_destroy(t);
+        hmgr_init(t, HMGR_INSTANCE_LOCAL);
+        ck_assert_uint_eq(add(t, &o.obj), FIRST_HANDLE);
+    }
+    atomic_store(&r.stop, true);
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    ck_assert_uint_eq(r.wrong, 0);
+    ck_assert_ptr_eq(hmgr_remove(t, FIRST_HANDLE, HMGR_TYPE_KEYEDMUTEX), &o.obj);
+    table_free(t);
+}
+END_TEST
+
 START_TEST(racing_removes_exactly_one_wins)
 {
     struct hmgr_table *t = table_new(HMGR_INSTANCE_LOCAL);
@@ -949,6 +1006,7 @@ int main(void)
     tcase_add_test(threads, concurrent_churn_keeps_handles_private);
     tcase_add_test(threads, racing_removes_exactly_one_wins);
     tcase_add_test(threads, concurrent_cancels_never_hand_a_value_out_twice);
+    tcase_add_test(threads, lock_free_lookup_across_a_table_restart);
     suite_add_tcase(s, threads);
 
     tcase_add_test(trace, trace_names_a_refused_stale_handle);

@@ -79,15 +79,17 @@ static unsigned parse_spec(const char *spec, const char *channel, unsigned flags
     return flags;
 }
 
+#define CHANNEL_NAME(ch) #ch,
+static const char *const channel_names[] = { KMT_DEBUG_CHANNELS(CHANNEL_NAME) };
+#undef CHANNEL_NAME
+
 /* Sets kmt_debug_quiet when no channel traces under the settings of
- * generation `gen`.  The channels of both halves, by name (the unix
- * half's "kmtshim" is also the umbrella). */
+ * generation `gen`: every channel of both halves, by name. */
 static void settle_quiet(unsigned gen)
 {
-    static const char *const names[] = { "d3dkmt", "dxgk", "hmgr", "softgpu", "drm", "broker", "kmtshim" };
-
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (parse_spec(getenv("KMTSHIM_DEBUG"), names[i], parse_spec(getenv("WINEDEBUG"), names[i], DEFAULT_FLAGS)) &
+    for (size_t i = 0; i < KMT_DEBUG_CHANNEL_COUNT; i++)
+        if (parse_spec(getenv("KMTSHIM_DEBUG"), channel_names[i],
+                       parse_spec(getenv("WINEDEBUG"), channel_names[i], DEFAULT_FLAGS)) &
             (1u << KMT_DBG_TRACE))
             return;
     __atomic_store_n(&kmt_debug_quiet, 1, __ATOMIC_SEQ_CST);

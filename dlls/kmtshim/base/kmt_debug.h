@@ -27,17 +27,27 @@ struct kmt_debug_channel {
     unsigned char flags;                 /* bit per class; 0xff: not parsed yet */
 };
 
+/* Every channel of both halves, once (kmtshim is the unix half's, and
+ * also the umbrella name): the declarations below, the check that a
+ * defined channel is listed, and the quiet flag's look at every channel
+ * (kmt_debug.c) all come from this list. */
+#define KMT_DEBUG_CHANNELS(X) X(d3dkmt) X(dxgk) X(hmgr) X(softgpu) X(drm) X(broker) X(kmtshim)
+
+#define KMT_DEBUG_CHANNEL_ID(ch) KMT_DBCH_ID_##ch,
+enum kmt_debug_channel_id { KMT_DEBUG_CHANNELS(KMT_DEBUG_CHANNEL_ID) KMT_DEBUG_CHANNEL_COUNT };
+#undef KMT_DEBUG_CHANNEL_ID
+
 #define KMT_DECLARE_DEBUG_CHANNEL(ch) \
     extern struct kmt_debug_channel kmt_dbch_##ch
+/* A channel missing from KMT_DEBUG_CHANNELS does not compile: the quiet
+ * flag would mute it. */
 #define KMT_DEFINE_DEBUG_CHANNEL(ch) \
+    _Static_assert(KMT_DBCH_ID_##ch < KMT_DEBUG_CHANNEL_COUNT, #ch " is in KMT_DEBUG_CHANNELS"); \
     struct kmt_debug_channel kmt_dbch_##ch = { #ch, 0xff }
 
-KMT_DECLARE_DEBUG_CHANNEL(d3dkmt);
-KMT_DECLARE_DEBUG_CHANNEL(dxgk);
-KMT_DECLARE_DEBUG_CHANNEL(hmgr);
-KMT_DECLARE_DEBUG_CHANNEL(softgpu);
-KMT_DECLARE_DEBUG_CHANNEL(drm);
-KMT_DECLARE_DEBUG_CHANNEL(broker);
+#define KMT_DEBUG_CHANNEL_DECL(ch) KMT_DECLARE_DEBUG_CHANNEL(ch);
+KMT_DEBUG_CHANNELS(KMT_DEBUG_CHANNEL_DECL)
+#undef KMT_DEBUG_CHANNEL_DECL
 
 /* The parsed flags carry the generation they were parsed in (high nibble,
  * 1..14; 0xff is "never parsed"): the hot path is one compare. */

@@ -15,8 +15,8 @@ static bool usable;                      /* the key exists and spares are wanted
 static void drain(struct kmt_spares *s)
 {
     for (int i = 0; i < KMT_SPARE_KINDS; i++) {
-        free(s->slot[i]);
-        s->slot[i] = NULL;
+        free(s->slot[i].block);
+        s->slot[i].block = NULL;
     }
 }
 
@@ -30,7 +30,7 @@ static void thread_exit(void *arg)
 
 static void init(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#if KMT_SPARES_OFF
     usable = false;
 #else
     usable = !pthread_key_create(&exit_key, thread_exit);

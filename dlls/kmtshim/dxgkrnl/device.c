@@ -18,7 +18,7 @@ static void device_release(struct kmt_object *obj)
     kmt_mutex_destroy(&device->list_lock);
     kmt_cond_destroy(&device->children_gone);
     dxgk_adapter_put(device->adapter);
-    kmt_spare_free(KMT_SPARE_DEVICE, device);
+    kmt_spare_free(KMT_SPARE_DEVICE, device, sizeof(*device));
     dxgk_count_object(-1);
 }
 
@@ -38,7 +38,7 @@ NTSTATUS dxgk_create_device(D3DKMT_HANDLE hAdapter, D3DKMT_CREATEDEVICEFLAGS fla
         return STATUS_NO_MEMORY;
     }
     if (!(h = hmgr_alloc(&dxgk_process.handles))) {
-        kmt_spare_free(KMT_SPARE_DEVICE, device);
+        kmt_spare_free(KMT_SPARE_DEVICE, device, sizeof(*device));
         dxgk_adapter_put(adapter);
         return STATUS_NO_MEMORY;
     }
@@ -83,6 +83,7 @@ NTSTATUS dxgk_destroy_device(D3DKMT_HANDLE h)
     device = (struct dxgk_device *)hmgr_remove(&dxgk_process.handles, h, HMGR_TYPE_DEVICE);
     if (!device)
         return STATUS_INVALID_PARAMETER;
+    atomic_store(&device->handle_gone, true);  /* before the bump below (present_flip.c) */
     /* its vblank waits and queued flips hold no reference: they end now,
      * before the wait for the calls in flight */
     dxgk_vblank_device_gone(device->adapter, h);

@@ -156,6 +156,7 @@ struct dxgk_device {
     struct kmt_rwlock rwlock;
     struct kmt_mutex list_lock;
     bool destroyed;                      /* under rwlock (exclusive) */
+    atomic_bool handle_gone;             /* DestroyDevice removed its handle (present_flip.c) */
     bool owned_source;                   /* SetVidPnSourceOwner gave it a source once (vidpn.c) */
     struct list resources;               /* under list_lock */
     struct list allocations;             /* standalone ones, under list_lock */
@@ -524,7 +525,8 @@ void dxgk_flips_fini(struct dxgk_adapter *adapter);
 /* Queues hSource to be shown on `source` `interval` vblanks after the
  * flip queued before it (0: now); blocks while the device has `limit`
  * flips queued there.  `gone_seen` is dxgk_flip_devices_gone() read while
- * the device was acquired: a flip never outlives its device. */
+ * the device was acquired, and followed by a look that found its
+ * `handle_gone` clear: a flip never outlives its device. */
 NTSTATUS dxgk_flip_queue(struct dxgk_adapter *adapter, D3DKMT_HANDLE device, UINT source,
                          D3DKMT_HANDLE allocation, UINT interval, unsigned limit, UINT64 gone_seen);
 UINT64 dxgk_flip_devices_gone(struct dxgk_adapter *adapter);

@@ -28,14 +28,17 @@
  * A flip to a source whose monitor is unplugged fails with
  * STATUS_DEVICE_REMOVED, as a vblank wait there does, and an unplug
  * cancels the flips queued on the source.
- * A flip is queued only while its device lives: DestroyDevice bumps
- * `devices_gone`, and a present that sees it moved since it last saw its
- * device acquired looks again before queueing.  DestroyDevice takes the
- * flips lock only when a flip is queued (or the join held): the present
- * counts its flip in `queued` before it reads `devices_gone`, and the
- * destroy bumps `devices_gone` before it reads `queued`, both
- * sequentially consistent, so either the destroy sees the flip and
- * cancels it under the lock, or the present sees the bump.
+ * A flip is queued only while its device lives: DestroyDevice marks the
+ * device `handle_gone`, then bumps `devices_gone`; a present reads
+ * `devices_gone` with the device acquired, then the mark, all
+ * sequentially consistent, so the bump of a device it finds unmarked
+ * comes after its read, and a present that sees `devices_gone` moved
+ * since then looks again before queueing.  DestroyDevice takes the flips
+ * lock only when a flip is queued (or the join held): the present counts
+ * its flip in `queued` before it reads `devices_gone`, and the destroy
+ * bumps `devices_gone` before it reads `queued`, both sequentially
+ * consistent, so either the destroy sees the flip and cancels it under
+ * the lock, or the present sees the bump.
  */
 #include <stdlib.h>
 

@@ -294,11 +294,19 @@ NTSTATUS dxgk_present(const D3DKMT_PRESENT *p)
         if ((status = queue_blt(t.ctx, &b, p->VidPnSourceId, &queued)) || queued)
             goto done;                   /* or queued: the scheduler runs it */
     }
+    /* DestroyDevice may have removed the handle and bumped devices_gone
+     * before or since we took the device's read lock (it takes the write
+     * lock only then): the mark, read after gone_seen, says gone_seen
+     * predates the bump, which the flip queue then sees (present_flip.c) */
+    gone_seen = dxgk_flip_devices_gone(device->adapter);
+    if (!p->Flags.Blt && atomic_load(&device->handle_gone)) {
+        status = STATUS_INVALID_PARAMETER;
+        goto done;
+    }
     adapter = device->adapter;
     kmt_object_get(&adapter->obj);
     device_handle = device->handle;
     limit = dxgk_device_present_limit(device);
-    gone_seen = dxgk_flip_devices_gone(adapter);
     target_release(&t);
 
     if (p->Flags.Blt) {

@@ -57,6 +57,7 @@ NTSTATUS dxgk_process_init_slow(void)
             dxgk_unload_miniports();
             hmgr_destroy(&dxgk_process.handles);
             hmgr_destroy(&dxgk_process.global_handles);
+            kmt_mutex_destroy(&dxgk_process.devices_lock);
             pthread_mutex_unlock(&dxgk_process.lock);
             return status;
         }
@@ -117,6 +118,7 @@ void dxgk_process_shutdown(void)
               hmgr_live_count(&dxgk_process.global_handles));
     hmgr_destroy(&dxgk_process.handles);
     hmgr_destroy(&dxgk_process.global_handles);
+    kmt_mutex_destroy(&dxgk_process.devices_lock);  /* the next start sets it up again */
     dxgk_fence_pool_destroy();
     __atomic_store_n(&dxgk_process.initialized, false, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&dxgk_process.lock);

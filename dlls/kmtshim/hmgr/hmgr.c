@@ -8,7 +8,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/kmt_debug.h"
 #include "base/kmt_rcu.h"
@@ -90,10 +89,17 @@ static inline D3DKMT_HANDLE make_handle(const struct hmgr_table *t, uint32_t ind
 
 void hmgr_init(struct hmgr_table *t, unsigned instance)
 {
-    memset(t, 0, sizeof(*t));
+    /* hmgr_find_rcu() may read size and chunks meanwhile, with no lock and
+     * no look at whether the process is up (a table set up again after
+     * hmgr_destroy()): atomic stores, not a memset */
+    atomic_store_explicit(&t->size, 0, memory_order_relaxed);
+    for (unsigned i = 0; i < HMGR_MAX_CHUNKS; i++)
+        atomic_store_explicit(&t->chunks[i], NULL, memory_order_relaxed);
+    atomic_store_explicit(&t->live, 0, memory_order_relaxed);
     t->instance = instance & 0x3f;
     kmt_mutex_init(&t->free_lock);
     t->free_head = t->free_tail = NO_ENTRY;
+    t->free_count = t->issued = 0;
 }
 
 void hmgr_destroy(struct hmgr_table *t)

@@ -223,7 +223,7 @@ static NTSTATUS APIENTRY soft_destroy_device(HANDLE hDevice)
     struct soft_device *d = hDevice;
 
     atomic_fetch_sub(&d->adapter->devices, 1);
-    kmt_spare_free(KMT_SPARE_SOFT_DEVICE, d);
+    kmt_spare_free(KMT_SPARE_SOFT_DEVICE, d, sizeof(*d));
     return STATUS_SUCCESS;
 }
 

@@ -47,8 +47,6 @@
 #include "entries.h"
 #include "events.h"
 
-KMT_DECLARE_DEBUG_CHANNEL(kmtshim);
-
 #define BUCKETS 64
 
 struct event_node {

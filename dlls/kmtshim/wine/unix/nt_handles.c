@@ -32,8 +32,6 @@
 #include "events.h"
 #include "nt_handles.h"
 
-KMT_DECLARE_DEBUG_CHANNEL(kmtshim);
-
 #define KMT_OBJ_INHERIT 0x00000002u
 
 /* Wine 8's CDECL in ntdll.so: the Windows x64 calling convention (on

@@ -340,6 +340,7 @@ START_TEST(uevents_of_other_devices_and_malformed_ones_are_ignored)
     SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=");
     SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=0");
     SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=99999999999");
+    SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=-4294967265");   /* 31 once wrapped */
     /* then one for HDMI alone: it reports source 0 only */
     SEND(0, HEAD, "SUBSYSTEM=drm", "HOTPLUG=1", "DEVNAME=dri/card0", "CONNECTOR=31", "PROPERTY=5");
     settle(base + 1);

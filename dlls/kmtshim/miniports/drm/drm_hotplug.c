@@ -121,9 +121,11 @@ static int64_t parse(const struct kdrm_adapter *a, const char *msg, size_t len)
         else if (!strncmp(p, "DEVNAME=", 8))
             mine = !strcmp(file_name(p + 8), file_name(a->phys.card_node));
         else if (!strncmp(f, "CONNECTOR=", 10)) {
-            unsigned long id = strtoul(f + 10, &stop, 10);
+            /* unsigned long long: a 32-bit unsigned long would clamp an
+             * out-of-range id to UINT32_MAX and pass the range check */
+            unsigned long long id = strtoull(f + 10, &stop, 10);
 
-            if (!f[10] || *stop || !id || id > UINT32_MAX)
+            if (f[10] < '0' || f[10] > '9' || *stop || !id || id > UINT32_MAX)
                 return -1;
             connector = (int64_t)id;
         }

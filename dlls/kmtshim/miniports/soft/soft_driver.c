@@ -32,6 +32,16 @@ static UINT64 system_memory_budget(void)
     return (UINT64)si.totalram * si.mem_unit / 2;
 }
 
+/* A segment descriptor's sizes are SIZE_T: in a 32-bit build, half of a
+ * large RAM is described as the most a SIZE_T holds, in whole pages,
+ * rather than wrapped. */
+static SIZE_T segment_size(UINT64 bytes)
+{
+    const UINT64 most = (UINT64)SIZE_MAX & ~(UINT64)0xfff;
+
+    return (SIZE_T)(bytes > most ? most : bytes);
+}
+
 static NTSTATUS APIENTRY soft_add_device(const KMT_PHYSICAL_DEVICE *pdo, PVOID *ctx)
 {
     struct soft_adapter *a = calloc(1, sizeof(*a));
@@ -137,8 +147,8 @@ static NTSTATUS APIENTRY soft_query_adapter_info(HANDLE hAdapter, const DXGKARG_
         memset(out, 0, sizeof(*out));
         /* One segment: system memory the CPU and the "GPU" share (UMA). */
         out->NbSegment = 1;
-        out->pSegmentDescriptor[0].Size = a->budget;
-        out->pSegmentDescriptor[0].CommitLimit = a->budget;
+        out->pSegmentDescriptor[0].Size = segment_size(a->budget);
+        out->pSegmentDescriptor[0].CommitLimit = segment_size(a->budget);
         out->pSegmentDescriptor[0].Flags.Aperture = 1;
         out->pSegmentDescriptor[0].Flags.CpuVisible = 1;
         out->pSegmentDescriptor[0].Flags.CacheCoherent = 1;

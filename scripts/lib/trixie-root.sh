@@ -1,9 +1,12 @@
-# A cached Debian 13 (trixie) root for the Wine 10 lane: made with
+# A cached Debian 13 (trixie) root for the Wine 10 and Wine 32-bit lanes: made with
 # debootstrap, reused while every package of its list is installed in it
 # (upgraded in place when one is not), entered with chroot.  Sourced, not
 # run; needs root (debootstrap, mount, chroot).
 #
+#   kmt_trixie_lock          one lane at a time per root (fd 9 holds the lock)
 #   kmt_trixie_root          make or reuse the root at $KMT_TRIXIE_ROOT
+#   kmt_trixie_copy_tree DIR the source tree over DIR inside the root
+#   kmt_tree_files           the files of the source tree it copies, NUL-ended
 #   kmt_trixie_enter         mount what programs inside need; the caller's
 #                            EXIT trap must call kmt_trixie_leave
 #   kmt_trixie_run CMD...    run CMD inside (after kmt_trixie_enter)
@@ -58,6 +61,28 @@ kmt_trixie_install() {
         kmt_trixie_run apt-get install -y -q --no-install-recommends "$@" &&
         kmt_trixie_run apt-get clean
     )
+}
+
+# Another lane's exit would unmount under us.  The two lanes sharing a
+# root run about 10 min each, more when one makes the root; an hour
+# without the lock means a run that hangs, not a queue.
+kmt_trixie_lock() {
+    mkdir -p "$(dirname "$KMT_TRIXIE_ROOT")"
+    exec 9>"$KMT_TRIXIE_ROOT.lock"
+    flock -w 3600 9 ||
+        kmt_die "another run held $KMT_TRIXIE_ROOT.lock for 3600 s (a hung lane? see: fuser -v $KMT_TRIXIE_ROOT.lock)"
+}
+
+# The files git tracks or would track (never a build output), that exist.
+kmt_tree_files() {
+    git -C "$KMT_TOP" ls-files -z -co --exclude-standard |
+        (cd "$KMT_TOP" && xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh)
+}
+
+kmt_trixie_copy_tree() {
+    mkdir -p "$KMT_TRIXIE_ROOT$1"
+    kmt_tree_files | tar -C "$KMT_TOP" --null -T - -cf - | tar -C "$KMT_TRIXIE_ROOT$1" -xf - ||
+        kmt_die "copying the source tree into the root failed"
 }
 
 # Fails when anything is mounted at or below $1: removing such a tree would
